@@ -1,0 +1,140 @@
+"""Evaluate ``target`` and ``group`` blocks: matrix expansion, generated names, field values."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rocm_bake.bake.declarations import AttributeDecl, BlockDecl, Source
+from rocm_bake.bake.target import KINDS, FieldError, Target
+from rocm_bake.bake.variables import Namespace
+from rocm_bake.hcl import values
+from rocm_bake.hcl.evaluate import Scope
+from rocm_bake.hcl.values import ConversionError, Value
+
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+
+@dataclass
+class Group:
+    name: str
+    targets: list[str]
+    description: str = ""
+
+
+@dataclass
+class Config:
+    """Every target and group of a definition, evaluated and merged (buildx's Config)."""
+
+    targets: dict[str, Target] = field(default_factory=dict)
+    groups: dict[str, Group] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
+
+    def add_target(self, target: Target, source: Source) -> None:
+        if target.name in self.targets:
+            self.targets[target.name].merge(target)
+        else:
+            self.targets[target.name] = target
+            self.sources[target.name] = source
+
+
+def evaluate(blocks: list[BlockDecl], namespace: Namespace) -> Config:
+    config = Config()
+    renamed: dict[str, list[str]] = {}
+    for block in blocks:
+        if block.type == "group":
+            config.groups[block.label] = _group(block, namespace)
+            continue
+        names: list[str] = []
+        for scope in _matrix_scopes(block, namespace):
+            target = _target(block, scope, namespace)
+            names.append(target.name)
+            config.add_target(target, block.source)
+        if len(set(names)) != len(names):
+            duplicate = next(n for n in names if names.count(n) > 1)
+            raise block.source.error(f"duplicate name {duplicate!r} from target {block.label!r}")
+        if names != [block.label]:
+            renamed.setdefault(block.label, []).extend(names)
+    for label, names in renamed.items():
+        config.groups.setdefault(label, Group(label, list(dict.fromkeys(names))))
+    return config
+
+
+def check_name(name: str, source: Source) -> None:
+    if not NAME_PATTERN.match(name):
+        raise source.error(f"invalid target name {name!r}: only [a-zA-Z0-9_-]+ are allowed")
+
+
+def _group(block: BlockDecl, namespace: Namespace) -> Group:
+    check_name(block.label, block.source)
+    for name in ("name", "matrix"):
+        if name in block.attributes:
+            raise block.attributes[name].source.error(f"{name} is not supported for groups")
+    group = Group(block.label, [])
+    for attr in block.attributes.values():
+        value = _value(attr, namespace.scope, namespace)
+        if attr.name == "targets":
+            if not isinstance(value, list):
+                raise attr.source.error("targets must be a list of target or group names")
+            group.targets = list(dict.fromkeys(_strings(attr, value)))
+        elif attr.name == "description":
+            group.description = _string(attr, value)
+        else:
+            raise attr.source.error(f"unsupported argument {attr.name!r} in group "
+                                    f"{block.label!r} (expected targets, description)")
+    if "targets" not in block.attributes:
+        raise block.source.error(f"group {block.label!r} needs a targets list")
+    return group
+
+
+def _matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
+    matrix_attr = block.attributes.get("matrix")
+    if matrix_attr is None:
+        if "name" in block.attributes:
+            raise block.attributes["name"].source.error("name requires matrix")
+        return [namespace.scope]
+    matrix = _value(matrix_attr, namespace.scope, namespace)
+    if not isinstance(matrix, dict):
+        raise matrix_attr.source.error("matrix must be a map of lists")
+    combos: list[dict[str, Value]] = [{}]
+    for key, axis in matrix.items():
+        if not isinstance(axis, list):
+            raise matrix_attr.source.error(f"matrix values must be lists ({key!r} is not)")
+        combos = [{**combo, key: item} for item in axis for combo in combos]
+    return [namespace.scope.child(combo) for combo in combos]
+
+
+def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
+    name = block.label
+    check_name(name, block.source)
+    name_attr = block.attributes.get("name")
+    if name_attr is not None:
+        name = _string(name_attr, _value(name_attr, scope, namespace))
+        check_name(name, name_attr.source)
+    target = Target(name)
+    for attr in block.attributes.values():
+        if attr.name in ("name", "matrix"):
+            continue
+        if attr.name not in KINDS:
+            raise attr.source.error(f"unsupported argument {attr.name!r} in target "
+                                    f"{block.label!r}")
+        try:
+            target.set_from_value(attr.name, _value(attr, scope, namespace))
+        except FieldError as exc:
+            raise attr.source.error(f"invalid {attr.name}: {exc}") from None
+    return target
+
+
+def _value(attr: AttributeDecl, scope: Scope, namespace: Namespace) -> Value:
+    return namespace.evaluator(attr.source.file).eval(attr.expression, scope)
+
+
+def _string(attr: AttributeDecl, value: Value) -> str:
+    try:
+        return values.to_string(value)
+    except ConversionError as exc:
+        raise attr.source.error(f"invalid {attr.name}: {exc}") from None
+
+
+def _strings(attr: AttributeDecl, items: list[Value]) -> list[str]:
+    return [_string(attr, item) for item in items]

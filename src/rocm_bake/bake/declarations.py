@@ -1,0 +1,246 @@
+"""What a set of bake files declares, before anything is evaluated.
+
+Files merge the way buildx merges them: a later ``variable``, ``function`` or top-level
+attribute replaces an earlier one of the same name; ``target`` and ``group`` blocks are
+kept in order (targets of the same name merge later, groups replace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rocm_bake.errors import HCLError
+from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
+from rocm_bake.hcl.syntax import Node, parse, position
+from rocm_bake.hcl.typeexpr import type_constraint
+from rocm_bake.hcl.types import Type
+from rocm_bake.hcl.values import Value
+
+BLOCK_TYPES = ("target", "group")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a declaration is written: its file and line."""
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+
+    def error(self, message: str) -> HCLError:
+        return HCLError(message, self.file, self.line, self.column)
+
+
+@dataclass(frozen=True)
+class Validation:
+    condition: Node
+    error_message: Node
+    source: Source
+
+
+@dataclass(frozen=True)
+class VariableDecl:
+    name: str
+    source: Source
+    default: Node | None
+    has_default: bool
+    type: Type | None
+    description: Node | None
+    validations: tuple[Validation, ...]
+
+
+@dataclass(frozen=True)
+class AttributeDecl:
+    name: str
+    expression: Node
+    source: Source
+
+
+@dataclass(frozen=True)
+class FunctionDecl:
+    name: str
+    params: tuple[str, ...]
+    variadic: str | None
+    result: Node
+    source: Source
+
+
+@dataclass(frozen=True)
+class BlockDecl:
+    """A ``target`` or ``group`` block: its label and its attributes, unevaluated."""
+
+    type: str
+    label: str
+    attributes: dict[str, AttributeDecl]
+    source: Source
+
+
+@dataclass
+class Declarations:
+    variables: dict[str, VariableDecl] = field(default_factory=dict)
+    attributes: dict[str, AttributeDecl] = field(default_factory=dict)
+    functions: dict[str, FunctionDecl] = field(default_factory=dict)
+    blocks: list[BlockDecl] = field(default_factory=list)
+
+
+def read(paths: list[Path]) -> Declarations:
+    """Parse each file and merge what they declare, in order."""
+    declared = Declarations()
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise HCLError(f"cannot read bake file: {exc.strerror}", str(path)) from None
+        except UnicodeDecodeError:
+            raise HCLError("bake file is not UTF-8 text", str(path)) from None
+        _read_file(parse(text, str(path)), str(path), declared)
+    return declared
+
+
+def _source(node: Node, filename: str) -> Source:
+    line, column = position(node)
+    return Source(filename, line, column)
+
+
+def _read_file(tree: Node, filename: str, declared: Declarations) -> None:
+    for item in tree.body.children:
+        kind = type(item).__name__
+        if kind == "AttributeRule":
+            name = str(item.identifier.token.value)
+            declared.attributes[name] = AttributeDecl(name, item.expression,
+                                                      _source(item, filename))
+        elif kind == "BlockRule":
+            _read_block(item, filename, declared)
+
+
+def _labels(block: Node, filename: str) -> tuple[str, list[str]]:
+    words = []
+    for label in [*block.children[: block.children.index(block.body) - 1]]:
+        name = type(label).__name__
+        if name in ("IdentifierRule", "KeywordRule", "LiteralValueRule"):
+            words.append(str(label.token.value))
+        elif name == "StringRule":
+            parts = label.string_parts
+            if any(type(p.content).__name__.endswith("Rule") for p in parts):
+                raise _source(label, filename).error("block labels must be plain strings")
+            words.append("".join(str(p.content.value) for p in parts))
+    return words[0], words[1:]
+
+
+def _read_block(block: Node, filename: str, declared: Declarations) -> None:
+    kind, labels = _labels(block, filename)
+    source = _source(block, filename)
+    if kind not in ("variable", "function", *BLOCK_TYPES):
+        raise source.error(f"unsupported block type {kind!r}: a bake file has variable, "
+                           "function, target and group blocks")
+    if len(labels) != 1:
+        raise source.error(f"a {kind} block takes exactly one label, got {len(labels)}")
+    label = labels[0]
+    attributes, nested = _body(block.body, filename, allow_validation=kind == "variable")
+    if kind == "variable":
+        declared.variables[label] = _variable(label, attributes, nested, source, filename)
+    elif kind == "function":
+        declared.functions[label] = _function(label, attributes, source, filename)
+    else:
+        if nested:
+            raise nested[0][1].error(f"blocks are not allowed inside a {kind} block")
+        declared.blocks.append(BlockDecl(kind, label, attributes, source))
+
+
+def _body(body: Node, filename: str, allow_validation: bool
+          ) -> tuple[dict[str, AttributeDecl], list[tuple[Node, Source]]]:
+    attributes: dict[str, AttributeDecl] = {}
+    nested: list[tuple[Node, Source]] = []
+    for item in body.children:
+        kind = type(item).__name__
+        if kind == "AttributeRule":
+            name = str(item.identifier.token.value)
+            source = _source(item, filename)
+            if name in attributes:
+                raise source.error(f"attribute {name!r} is set twice in this block")
+            attributes[name] = AttributeDecl(name, item.expression, source)
+        elif kind == "BlockRule":
+            source = _source(item, filename)
+            block_kind, _ = _labels(item, filename)
+            if not (allow_validation and block_kind == "validation"):
+                raise source.error(f"unexpected block {block_kind!r} here")
+            nested.append((item, source))
+    return attributes, nested
+
+
+_VARIABLE_ATTRIBUTES = {"default", "type", "description"}
+
+
+def _variable(name: str, attributes: dict[str, AttributeDecl],
+              nested: list[tuple[Node, Source]], source: Source, filename: str) -> VariableDecl:
+    for attr in attributes.values():
+        if attr.name not in _VARIABLE_ATTRIBUTES:
+            raise attr.source.error(f"unsupported argument {attr.name!r} in variable {name!r} "
+                                    "(expected default, type, description, validation)")
+    validations = []
+    for block, block_source in nested:
+        attrs, _ = _body(block.body, filename, allow_validation=False)
+        if "condition" not in attrs or "error_message" not in attrs:
+            raise block_source.error("a validation block needs condition and error_message")
+        validations.append(Validation(attrs["condition"].expression,
+                                      attrs["error_message"].expression,
+                                      attrs["condition"].source))
+    default = attributes.get("default")
+    type_attr = attributes.get("type")
+    description = attributes.get("description")
+    return VariableDecl(
+        name=name,
+        source=source,
+        default=default.expression if default else None,
+        has_default=default is not None,
+        type=type_constraint(type_attr.expression, filename) if type_attr else None,
+        description=description.expression if description else None,
+        validations=tuple(validations),
+    )
+
+
+def _function(name: str, attributes: dict[str, AttributeDecl], source: Source,
+              filename: str) -> FunctionDecl:
+    if "params" not in attributes or "result" not in attributes:
+        raise source.error(f"function {name!r} needs params and result")
+    params = tuple(_keyword_list(attributes["params"]))
+    variadic_attr = attributes.get("variadic_params")
+    variadic = _keyword(variadic_attr.expression, variadic_attr.source) if variadic_attr else None
+    return FunctionDecl(name, params, variadic, attributes["result"].expression, source)
+
+
+def _keyword_list(attr: AttributeDecl) -> list[str]:
+    node = attr.expression
+    while type(node).__name__ == "ExprTermRule":
+        node = node.expression
+    if type(node).__name__ != "TupleRule":
+        raise attr.source.error("params must be a list of names")
+    return [_keyword(e, attr.source) for e in node.elements]
+
+
+def _keyword(node: Node, source: Source) -> str:
+    while type(node).__name__ == "ExprTermRule":
+        node = node.expression
+    if type(node).__name__ != "IdentifierRule":
+        raise source.error("each parameter name must be an identifier")
+    return str(node.token.value)
+
+
+def user_function(decl: FunctionDecl, scope: Scope, functions: FunctionTable
+                  ) -> Callable[[list[Value]], Value]:
+    """A callable for a ``function`` block; its result is evaluated in the global scope."""
+    evaluator = Evaluator(decl.source.file, functions)
+
+    def call(args: list[Value]) -> Value:
+        if len(args) < len(decl.params) or (decl.variadic is None and
+                                            len(args) > len(decl.params)):
+            raise decl.source.error(f"function {decl.name} takes {len(decl.params)} arguments, "
+                                    f"got {len(args)}")
+        names: dict[str, Value] = dict(zip(decl.params, args, strict=False))
+        if decl.variadic is not None:
+            names[decl.variadic] = list(args[len(decl.params):])
+        return evaluator.eval(decl.result, scope.child(names))
+
+    return call

@@ -1,0 +1,201 @@
+"""From a Config and the names asked for to the build plan ``docker buildx bake --print`` shows:
+groups, ``inherits``, ``--set`` overrides, ``--push`` and ``target:`` links."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rocm_bake.bake.blocks import Config, Group
+from rocm_bake.bake.target import Target
+from rocm_bake.errors import UsageError
+
+_ARRAY_KEYS = {"output", "cache-to", "cache-from", "tags", "platform", "secrets", "ssh",
+               "attest", "entitlements", "network"}
+
+
+@dataclass
+class Override:
+    value: str = ""
+    array: list[str] = field(default_factory=list)
+
+
+Overrides = dict[str, dict[str, Override]]
+
+
+@dataclass
+class Plan:
+    """The resolved targets and the groups they were reached through."""
+
+    groups: dict[str, Group]
+    targets: dict[str, Target]
+
+    def to_json(self) -> dict[str, Any]:
+        groups: dict[str, Any] = {}
+        for name in sorted(self.groups):
+            group = self.groups[name]
+            entry: dict[str, Any] = {}
+            if group.description:
+                entry["description"] = group.description
+            entry["targets"] = group.targets
+            groups[name] = entry
+        targets = {name: self.targets[name].to_json() for name in sorted(self.targets)}
+        return {"group": groups, "target": targets}
+
+    def links(self, name: str) -> list[str]:
+        """The targets a target depends on through ``target:`` contexts."""
+        contexts = self.targets[name].get("contexts") or {}
+        return [v.removeprefix("target:") for v in contexts.values() if v.startswith("target:")]
+
+
+def resolve(config: Config, requested: Sequence[str], overrides: Sequence[str] = (),
+            env: Mapping[str, str] | None = None) -> Plan:
+    """Resolve the requested targets/groups the way buildx's ReadTargets does."""
+    names = [n.replace(".", "_") for n in requested] or ["default"]
+    parsed = parse_overrides(config, overrides, env or {})
+    targets: dict[str, Target] = {}
+    groups: dict[str, Group] = {}
+    for name in names:
+        member_targets, member_groups = _expand_group(config, name)
+        for target_name in member_targets:
+            targets[target_name] = resolve_target(config, target_name, parsed)
+        for group_name in member_groups:
+            groups[group_name] = config.groups[group_name]
+    _default_group(names, groups)
+    for name in list(targets):
+        _load_links(config, name, targets[name], targets, parsed, [])
+    return Plan(groups, targets)
+
+
+def parse_overrides(config: Config, overrides: Sequence[str],
+                    env: Mapping[str, str]) -> Overrides:
+    out: Overrides = {}
+    for item in overrides:
+        key, has_value, value = item.partition("=")
+        parts = key.split(".", 2)
+        if len(parts) < 2:
+            raise UsageError(f"invalid override key {key}, expected target.name")
+        pattern, field_name = parts[0], parts[1]
+        if not has_value and field_name != "args":
+            raise UsageError(f"invalid override {item}, expected target.name=value")
+        if field_name in ("args", "contexts") and len(parts) != 3:
+            raise UsageError(f"invalid key {key}, {field_name} requires name")
+        if field_name == "args" and not has_value:
+            if parts[2] not in env:
+                continue
+            value = env[parts[2]]
+        subkey = key.split(".", 1)[1]
+        for name in _expand_pattern(config, pattern):
+            entry = out.setdefault(name, {}).setdefault(subkey, Override())
+            if field_name in _ARRAY_KEYS:
+                if has_value:
+                    entry.array.append(value)
+            entry.value = value
+    return out
+
+
+def _expand_pattern(config: Config, pattern: str) -> list[str]:
+    if pattern in config.targets:
+        return [pattern]
+    names = [n for n in config.targets if fnmatch.fnmatchcase(n, pattern)]
+    if not names:
+        raise UsageError(f"could not find any target matching '{pattern}'")
+    return names
+
+
+def _expand_group(config: Config, name: str) -> tuple[list[str], list[str]]:
+    visited: dict[str, tuple[list[str], list[str]]] = {}
+
+    def walk(name: str) -> tuple[list[str], list[str]]:
+        if name in visited:
+            return visited[name]
+        group = config.groups.get(name)
+        if group is None:
+            return [name], []
+        visited[name] = ([], [])
+        targets: list[str] = []
+        groups = [name]
+        for member in group.targets:
+            member_targets, member_groups = walk(member)
+            targets.extend(member_targets or [member])
+            groups.extend(member_groups)
+        visited[name] = (targets, groups)
+        return targets, groups
+
+    targets, groups = walk(name)
+    return list(dict.fromkeys(targets)), list(dict.fromkeys(groups))
+
+
+def _default_group(names: list[str], groups: dict[str, Group]) -> None:
+    """buildx lists the requested names in a ``default`` group (sorted), unless ``default``
+    itself was asked for and is a group."""
+    extra = [n for n in names if not (n == "default" and "default" in groups)]
+    if not extra and "default" not in groups:
+        return
+    default = groups.get("default") or Group("default", [])
+    members = sorted(dict.fromkeys([*default.targets, *extra]))
+    groups["default"] = Group("default", members, default.description)
+
+
+def resolve_target(config: Config, name: str, overrides: Overrides) -> Target:
+    target = _target(config, name, {}, overrides)
+    if target is None:  # pragma: no cover - only on an inherits cycle back to the start
+        raise UsageError(f"failed to resolve target {name}")
+    target.fields.pop("inherits", None)
+    target.fields.setdefault("context", ".")
+    target.fields.setdefault("dockerfile", "Dockerfile")
+    return target
+
+
+def _target(config: Config, name: str, visited: dict[str, Target | None],
+            overrides: Overrides) -> Target | None:
+    if name in visited:
+        return visited[name]
+    visited[name] = None
+    declared = config.targets.get(name)
+    if declared is None:
+        raise UsageError(unknown_target_message(config, name))
+    parents = Target(name)
+    for parent_name in declared.inherits:
+        parent = _target(config, parent_name, visited, overrides)
+        if parent is not None:
+            parents.merge(parent)
+    merged = Target(name)
+    merged.merge(parents)
+    merged.merge(declared)
+    for key, override in overrides.get(name, {}).items():
+        merged.apply_override(key, override.value, override.array)
+    merged.normalize()
+    visited[name] = merged
+    return merged
+
+
+def unknown_target_message(config: Config, name: str) -> str:
+    valid = sorted({*config.targets, *config.groups})
+    return f"failed to find target {name}; valid targets and groups: {', '.join(valid)}"
+
+
+def _load_links(config: Config, name: str, target: Target, targets: dict[str, Target],
+                overrides: Overrides, visited: list[str]) -> None:
+    visited = [*visited, name]
+    for value in (target.get("contexts") or {}).values():
+        if not value.startswith("target:"):
+            continue
+        linked_name = value.removeprefix("target:")
+        if linked_name == name:
+            raise UsageError(f"target {linked_name} cannot link to itself")
+        if linked_name in visited:
+            raise UsageError(f"infinite loop from {name} to {linked_name}")
+        linked = targets.get(linked_name)
+        if linked is None:
+            linked = resolve_target(config, linked_name, overrides)
+            linked.fields["output"] = [{"type": "cacheonly"}]
+            linked.linked = True
+            targets[linked_name] = linked
+        _load_links(config, linked_name, linked, targets, overrides, visited)
+        for entitlement in linked.get("entitlements") or []:
+            entitlements = target.fields.setdefault("entitlements", [])
+            if entitlement not in entitlements:
+                entitlements.append(entitlement)

@@ -1,0 +1,235 @@
+"""A build target as buildx models it: its fields, how targets merge (files, ``inherits``),
+how ``--set`` overrides apply, and the JSON ``--print`` writes."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from rocm_bake.bake import goparse
+from rocm_bake.bake.entries import Entry, EntryError, dedupe, parse_csv_entry, parse_entries
+from rocm_bake.errors import UsageError
+from rocm_bake.hcl import values
+from rocm_bake.hcl.values import ConversionError, Value
+
+# (name, kind) in the order buildx prints them.
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("description", "string"),
+    ("annotations", "list"),
+    ("attest", "entries"),
+    ("context", "string"),
+    ("contexts", "smap"),
+    ("dockerfile", "string"),
+    ("dockerfile-inline", "string"),
+    ("args", "nmap"),
+    ("labels", "nmap"),
+    ("tags", "list"),
+    ("cache-from", "entries"),
+    ("cache-to", "entries"),
+    ("target", "string"),
+    ("secret", "entries"),
+    ("ssh", "entries"),
+    ("platforms", "list"),
+    ("output", "entries"),
+    ("pull", "bool"),
+    ("no-cache", "bool"),
+    ("network", "string"),
+    ("no-cache-filter", "list"),
+    ("shm-size", "string"),
+    ("ulimits", "list"),
+    ("call", "string"),
+    ("entitlements", "list"),
+)
+KINDS = dict(FIELDS) | {"inherits": "list"}
+_REPLACED_LISTS = {"tags", "platforms", "cache-to", "output"}
+_KEYED_ENTRIES = {"attest": "type", "secret": "id", "ssh": "id"}
+
+
+class FieldError(ValueError):
+    """A target attribute whose value does not fit its field."""
+
+
+@dataclass
+class Target:
+    """One target's fields; a field that is absent is unset (buildx's nil)."""
+
+    name: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    linked: bool = False
+
+    @property
+    def inherits(self) -> list[str]:
+        return list(self.fields.get("inherits", []))
+
+    def get(self, name: str) -> Any:
+        return self.fields.get(name)
+
+    # -- decoding -------------------------------------------------------------------------
+    def set_from_value(self, name: str, value: Value) -> None:
+        """Set a field from an evaluated HCL value (raises FieldError when it does not fit)."""
+        if value is None:
+            return
+        kind = KINDS[name]
+        try:
+            self.fields[name] = _decode(kind, name, value)
+        except (ConversionError, EntryError) as exc:
+            raise FieldError(str(exc)) from None
+
+    # -- merging --------------------------------------------------------------------------
+    def merge(self, other: Target) -> None:
+        """Merge another definition of the same target into this one (buildx's Target.Merge)."""
+        for name, value in other.fields.items():
+            kind = KINDS[name]
+            if name == "description" and value == "":
+                continue
+            if kind == "nmap":
+                merged = dict(self.fields.get(name) or {})
+                merged.update({k: v for k, v in value.items() if v is not None})
+                self.fields[name] = merged
+            elif kind == "smap":
+                self.fields[name] = {**(self.fields.get(name) or {}), **value}
+            elif kind in ("list", "entries") and name not in _REPLACED_LISTS:
+                self.fields[name] = _merge_list(name, self.fields.get(name) or [], value)
+            else:
+                self.fields[name] = value
+
+    def normalize(self) -> None:
+        for name, kind in FIELDS:
+            if kind in ("list", "entries") and name in self.fields:
+                self.fields[name] = _dedupe_list(self.fields[name])
+        if self.fields.get("network") == "host":
+            entitlements = self.fields.setdefault("entitlements", [])
+            if "network.host" not in entitlements:
+                entitlements.append("network.host")
+        contexts = {k: v for k, v in (self.fields.get("contexts") or {}).items() if v != ""}
+        if contexts:
+            self.fields["contexts"] = contexts
+        else:
+            self.fields.pop("contexts", None)
+
+    # -- overrides (--set) -----------------------------------------------------------------
+    def apply_override(self, key: str, value: str, array: list[str]) -> None:
+        field_name, _, sub = key.partition(".")
+        if field_name in ("args", "labels", "contexts"):
+            if not sub:
+                raise UsageError(f"invalid format for {field_name}, expecting "
+                                 f"{field_name}.<name>=<value>")
+            self.fields[field_name] = {**(self.fields.get(field_name) or {}), sub: value}
+        elif field_name in ("context", "dockerfile", "target", "call", "shm-size", "network"):
+            self.fields[field_name] = value
+        elif field_name in ("tags", "no-cache-filter", "ulimits"):
+            self.fields[field_name] = list(array)
+        elif field_name == "platform":
+            self.fields["platforms"] = list(array)
+        elif field_name in ("annotations", "entitlements"):
+            self.fields[field_name] = [*(self.fields.get(field_name) or []), *array]
+        elif field_name in ("cache-from", "cache-to", "output", "secrets", "ssh", "attest"):
+            name = "secret" if field_name == "secrets" else field_name
+            entries = [_entry(name, v) for v in array]
+            if name == "attest":
+                entries = _merge_list(name, self.fields.get(name) or [], entries)
+            self.fields[name] = entries
+        elif field_name in ("no-cache", "pull", "push", "load"):
+            self._apply_bool(field_name, value)
+        else:
+            raise UsageError(f"unknown key: {field_name}")
+
+    def _apply_bool(self, name: str, text: str) -> None:
+        flag = goparse.parse_bool(text)
+        if flag is None:
+            raise UsageError(f"invalid value {text} for boolean key {name}")
+        if name == "push":
+            self.fields["output"] = _push(self.fields.get("output") or [], flag)
+        elif name == "load":
+            self.fields["output"] = _load(self.fields.get("output") or [], flag)
+        else:
+            self.fields[name] = flag
+
+    # -- printing -------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, kind in FIELDS:
+            if name not in self.fields:
+                continue
+            value = self.fields[name]
+            if kind in ("list", "entries", "smap", "nmap") and not value:
+                continue
+            if name == "description" and not value:
+                continue
+            if name == "context":
+                value = clean_context(value)
+            if kind in ("smap", "nmap"):
+                value = {k: v for k, v in sorted(value.items()) if v is not None}
+            out[name] = value
+        return out
+
+
+def clean_context(path: str) -> str:
+    """buildx cleans a local context path (``./a/`` -> ``a``); URLs and cwd:// stay as written."""
+    if path.startswith("cwd://") or "://" in path or path.startswith("git@"):
+        return path
+    return posixpath.normpath(path)
+
+
+def _decode(kind: str, name: str, value: Value) -> Any:
+    if kind == "string":
+        return values.to_string(value)
+    if kind == "bool":
+        return values.to_bool(value)
+    if kind == "list":
+        if not isinstance(value, list):
+            raise FieldError(f"{name} must be a list of strings, not {values.kind(value)}")
+        return [values.to_string(v) for v in value]
+    if kind in ("smap", "nmap"):
+        if not isinstance(value, dict):
+            raise FieldError(f"{name} must be a map, not {values.kind(value)}")
+        if kind == "smap":
+            return {k: values.to_string(v) for k, v in value.items() if v is not None}
+        return {k: None if v is None else values.to_string(v) for k, v in value.items()}
+    return parse_entries(name, value)
+
+
+def _entry(name: str, text: str) -> Entry:
+    try:
+        return parse_csv_entry(name, text)
+    except EntryError as exc:
+        raise UsageError(f"invalid value for {name}: {exc}") from None
+
+
+def _merge_list(name: str, old: list[Any], new: list[Any]) -> list[Any]:
+    key = _KEYED_ENTRIES.get(name)
+    if key is None:
+        return [*old, *new]
+    replaced = {e.get(key) for e in new}
+    return [*[e for e in old if e.get(key) not in replaced], *new]
+
+
+def _dedupe_list(items: list[Any]) -> list[Any]:
+    if items and isinstance(items[0], dict):
+        return dedupe(items)
+    return list(dict.fromkeys(items))
+
+
+def _push(outputs: list[Entry], push: bool) -> list[Entry]:
+    flag = "true" if push else "false"
+    if not push:
+        kept = [dict(o) for o in outputs if o.get("type") != "registry"]
+        return [dict(sorted({**o, "push": flag}.items())) if o.get("type") == "image" else o
+                for o in kept]
+    add = all(o.get("type") == "docker" for o in outputs)
+    result = [dict(sorted({**o, "push": flag}.items())) if o.get("type") == "image" else dict(o)
+              for o in outputs]
+    if add:
+        result.append({"push": flag, "type": "image"})
+    return result
+
+
+def _load(outputs: list[Entry], load: bool) -> list[Entry]:
+    if not load:
+        return [o for o in outputs if o.get("type") != "docker"]
+    if any(o.get("type") == "docker" for o in outputs):
+        return outputs
+    if all(o.get("type") == "image" and o.get("push") != "true" for o in outputs):
+        return [*outputs, {"type": "docker"}]
+    return [*outputs, {"type": "docker"}]

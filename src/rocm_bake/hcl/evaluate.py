@@ -1,0 +1,507 @@
+"""Evaluate HCL expressions (python-hcl2's typed tree) to values, following HCL's semantics.
+
+Anything the evaluator does not support is an ``HCLError`` naming the construct and its
+file:line; it never guesses a value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, DivisionByZero, InvalidOperation
+
+from rocm_bake.errors import HCLError
+from rocm_bake.hcl import values
+from rocm_bake.hcl.syntax import Node, parse, position
+from rocm_bake.hcl.values import ConversionError, Value
+
+FunctionTable = Mapping[str, Callable[[list[Value]], Value]]
+
+
+@dataclass
+class Scope:
+    """Names visible to an expression: local bindings, then a parent, then a lazy resolver."""
+
+    names: dict[str, Value] = field(default_factory=dict)
+    parent: Scope | None = None
+    resolver: Callable[[str], Value] | None = None
+
+    def child(self, names: dict[str, Value]) -> Scope:
+        return Scope(names, self)
+
+    def lookup(self, name: str) -> Value:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            if scope.resolver is not None:
+                return scope.resolver(name)
+            scope = scope.parent
+        raise KeyError(name)
+
+
+class Evaluator:
+    """Evaluates expressions of one file against a scope and a function table."""
+
+    def __init__(self, filename: str, functions: FunctionTable) -> None:
+        self.filename = filename
+        self.functions = functions
+
+    # -- errors ---------------------------------------------------------------------------
+    def error(self, node: Node, message: str) -> HCLError:
+        line, column = position(node)
+        return HCLError(message, self.filename, line, column)
+
+    # -- dispatch -------------------------------------------------------------------------
+    def eval(self, node: Node, scope: Scope) -> Value:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported HCL construct {type(node).__name__}")
+        result: Value = method(node, scope)
+        return result
+
+    def _ExprTermRule(self, node: Node, scope: Scope) -> Value:
+        return self.eval(node.expression, scope)
+
+    def _IdentifierRule(self, node: Node, scope: Scope) -> Value:
+        name = str(node.token.value)
+        try:
+            return scope.lookup(name)
+        except KeyError as exc:
+            detail = exc.args[1] if len(exc.args) > 1 else f"unknown variable {name!r}"
+            raise self.error(node, detail) from None
+        except HCLError as exc:
+            if exc.file is None:  # raised by a resolver that does not know where it was asked
+                raise self.error(node, exc.message) from None
+            raise
+
+    def _LiteralValueRule(self, node: Node, scope: Scope) -> Value:
+        text = str(node.token.value)
+        return {"true": True, "false": False}.get(text)
+
+    def _IntLitRule(self, node: Node, scope: Scope) -> Value:
+        return values.number(str(node.token.value))
+
+    _FloatLitRule = _IntLitRule
+
+    def _TupleRule(self, node: Node, scope: Scope) -> Value:
+        return [self.eval(e, scope) for e in node.elements]
+
+    def _ObjectRule(self, node: Node, scope: Scope) -> Value:
+        out: dict[str, Value] = {}
+        for elem in node.elements:
+            out[self.object_key(elem.key, scope)] = self.eval(elem.expression, scope)
+        return out
+
+    def object_key(self, key: Node, scope: Scope) -> str:
+        inner = key.value if type(key).__name__ == "ObjectElemKeyRule" else key.expression
+        if type(inner).__name__ == "IdentifierRule":
+            return str(inner.token.value)
+        if type(inner).__name__ == "KeywordRule":
+            return str(inner.token.value)
+        return self.string_of(inner, self.eval(inner, scope), "object key")
+
+    def string_of(self, node: Node, value: Value, what: str) -> str:
+        try:
+            return values.to_string(value)
+        except ConversionError as exc:
+            raise self.error(node, f"invalid {what}: {exc}") from None
+
+    # -- operators ------------------------------------------------------------------------
+    def _UnaryOpRule(self, node: Node, scope: Scope) -> Value:
+        operand = self.eval(node.expr_term, scope)
+        try:
+            if node.operator == "-":
+                return -values.to_number(operand)
+            return not values.to_bool(operand)
+        except ConversionError as exc:
+            raise self.error(node, f"invalid operand for {node.operator}: {exc}") from None
+
+    def _BinaryOpRule(self, node: Node, scope: Scope) -> Value:
+        left = self.eval(node.expr_term, scope)
+        term = node.binary_term
+        operator = str(term.binary_operator.token.value)
+        right = self.eval(term.expr_term, scope)
+        try:
+            return _binary(operator, left, right)
+        except ConversionError as exc:
+            raise self.error(node, f"invalid operand for {operator}: {exc}") from None
+        except (DivisionByZero, InvalidOperation):
+            raise self.error(node, f"invalid arithmetic: {operator} by zero") from None
+
+    def _ConditionalRule(self, node: Node, scope: Scope) -> Value:
+        condition = self.eval(node.condition, scope)
+        try:
+            chosen = values.to_bool(condition)
+        except ConversionError as exc:
+            raise self.error(node, f"invalid condition: {exc}") from None
+        return self.eval(node.if_true if chosen else node.if_false, scope)
+
+    # -- traversal ------------------------------------------------------------------------
+    def _GetAttrExprTermRule(self, node: Node, scope: Scope) -> Value:
+        return self.get_attr(node.get_attr, self.eval(node.expr_term, scope))
+
+    def _IndexExprTermRule(self, node: Node, scope: Scope) -> Value:
+        collection = self.eval(node.children[0], scope)
+        return self.index(node.children[1], collection, scope)
+
+    def _FullSplatExprTermRule(self, node: Node, scope: Scope) -> Value:
+        return self.splat(node.expr_term, node.attr_splat.get_attrs, scope)
+
+    def _AttrSplatExprTermRule(self, node: Node, scope: Scope) -> Value:
+        return self.splat(node.expr_term, node.attr_splat.get_attrs, scope)
+
+    def splat(self, term: Node, accessors: list[Node], scope: Scope) -> Value:
+        source = self.eval(term, scope)
+        if source is None:
+            return []
+        items = source if isinstance(source, list) else [source]
+        out = []
+        for item in items:
+            for accessor in accessors:
+                item = self.access(accessor, item, scope)
+            out.append(item)
+        return out
+
+    def access(self, accessor: Node, value: Value, scope: Scope) -> Value:
+        if type(accessor).__name__ == "GetAttrRule":
+            return self.get_attr(accessor, value)
+        return self.index(accessor, value, scope)
+
+    def get_attr(self, node: Node, value: Value) -> Value:
+        name = str(node.identifier.token.value)
+        if isinstance(value, dict):
+            if name in value:
+                return value[name]
+            raise self.error(node, f"unsupported attribute {name!r}")
+        if value is None:
+            raise self.error(node, f"attempt to get attribute {name!r} from a null value")
+        raise self.error(node, f"cannot get attribute {name!r} of a {values.kind(value)}")
+
+    def index(self, node: Node, collection: Value, scope: Scope) -> Value:
+        if type(node).__name__ == "ShortIndexRule":
+            key: Value = values.number(str(node.index))
+        else:
+            key = self.eval(node.index_expression, scope)
+        if isinstance(collection, list):
+            return self._list_index(node, collection, key)
+        if isinstance(collection, dict):
+            name = self.string_of(node, key, "index")
+            if name not in collection:
+                raise self.error(node, f"invalid index: the given key {name!r} does not exist")
+            return collection[name]
+        if collection is None:
+            raise self.error(node, "attempt to index a null value")
+        raise self.error(node, f"cannot index a {values.kind(collection)}")
+
+    def _list_index(self, node: Node, collection: list[Value], key: Value) -> Value:
+        try:
+            number = values.to_number(key)
+        except ConversionError as exc:
+            raise self.error(node, f"invalid index: {exc}") from None
+        if number != number.to_integral_value() or not 0 <= number < len(collection):
+            raise self.error(node, f"invalid index: {values.format_number(number)} is out of "
+                                   f"range for a list of {len(collection)}")
+        return collection[int(number)]
+
+    # -- for expressions ------------------------------------------------------------------
+    def _ForTupleExprRule(self, node: Node, scope: Scope) -> Value:
+        out = []
+        for inner in self.iterations(node, scope):
+            if self.keep(node, inner):
+                out.append(self.eval(node.value_expr, inner))
+        return out
+
+    def _ForObjectExprRule(self, node: Node, scope: Scope) -> Value:
+        grouped = bool(node.ellipsis)
+        out: dict[str, Value] = {}
+        for inner in self.iterations(node, scope):
+            if not self.keep(node, inner):
+                continue
+            key = self.string_of(node.key_expr, self.eval(node.key_expr, inner), "object key")
+            item = self.eval(node.value_expr, inner)
+            if grouped:
+                bucket = out.setdefault(key, [])
+                assert isinstance(bucket, list)
+                bucket.append(item)
+            elif key in out:
+                raise self.error(node, f"duplicate object key {key!r} (use ... to group)")
+            else:
+                out[key] = item
+        return out
+
+    def iterations(self, node: Node, scope: Scope) -> Iterator[Scope]:
+        intro = node.for_intro
+        first = str(intro.first_iterator.token.value)
+        second = intro.second_iterator
+        collection = self.eval(intro.iterable, scope)
+        for key, item in self.pairs(intro.iterable, collection):
+            if second is None:
+                yield scope.child({first: item})
+            else:
+                yield scope.child({first: key, str(second.token.value): item})
+
+    def pairs(self, node: Node, collection: Value) -> list[tuple[Value, Value]]:
+        if isinstance(collection, list):
+            return [(values.number(i), v) for i, v in enumerate(collection)]
+        if isinstance(collection, dict):
+            return [(k, collection[k]) for k in sorted(collection)]
+        raise self.error(node, f"cannot iterate over a {values.kind(collection)}")
+
+    def keep(self, node: Node, scope: Scope) -> bool:
+        if node.condition is None:
+            return True
+        condition = node.condition.condition_expr
+        try:
+            return values.to_bool(self.eval(condition, scope))
+        except ConversionError as exc:
+            raise self.error(condition, f"invalid for condition: {exc}") from None
+
+    # -- functions ------------------------------------------------------------------------
+    def _FunctionCallRule(self, node: Node, scope: Scope) -> Value:
+        names = [str(i.token.value) for i in node.identifiers]
+        name = "::".join(names)
+        arguments = node.arguments
+        exprs = list(arguments.arguments) if arguments is not None else []
+        if name in ("can", "try"):
+            return self.lazy_call(node, name, exprs, scope)
+        function = self.functions.get(name)
+        if function is None:
+            raise self.error(node, f"call to unknown function {name!r}")
+        args = [self.eval(e, scope) for e in exprs]
+        if arguments is not None and arguments.has_ellipsis:
+            spread = args.pop()
+            if not isinstance(spread, list):
+                raise self.error(node, f"{name}: the argument before ... must be a list")
+            args.extend(spread)
+        try:
+            return function(args)
+        except HCLError:
+            raise
+        except Exception as exc:  # a function's own error, reported where it was called
+            raise self.error(node, f"error in function call {name}: {exc}") from None
+
+    def lazy_call(self, node: Node, name: str, exprs: list[Node], scope: Scope) -> Value:
+        if name == "can":
+            if len(exprs) != 1:
+                raise self.error(node, "can: expected exactly one argument")
+            try:
+                self.eval(exprs[0], scope)
+            except HCLError:
+                return False
+            return True
+        for expr in exprs:
+            try:
+                return self.eval(expr, scope)
+            except HCLError:
+                continue
+        raise self.error(node, "try: no expression succeeded")
+
+    # -- templates ------------------------------------------------------------------------
+    def _StringRule(self, node: Node, scope: Scope) -> Value:
+        parts = list(node.string_parts)
+        if len(parts) == 1 and type(parts[0].content).__name__ == "InterpolationRule":
+            return self.eval(parts[0].content.expression, scope)
+        return "".join(self.render(parts, scope, escapes=True))
+
+    def _HeredocTemplateRule(self, node: Node, scope: Scope) -> Value:
+        return self.heredoc(node, scope, trim=False)
+
+    def _HeredocTrimTemplateRule(self, node: Node, scope: Scope) -> Value:
+        return self.heredoc(node, scope, trim=True)
+
+    def heredoc(self, node: Node, scope: Scope, trim: bool) -> Value:
+        raw = str(node.heredoc.value)
+        body = raw.split("\n", 1)[1].rsplit("\n", 2)[0] + "\n" if raw.count("\n") > 1 else ""
+        if trim:
+            body = _dedent(body)
+        template = parse(f"x = \"{_quote_template(body)}\"\n", self.filename)
+        string_node = template.body.children[0].expression.expression
+        line, _ = position(node)
+        inner = Evaluator(self.filename, self.functions)
+        try:
+            return "".join(inner.render(list(string_node.string_parts), scope, escapes=True))
+        except HCLError as exc:
+            raise HCLError(f"in heredoc: {exc.message}", self.filename, line) from None
+
+    def render(self, parts: list[Node], scope: Scope, escapes: bool) -> Iterator[str]:
+        """Yield the text of template parts, honouring ``~`` strip markers."""
+        pieces = list(self.pieces(parts, scope))
+        for i, (text, literal) in enumerate(pieces):
+            if literal:
+                if i > 0 and pieces[i - 1][0] == _STRIP_AFTER:
+                    text = text.lstrip()
+                if i + 1 < len(pieces) and pieces[i + 1][0] == _STRIP_BEFORE:
+                    text = text.rstrip()
+            if text not in (_STRIP_AFTER, _STRIP_BEFORE):
+                yield text
+
+    def pieces(self, parts: list[Node], scope: Scope) -> Iterator[tuple[str, bool]]:
+        """Flatten template parts into (text, is_literal) pieces with strip-marker sentinels."""
+        for part in parts:
+            content = part.content if type(part).__name__ == "StringPartRule" else part
+            kind = type(content).__name__
+            if kind == "InterpolationRule":
+                value = self.eval(content.expression, scope)
+                yield self.template_string(content, value), False
+            elif kind == "TemplateIfRule":
+                yield from self.if_pieces(content, scope)
+            elif kind == "TemplateForRule":
+                yield from self.for_pieces(content, scope)
+            else:
+                yield _literal(content), True
+
+    def if_pieces(self, node: Node, scope: Scope) -> Iterator[tuple[str, bool]]:
+        start, endif, else_rule = node._if_start, node._endif, node._else_rule
+        condition = self.eval(start.condition, scope)
+        try:
+            chosen = values.to_bool(condition)
+        except ConversionError as exc:
+            raise self.error(start, f"invalid %{{if}} condition: {exc}") from None
+        yield from _marker(start.strip_open, before=True)
+        if chosen:
+            yield from _marker(start.strip_close, before=False)
+            yield from self.pieces(list(node._if_body), scope)
+            yield from _marker((else_rule or endif).strip_open, before=True)
+        elif else_rule is not None:
+            yield from _marker(else_rule.strip_close, before=False)
+            yield from self.pieces(list(node._else_body), scope)
+            yield from _marker(endif.strip_open, before=True)
+        yield from _marker(endif.strip_close, before=False)
+
+    def for_pieces(self, node: Node, scope: Scope) -> Iterator[tuple[str, bool]]:
+        start, end = node._for_start, node._endfor
+        collection = self.eval(start.collection, scope)
+        key_name = start.key_iterator
+        value_name = str(start.iterator.token.value)
+        yield from _marker(start.strip_open, before=True)
+        for key, item in self.pairs(start.collection, collection):
+            names: dict[str, Value] = {value_name: item}
+            if key_name is not None:
+                names = {str(key_name.token.value): key, value_name: item}
+            yield from _marker(start.strip_close, before=False)
+            yield from self.pieces(list(node._body), scope.child(names))
+            yield from _marker(end.strip_open, before=True)
+        yield from _marker(end.strip_close, before=False)
+
+    def template_string(self, node: Node, value: Value) -> str:
+        if value is None:
+            raise self.error(node, "invalid template interpolation value: the value is null")
+        if isinstance(value, list | dict):
+            raise self.error(node, "invalid template interpolation value: cannot include a "
+                                   f"{values.kind(value)} in a string template")
+        return values.to_string(value)
+
+
+_STRIP_BEFORE = "\x00strip-before"
+_STRIP_AFTER = "\x00strip-after"
+
+
+def _marker(enabled: bool, before: bool) -> Iterator[tuple[str, bool]]:
+    if enabled:
+        yield (_STRIP_BEFORE if before else _STRIP_AFTER), False
+
+
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+_ESCAPE_RE = re.compile(r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[nrt"\\])')
+
+
+def _literal(token: Node) -> str:
+    text = str(token.value)
+    kind = type(token).__name__
+    if text.startswith("$${") or text.startswith("%%{"):
+        return text[1:]
+    if "ESCAPED" in kind:
+        return text[1:]
+    return _ESCAPE_RE.sub(_unescape, text)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code[0] in "uU":
+        return chr(int(code[1:], 16))
+    return _ESCAPES[code]
+
+
+def _dedent(body: str) -> str:
+    lines = body.split("\n")
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip()]
+    cut = min(indents, default=0)
+    return "\n".join(line[cut:] for line in lines)
+
+
+def _quote_template(body: str) -> str:
+    """Re-spell a heredoc body as the inside of a quoted string (escapes only in literals)."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body.startswith(("$${", "%%{"), i):
+            out.append(body[i:i + 3])
+            i += 3
+        elif body.startswith(("${", "%{"), i):
+            end = _closing_brace(body, i + 2)
+            out.append(body[i:end + 1].replace("\n", " "))
+            i = end + 1
+        else:
+            out.append({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(body[i], body[i]))
+            i += 1
+    return "".join(out)
+
+
+def _closing_brace(text: str, start: int) -> int:
+    depth, i, quoted = 1, start, False
+    while i < len(text):
+        char = text[i]
+        if quoted:
+            if char == "\\":
+                i += 1
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(text) - 1
+
+
+def _binary(operator: str, left: Value, right: Value) -> Value:
+    if operator == "==":
+        return values.equal(left, right)
+    if operator == "!=":
+        return not values.equal(left, right)
+    if operator in ("&&", "||"):
+        a, b = values.to_bool(left), values.to_bool(right)
+        return (a and b) if operator == "&&" else (a or b)
+    a_num, b_num = values.to_number(left), values.to_number(right)
+    return _ARITHMETIC[operator](a_num, b_num)
+
+
+def _modulo(a: Decimal, b: Decimal) -> Decimal:
+    if b == 0:
+        raise DivisionByZero()
+    return a % b
+
+
+def _divide(a: Decimal, b: Decimal) -> Decimal:
+    if b == 0:
+        raise DivisionByZero()
+    return values.number(a / b)
+
+
+_ARITHMETIC: dict[str, Callable[[Decimal, Decimal], Value]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": _divide,
+    "%": _modulo,
+    "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    ">=": lambda a, b: a >= b,
+}

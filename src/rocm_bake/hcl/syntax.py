@@ -1,0 +1,65 @@
+"""Parse HCL text into python-hcl2's typed tree, turning parser failures into file:line errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hcl2
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+from rocm_bake.errors import HCLError
+
+Node = Any  # a python-hcl2 rule or token (the library ships no precise types)
+
+
+def parse(text: str, filename: str) -> Node:
+    """The typed tree (``StartRule``) of one HCL file."""
+    try:
+        return hcl2.api.parses(text, discard_comments=True)
+    except UnexpectedCharacters as exc:
+        raise HCLError(f"syntax error: unexpected character {_char_at(text, exc.pos_in_stream)!r}",
+                       filename, exc.line, exc.column) from None
+    except UnexpectedToken as exc:
+        token = exc.token
+        what = "end of file" if token.type == "$END" else repr(_first_line(str(token)))
+        line, column = _token_position(text, exc)
+        raise HCLError(f"syntax error: unexpected {what}", filename, line, column) from None
+    except UnexpectedEOF:
+        raise HCLError("syntax error: unexpected end of file", filename,
+                       text.count("\n") + 1) from None
+    except (LarkError, RuntimeError, ValueError) as exc:
+        raise HCLError(f"syntax error: {exc}", filename) from None
+
+
+def _first_line(text: str) -> str:
+    stripped = text.strip()
+    return (stripped.splitlines()[0] if stripped else text)[:40]
+
+
+def _char_at(text: str, pos: int | None) -> str:
+    if pos is None or pos >= len(text):
+        return ""
+    return text[pos]
+
+
+def _token_position(text: str, exc: UnexpectedToken) -> tuple[int | None, int | None]:
+    line = getattr(exc.token, "line", None) or exc.line
+    column = getattr(exc.token, "column", None) or exc.column
+    if line is None or line < 1:
+        line = text.count("\n") + 1
+    return line, column
+
+
+def position(node: Node) -> tuple[int | None, int | None]:
+    """The (line, column) where a rule starts, when the parser recorded it."""
+    meta = getattr(node, "_meta", None)
+    if meta is None or getattr(meta, "empty", True):
+        return None, None
+    return meta.line, meta.column
+
+
+def end_position(node: Node) -> tuple[int | None, int | None]:
+    meta = getattr(node, "_meta", None)
+    if meta is None or getattr(meta, "empty", True):
+        return None, None
+    return meta.end_line, meta.end_column

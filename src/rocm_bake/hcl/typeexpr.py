@@ -1,0 +1,63 @@
+"""Read a ``type = ...`` constraint expression (``list(string)``, ``object({a = number})``)."""
+
+from __future__ import annotations
+
+from rocm_bake.errors import HCLError
+from rocm_bake.hcl.syntax import Node, position
+from rocm_bake.hcl.types import ANY, BOOL, NUMBER, STRING, Type
+
+_PRIMITIVES = {"string": STRING, "number": NUMBER, "bool": BOOL, "any": ANY}
+_COLLECTIONS = ("list", "set", "map")
+
+
+def type_constraint(node: Node, filename: str) -> Type:
+    """The type a constraint expression names; anything else is an error at its position."""
+    kind = type(node).__name__
+    if kind == "ExprTermRule":
+        return type_constraint(node.expression, filename)
+    if kind == "IdentifierRule":
+        name = str(node.token.value)
+        if name in _PRIMITIVES:
+            return _PRIMITIVES[name]
+    if kind == "FunctionCallRule":
+        return _call(node, filename)
+    raise _error(node, filename, "invalid type constraint: expected a type such as string, "
+                                 "number, bool, any, list(T), set(T), map(T), tuple([...]) or "
+                                 "object({...})")
+
+
+def _call(node: Node, filename: str) -> Type:
+    name = str(node.identifiers[0].token.value)
+    args = list(node.arguments.arguments) if node.arguments is not None else []
+    if len(args) != 1:
+        raise _error(node, filename, f"invalid type constraint: {name}() takes one argument")
+    arg = _unwrap(args[0])
+    if name in _COLLECTIONS:
+        return Type(name, element=type_constraint(arg, filename))
+    if name == "tuple" and type(arg).__name__ == "TupleRule":
+        return Type("tuple", elements=tuple(type_constraint(e, filename) for e in arg.elements))
+    if name == "object" and type(arg).__name__ == "ObjectRule":
+        attrs = tuple((_key(e.key, filename), type_constraint(e.expression, filename))
+                      for e in arg.elements)
+        return Type("object", attributes=tuple(sorted(attrs)))
+    raise _error(node, filename, f"invalid type constraint: unknown type function {name}()")
+
+
+def _unwrap(node: Node) -> Node:
+    while type(node).__name__ == "ExprTermRule":
+        node = node.expression
+    return node
+
+
+def _key(key: Node, filename: str) -> str:
+    inner = key.value if type(key).__name__ == "ObjectElemKeyRule" else key.expression
+    inner = _unwrap(inner)
+    if type(inner).__name__ == "IdentifierRule":
+        return str(inner.token.value)
+    raise _error(key, filename, "invalid type constraint: object attribute names must be "
+                                "identifiers")
+
+
+def _error(node: Node, filename: str, message: str) -> HCLError:
+    line, column = position(node)
+    return HCLError(message, filename, line, column)
