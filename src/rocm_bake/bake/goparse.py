@@ -45,9 +45,9 @@ def parse_float(text: str) -> Value:
 
 
 def parse_csv(text: str) -> list[str] | None:
-    """One CSV record, as Go's encoding/csv reads it; None if malformed."""
+    """One CSV record, as Go's encoding/csv reads it; None if malformed (or empty: Go reads EOF)."""
     if text == "":
-        return []
+        return None
     try:
         rows = list(csv.reader([text], strict=True))
     except csv.Error:

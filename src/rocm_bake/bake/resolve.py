@@ -89,9 +89,8 @@ def parse_overrides(config: Config, overrides: Sequence[str],
         subkey = key.split(".", 1)[1]
         for name in _expand_pattern(config, pattern):
             entry = out.setdefault(name, {}).setdefault(subkey, Override())
-            if field_name in _ARRAY_KEYS:
-                if has_value:
-                    entry.array.append(value)
+            if field_name in _ARRAY_KEYS and has_value:
+                entry.array.append(value)
             entry.value = value
     return out
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 
 from rocm_bake.bake import goparse
 from rocm_bake.bake.declarations import Declarations, VariableDecl, user_function
@@ -134,9 +135,23 @@ class Namespace:
             if fields is None:
                 raise self._env_error(variable, text, "a comma-separated list")
             return [self._primitive_from_env(variable, element.name, f) for f in fields]
+        if type_.name == "map" and element is not None and element.is_primitive:
+            return self._map_from_env(variable, element.name, text)
         raise variable.source.error(
             f"variable {variable.name} has type {type_.friendly_name()}: set it from the "
             f"environment as JSON with {variable.name}_JSON")
+
+    def _map_from_env(self, variable: VariableDecl, kind: str, text: str) -> Value:
+        fields = goparse.parse_csv(text)
+        if fields is None:
+            raise self._env_error(variable, text, "a comma-separated list of key:value pairs")
+        out: dict[str, Value] = {}
+        for item in fields:
+            pieces = item.split(":")
+            if len(pieces) != 2:
+                raise self._env_error(variable, text, "a comma-separated list of key:value pairs")
+            out[pieces[0]] = self._primitive_from_env(variable, kind, pieces[1])
+        return out
 
     def _primitive_from_env(self, variable: VariableDecl, kind: str, text: str) -> Value:
         if kind == "bool":
@@ -154,7 +169,7 @@ class Namespace:
     def _untyped_from_env(self, variable: VariableDecl, default: Value, text: str) -> Value:
         if isinstance(default, bool):
             return self._primitive_from_env(variable, "bool", text)
-        if isinstance(default, values.Decimal):
+        if isinstance(default, Decimal):
             return self._primitive_from_env(variable, "number", text)
         if default is None or isinstance(default, str):
             return text

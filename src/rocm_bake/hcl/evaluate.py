@@ -55,16 +55,16 @@ class Evaluator:
 
     # -- dispatch -------------------------------------------------------------------------
     def eval(self, node: Node, scope: Scope) -> Value:
-        method = getattr(self, "_" + type(node).__name__, None)
+        kind = type(node).__name__
+        method = _DISPATCH.get(kind)
         if method is None:
-            raise self.error(node, f"unsupported HCL construct {type(node).__name__}")
-        result: Value = method(node, scope)
-        return result
+            raise self.error(node, f"unsupported HCL construct {kind}")
+        return method(self, node, scope)
 
-    def _ExprTermRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_expr_term_rule(self, node: Node, scope: Scope) -> Value:
         return self.eval(node.expression, scope)
 
-    def _IdentifierRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_identifier_rule(self, node: Node, scope: Scope) -> Value:
         name = str(node.token.value)
         try:
             return scope.lookup(name)
@@ -76,19 +76,17 @@ class Evaluator:
                 raise self.error(node, exc.message) from None
             raise
 
-    def _LiteralValueRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_literal_value_rule(self, node: Node, scope: Scope) -> Value:
         text = str(node.token.value)
         return {"true": True, "false": False}.get(text)
 
-    def _IntLitRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_int_lit_rule(self, node: Node, scope: Scope) -> Value:
         return values.number(str(node.token.value))
 
-    _FloatLitRule = _IntLitRule
-
-    def _TupleRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_tuple_rule(self, node: Node, scope: Scope) -> Value:
         return [self.eval(e, scope) for e in node.elements]
 
-    def _ObjectRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_object_rule(self, node: Node, scope: Scope) -> Value:
         out: dict[str, Value] = {}
         for elem in node.elements:
             out[self.object_key(elem.key, scope)] = self.eval(elem.expression, scope)
@@ -109,7 +107,7 @@ class Evaluator:
             raise self.error(node, f"invalid {what}: {exc}") from None
 
     # -- operators ------------------------------------------------------------------------
-    def _UnaryOpRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_unary_op_rule(self, node: Node, scope: Scope) -> Value:
         operand = self.eval(node.expr_term, scope)
         try:
             if node.operator == "-":
@@ -118,7 +116,7 @@ class Evaluator:
         except ConversionError as exc:
             raise self.error(node, f"invalid operand for {node.operator}: {exc}") from None
 
-    def _BinaryOpRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_binary_op_rule(self, node: Node, scope: Scope) -> Value:
         left = self.eval(node.expr_term, scope)
         term = node.binary_term
         operator = str(term.binary_operator.token.value)
@@ -130,7 +128,7 @@ class Evaluator:
         except (DivisionByZero, InvalidOperation):
             raise self.error(node, f"invalid arithmetic: {operator} by zero") from None
 
-    def _ConditionalRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_conditional_rule(self, node: Node, scope: Scope) -> Value:
         condition = self.eval(node.condition, scope)
         try:
             chosen = values.to_bool(condition)
@@ -139,17 +137,17 @@ class Evaluator:
         return self.eval(node.if_true if chosen else node.if_false, scope)
 
     # -- traversal ------------------------------------------------------------------------
-    def _GetAttrExprTermRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_get_attr_expr_term_rule(self, node: Node, scope: Scope) -> Value:
         return self.get_attr(node.get_attr, self.eval(node.expr_term, scope))
 
-    def _IndexExprTermRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_index_expr_term_rule(self, node: Node, scope: Scope) -> Value:
         collection = self.eval(node.children[0], scope)
         return self.index(node.children[1], collection, scope)
 
-    def _FullSplatExprTermRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_full_splat_expr_term_rule(self, node: Node, scope: Scope) -> Value:
         return self.splat(node.expr_term, node.attr_splat.get_attrs, scope)
 
-    def _AttrSplatExprTermRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_attr_splat_expr_term_rule(self, node: Node, scope: Scope) -> Value:
         return self.splat(node.expr_term, node.attr_splat.get_attrs, scope)
 
     def splat(self, term: Node, accessors: list[Node], scope: Scope) -> Value:
@@ -159,9 +157,10 @@ class Evaluator:
         items = source if isinstance(source, list) else [source]
         out = []
         for item in items:
+            value = item
             for accessor in accessors:
-                item = self.access(accessor, item, scope)
-            out.append(item)
+                value = self.access(accessor, value, scope)
+            out.append(value)
         return out
 
     def access(self, accessor: Node, value: Value, scope: Scope) -> Value:
@@ -206,14 +205,14 @@ class Evaluator:
         return collection[int(number)]
 
     # -- for expressions ------------------------------------------------------------------
-    def _ForTupleExprRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_for_tuple_expr_rule(self, node: Node, scope: Scope) -> Value:
         out = []
         for inner in self.iterations(node, scope):
             if self.keep(node, inner):
                 out.append(self.eval(node.value_expr, inner))
         return out
 
-    def _ForObjectExprRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_for_object_expr_rule(self, node: Node, scope: Scope) -> Value:
         grouped = bool(node.ellipsis)
         out: dict[str, Value] = {}
         for inner in self.iterations(node, scope):
@@ -259,7 +258,7 @@ class Evaluator:
             raise self.error(condition, f"invalid for condition: {exc}") from None
 
     # -- functions ------------------------------------------------------------------------
-    def _FunctionCallRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_function_call_rule(self, node: Node, scope: Scope) -> Value:
         names = [str(i.token.value) for i in node.identifiers]
         name = "::".join(names)
         arguments = node.arguments
@@ -299,16 +298,16 @@ class Evaluator:
         raise self.error(node, "try: no expression succeeded")
 
     # -- templates ------------------------------------------------------------------------
-    def _StringRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_string_rule(self, node: Node, scope: Scope) -> Value:
         parts = list(node.string_parts)
         if len(parts) == 1 and type(parts[0].content).__name__ == "InterpolationRule":
             return self.eval(parts[0].content.expression, scope)
         return "".join(self.render(parts, scope, escapes=True))
 
-    def _HeredocTemplateRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_heredoc_template_rule(self, node: Node, scope: Scope) -> Value:
         return self.heredoc(node, scope, trim=False)
 
-    def _HeredocTrimTemplateRule(self, node: Node, scope: Scope) -> Value:
+    def _eval_heredoc_trim_template_rule(self, node: Node, scope: Scope) -> Value:
         return self.heredoc(node, scope, trim=True)
 
     def heredoc(self, node: Node, scope: Scope, trim: bool) -> Value:
@@ -329,13 +328,13 @@ class Evaluator:
         """Yield the text of template parts, honouring ``~`` strip markers."""
         pieces = list(self.pieces(parts, scope))
         for i, (text, literal) in enumerate(pieces):
-            if literal:
-                if i > 0 and pieces[i - 1][0] == _STRIP_AFTER:
-                    text = text.lstrip()
-                if i + 1 < len(pieces) and pieces[i + 1][0] == _STRIP_BEFORE:
-                    text = text.rstrip()
-            if text not in (_STRIP_AFTER, _STRIP_BEFORE):
-                yield text
+            if text in (_STRIP_AFTER, _STRIP_BEFORE):
+                continue
+            if literal and i > 0 and pieces[i - 1][0] == _STRIP_AFTER:
+                text = text.lstrip()  # noqa: PLW2901
+            if literal and i + 1 < len(pieces) and pieces[i + 1][0] == _STRIP_BEFORE:
+                text = text.rstrip()  # noqa: PLW2901
+            yield text
 
     def pieces(self, parts: list[Node], scope: Scope) -> Iterator[tuple[str, bool]]:
         """Flatten template parts into (text, is_literal) pieces with strip-marker sentinels."""
@@ -504,4 +503,28 @@ _ARITHMETIC: dict[str, Callable[[Decimal, Decimal], Value]] = {
     ">": lambda a, b: a > b,
     "<=": lambda a, b: a <= b,
     ">=": lambda a, b: a >= b,
+}
+
+
+_DISPATCH: dict[str, Callable[[Evaluator, Node, Scope], Value]] = {
+    "ExprTermRule": Evaluator._eval_expr_term_rule,
+    "IdentifierRule": Evaluator._eval_identifier_rule,
+    "LiteralValueRule": Evaluator._eval_literal_value_rule,
+    "IntLitRule": Evaluator._eval_int_lit_rule,
+    "FloatLitRule": Evaluator._eval_int_lit_rule,
+    "TupleRule": Evaluator._eval_tuple_rule,
+    "ObjectRule": Evaluator._eval_object_rule,
+    "UnaryOpRule": Evaluator._eval_unary_op_rule,
+    "BinaryOpRule": Evaluator._eval_binary_op_rule,
+    "ConditionalRule": Evaluator._eval_conditional_rule,
+    "GetAttrExprTermRule": Evaluator._eval_get_attr_expr_term_rule,
+    "IndexExprTermRule": Evaluator._eval_index_expr_term_rule,
+    "FullSplatExprTermRule": Evaluator._eval_full_splat_expr_term_rule,
+    "AttrSplatExprTermRule": Evaluator._eval_attr_splat_expr_term_rule,
+    "ForTupleExprRule": Evaluator._eval_for_tuple_expr_rule,
+    "ForObjectExprRule": Evaluator._eval_for_object_expr_rule,
+    "FunctionCallRule": Evaluator._eval_function_call_rule,
+    "StringRule": Evaluator._eval_string_rule,
+    "HeredocTemplateRule": Evaluator._eval_heredoc_template_rule,
+    "HeredocTrimTemplateRule": Evaluator._eval_heredoc_trim_template_rule,
 }

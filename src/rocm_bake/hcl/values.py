@@ -15,7 +15,7 @@ import re
 from decimal import Decimal
 from typing import TypeAlias
 
-Value: TypeAlias = "str | bool | Decimal | None | list[Value] | dict[str, Value]"
+Value: TypeAlias = "str | bool | Decimal | list[Value] | dict[str, Value] | None"
 
 _CONTEXT = decimal.Context(prec=120, Emax=999999, Emin=-999999)
 
@@ -117,7 +117,8 @@ def to_json(value: Value) -> str:
     return "{" + ",".join(items) + "}"
 
 
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+               "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def go_json_string(text: str) -> str:

@@ -1,0 +1,38 @@
+# aiter.Dockerfile - the amd-aiter wheel for one cell (target aiter-<arch>).
+# Named contexts: base, torch, triton.  Cells listed in SKIP (gfx1201, gfx1250)
+# never reach this file: their consumers get the `empty` target instead.
+# hadolint ignore=DL3006
+FROM base AS build
+
+ARG AITER_REPO
+ARG AITER_REF
+ARG AITER_COMMIT
+ARG PYTORCH_ROCM_ARCH
+ARG GPU_ARCHS
+ARG HCC_AMDGPU_TARGET
+ARG MAX_JOBS
+ARG CACHE_TYPE
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
+    --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
+    pip install --no-cache-dir /deps/torch/torch-*.whl /deps/triton/*.whl
+
+# Tags stay in the clone: setuptools_scm derives amd-aiter's version from them.
+RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter --submodules
+
+# GPU_ARCHS must be explicit: AITER's default "native" means the build host's GPU.
+# PREBUILD_KERNELS=1 compiles the kernels into the wheel instead of JIT at first use;
+# AITER_USE_SYSTEM_TRITON=1 keeps the triton built above.
+WORKDIR /src/aiter
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
+    && pip install --no-cache-dir -r requirements.txt \
+    && PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1 \
+       with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
+    && ls -l /wheels/amd_aiter-*.whl
+
+FROM scratch AS wheels
+COPY --from=build /wheels/ /wheels/

@@ -1,0 +1,31 @@
+# cupy.Dockerfile - CuPy built for HIP for one cell (target cupy-<arch>).
+# Named context: base.  CuPy links only the HIP runtime/libraries, not torch.
+# hadolint ignore=DL3006
+FROM base AS build
+
+ARG CUPY_REPO
+ARG CUPY_REF
+ARG CUPY_COMMIT
+ARG PYTORCH_ROCM_ARCH
+ARG GPU_ARCHS
+ARG HCC_AMDGPU_TARGET
+ARG MAX_JOBS
+ARG CACHE_TYPE
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+RUN fetch-source.sh "${CUPY_REPO}" "${CUPY_REF}" "${CUPY_COMMIT}" /src/cupy --submodules
+
+# HCC_AMDGPU_TARGET (comma-separated) must be set: unset means the build host's GPU.
+WORKDIR /src/cupy
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    test -n "${HCC_AMDGPU_TARGET}" \
+    && pip install --no-cache-dir "fastrlock>=0.8.3,<0.9" \
+    && CUPY_INSTALL_USE_HIP=1 ROCM_HOME=/opt/rocm \
+       CUPY_NUM_BUILD_JOBS="${MAX_JOBS}" \
+       with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
+    && ls -l /wheels/cupy*.whl
+
+FROM scratch AS wheels
+COPY --from=build /wheels/ /wheels/

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# fetch-source.sh REPO REF COMMIT DEST [--submodules]
+#
+# Clone REPO into DEST and check out an immutable revision:
+#   - COMMIT (40-hex) given: check out exactly that commit; if REF is a tag it
+#     must point at COMMIT (a re-pointed tag fails the build).
+#   - COMMIT empty: REF must be a tag (never a branch); check out the commit it
+#     points at.
+# Tags are kept in the clone (setuptools_scm / git describe need them) and
+# blobs are fetched lazily (--filter=blob:none).  Prints "<DEST> <sha>" on success.
+set -euo pipefail
+
+repo=${1:?repo}; ref=${2:-}; commit=${3:-}; dest=${4:?dest}; submodules=${5:-}
+
+fail() { echo "fetch-source: $*" >&2; exit 1; }
+
+if [ -n "$commit" ] && ! printf '%s' "$commit" | grep -Eq '^[0-9a-f]{40}$'; then
+    fail "commit '$commit' for $repo is not a full 40-hex sha"
+fi
+[ -n "$commit" ] || [ -n "$ref" ] || fail "neither a ref nor a commit given for $repo"
+
+git clone --filter=blob:none --no-checkout --quiet "$repo" "$dest"
+cd "$dest"
+
+if [ -n "$ref" ] && git rev-parse -q --verify "refs/tags/$ref" >/dev/null; then
+    tag_commit=$(git rev-parse "refs/tags/$ref^{commit}")
+    if [ -n "$commit" ] && [ "$tag_commit" != "$commit" ]; then
+        fail "tag $ref of $repo points at $tag_commit, pinned commit is $commit"
+    fi
+    want=${commit:-$tag_commit}
+elif [ -n "$commit" ]; then
+    want=$commit          # REF is a branch name or a label: informational only
+else
+    fail "'$ref' is not a tag of $repo and no commit is pinned (branches are not accepted)"
+fi
+
+# A commit no longer on any branch/tag (e.g. a release branch was rewritten) is
+# fetched by its sha; GitHub serves any reachable commit that way.
+if ! git cat-file -e "$want^{commit}" 2>/dev/null; then
+    git fetch --quiet --filter=blob:none origin "$want"
+fi
+git -c advice.detachedHead=false checkout --quiet --detach "$want"
+[ "$(git rev-parse HEAD)" = "$want" ] || fail "HEAD is not $want"
+if [ "$submodules" = "--submodules" ]; then
+    git submodule update --init --recursive --quiet
+fi
+echo "$dest $want"

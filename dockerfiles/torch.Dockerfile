@@ -1,0 +1,58 @@
+# torch.Dockerfile - torch, torchvision, torchaudio wheels for one cell
+# (target torch-<arch>).  Named context: base (target:base-<arch>).
+# Output: /wheels/*.whl in the final `wheels` stage.
+# hadolint ignore=DL3006
+FROM base AS build
+
+ARG PYTORCH_REPO
+ARG PYTORCH_COMMIT
+ARG PYTORCH_REF
+ARG TORCHVISION_REPO
+ARG TORCHVISION_COMMIT
+ARG TORCHVISION_REF
+ARG TORCHAUDIO_REPO
+ARG TORCHAUDIO_COMMIT
+ARG TORCHAUDIO_REF
+ARG PYTORCH_ROCM_ARCH
+ARG GPU_ARCHS
+ARG HCC_AMDGPU_TARGET
+ARG MAX_JOBS
+ARG CACHE_TYPE
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+# Sources at their pinned commits (submodules follow the superproject's pins).
+RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/pytorch --submodules \
+    && fetch-source.sh "${TORCHVISION_REPO}" "${TORCHVISION_REF}" "${TORCHVISION_COMMIT}" /src/vision \
+    && fetch-source.sh "${TORCHAUDIO_REPO}" "${TORCHAUDIO_REF}" "${TORCHAUDIO_COMMIT}" /src/audio --submodules
+
+# torch: hipify, then build the wheel for exactly this cell's arch
+# (PYTORCH_ROCM_ARCH and MAX_JOBS are in the environment as ARGs).
+WORKDIR /src/pytorch
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    pip install --no-cache-dir -r requirements.txt \
+    && python tools/amd_build/build_amd.py \
+    && test -n "${PYTORCH_ROCM_ARCH}" \
+    && USE_ROCM=1 USE_CUDA=0 BUILD_TEST=0 CMAKE_BUILD_PARALLEL_LEVEL="${MAX_JOBS}" \
+       CMAKE_PREFIX_PATH="$(python -c 'import sys; print(sys.prefix)')" \
+       with-compiler-cache.sh python -m build --wheel --no-isolation --outdir /wheels . \
+    && pip install --no-cache-dir /wheels/torch-*.whl \
+    && python -c "import torch; assert torch.version.hip, 'torch was built without HIP'; print(torch.__version__, torch.version.hip)"
+
+# torchvision and torchaudio against that torch (FORCE_CUDA=1: there is no GPU
+# at build time, and without it torchvision skips its HIP extension).
+WORKDIR /src/vision
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    FORCE_CUDA=1 USE_ROCM=1 \
+    with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels .
+WORKDIR /src/audio
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    USE_ROCM=1 \
+    with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
+    && ls -l /wheels
+
+FROM scratch AS wheels
+COPY --from=build /wheels/ /wheels/

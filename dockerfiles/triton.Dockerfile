@@ -1,0 +1,35 @@
+# triton.Dockerfile - the triton wheel (AMD's fork) for one cell (target triton-<arch>).
+# Named contexts: base, torch.  Triton compiles GPU code at run time (JIT), so
+# there is no arch knob here; torch is installed so the wheel is checked against
+# the torch it will run with.
+# hadolint ignore=DL3006
+FROM base AS build
+
+ARG TRITON_REPO
+ARG TRITON_COMMIT
+ARG TRITON_REF
+ARG MAX_JOBS
+ARG CACHE_TYPE
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
+    pip install --no-cache-dir /deps/torch/torch-*.whl
+
+RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_REF}" "${TRITON_COMMIT}" /src/triton
+
+# setup.py moved from python/ to the repository root in Triton 3.x.
+# TRITON_BUILD_PROTON=OFF: the profiler is not needed and pulls in more deps.
+# Note: Triton's setup downloads its pinned LLVM build at this step (network needed;
+# vLLM pins that tarball's sha256 too - a later pass should do the same).
+WORKDIR /src/triton
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    src=. && if [ ! -f setup.py ]; then src=python; fi \
+    && TRITON_BUILD_PROTON=OFF \
+       with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels "${src}" \
+    && pip install --no-cache-dir /wheels/triton-*.whl \
+    && python -c "import torch, triton; print('triton', triton.__version__, 'torch', torch.__version__)"
+
+FROM scratch AS wheels
+COPY --from=build /wheels/ /wheels/

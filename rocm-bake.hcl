@@ -1,0 +1,876 @@
+# rocm-bake.hcl - the single source of every pin and every target of rocm-bake.
+#
+#   docker buildx bake -f rocm-bake.hcl                 # vllm for every arch in GPU_ARCHS (default gfx950)
+#   docker buildx bake -f rocm-bake.hcl all             # every component, every arch
+#   docker buildx bake -f rocm-bake.hcl wheels          # export every wheel of each cell to dist/<arch>
+#   GPU_ARCHS=gfx950,gfx1201 docker buildx bake -f rocm-bake.hcl --print all
+#
+# One build cell = one GPU arch.  Every per-arch target is a matrix over the arch
+# list (filtered by SKIP below) and is named <component>-<arch>.  The graph:
+#
+#   base -> torch -> triton -> aiter --+
+#      \        \-> (torch) -----------+-> vllm -> lmcache
+#       \-> cupy (HIP, no torch) ------------------^
+#        \-> nixl (+UCX, no torch) --+-> vllm      |
+#                                    +-------------+
+#   wheels-<arch> collects every wheel of the cell (type=local,dest=dist/<arch>).
+#
+# Pins: the set vLLM v0.28.0 builds for ROCm (docker/Dockerfile.rocm_base +
+# docker/Dockerfile.rocm of vllm-project/vllm; the published vllm 0.28.0+rocm723
+# wheels carry exactly torch 2.12.0+git6bbd260, triton 3.7.1+gitf0b55c07,
+# torchvision 0.27.1+df56172, torchaudio 2.11.0+34c52a6, amd-aiter 0.1.19).
+# Commits are full 40-hex; a tag is accepted only where upstream pins a tag.
+#
+# Only plain HCL is used here (variables, top-level attributes, targets, groups,
+# for-expressions and a small set of functions) so that a re-implementation of
+# buildx's evaluator can read it.  buildx 0.29.1 has no alltrue(): list checks use
+# setsubtract().
+
+# ---------------------------------------------------------------------------
+# Registry, tags, build knobs
+# ---------------------------------------------------------------------------
+
+variable "REGISTRY" {
+  type        = string
+  default     = "localhost:5000"
+  description = "Registry host[:port] images and registry caches are named under (no scheme, no trailing slash)."
+  validation {
+    condition     = can(regex("^[A-Za-z0-9.-]+(:[0-9]+)?$", REGISTRY))
+    error_message = "REGISTRY must be host[:port], e.g. localhost:5000 (no scheme, no path)."
+  }
+}
+
+variable "IMAGE_PREFIX" {
+  type        = string
+  default     = "rocm-bake"
+  description = "Repository path under REGISTRY; images are REGISTRY/IMAGE_PREFIX/<component>:<version>-rocm<ROCM_VERSION>-<arch>."
+  validation {
+    condition     = can(regex("^[a-z0-9]+([._/-][a-z0-9]+)*$", IMAGE_PREFIX))
+    error_message = "IMAGE_PREFIX must be a lowercase repository path without leading/trailing separators."
+  }
+}
+
+variable "GPU_ARCHS" {
+  type        = list(string)
+  default     = ["gfx950"]
+  description = "The GPU architectures to build, one build cell each (env: comma-separated, e.g. GPU_ARCHS=gfx950,gfx1201). Supported: gfx950, gfx1201, gfx1250. Every spelling (PYTORCH_ROCM_ARCH, GPU_ARCHS, HCC_AMDGPU_TARGET) is derived from the cell's arch, so no knob falls back to 'the build host's GPU'."
+  validation {
+    condition     = length(GPU_ARCHS) > 0
+    error_message = "GPU_ARCHS must name at least one architecture (gfx950, gfx1201, gfx1250)."
+  }
+  validation {
+    condition     = length(setsubtract(GPU_ARCHS, ["gfx950", "gfx1201", "gfx1250"])) == 0
+    error_message = "GPU_ARCHS has unsupported arch(s) ${join(", ", setsubtract(GPU_ARCHS, ["gfx950", "gfx1201", "gfx1250"]))}: supported are gfx950, gfx1201, gfx1250 (e.g. GPU_ARCHS=gfx950,gfx1201)."
+  }
+}
+
+variable "MAX_JOBS" {
+  type        = number
+  default     = 16
+  description = "Parallel compile jobs inside each build step (MAX_JOBS / CMAKE_BUILD_PARALLEL_LEVEL / make -j). Lower it on small builders: a torch or AITER translation unit can take 3-4 GB of RAM."
+  validation {
+    condition     = MAX_JOBS >= 1
+    error_message = "MAX_JOBS must be a positive number."
+  }
+}
+
+variable "CACHE_TYPE" {
+  type        = string
+  default     = "sccache"
+  description = "Compiler cache used inside compile steps: sccache (CMAKE_*_COMPILER_LAUNCHER + HIP launcher/wrapper dir), ccache, or none. The tool must already be in the base image: a missing tool fails the build instead of silently compiling uncached."
+  validation {
+    condition     = contains(["sccache", "ccache", "none"], CACHE_TYPE)
+    error_message = "CACHE_TYPE must be one of: sccache, ccache, none."
+  }
+}
+
+variable "CACHE_EXPORT" {
+  type        = bool
+  default     = false
+  description = "Write BuildKit layer caches to REGISTRY/IMAGE_PREFIX/buildcache (mode=max for compile stages, mode=min for the base image). Off by default: only push/schedule builds should write the shared cache; everyone reads it."
+}
+
+# ---------------------------------------------------------------------------
+# ROCm base image and Python
+# ---------------------------------------------------------------------------
+
+variable "ROCM_VERSION" {
+  type        = string
+  default     = "7.2.3"
+  description = "ROCm release of the base image (vLLM v0.28.0 builds on rocm/dev-ubuntu-22.04:7.2.3-complete; its wheels are tagged +rocm723)."
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", ROCM_VERSION))
+    error_message = "ROCM_VERSION must be X.Y.Z, e.g. 7.2.3."
+  }
+}
+
+variable "ROCM_BASE_IMAGE" {
+  type        = string
+  default     = "rocm/dev-ubuntu-22.04"
+  description = "ROCm development image repository (rocm/dev-ubuntu-22.04 or rocm/dev-ubuntu-24.04)."
+  validation {
+    condition     = contains(["rocm/dev-ubuntu-22.04", "rocm/dev-ubuntu-24.04"], ROCM_BASE_IMAGE)
+    error_message = "ROCM_BASE_IMAGE must be rocm/dev-ubuntu-22.04 or rocm/dev-ubuntu-24.04."
+  }
+}
+
+variable "ROCM_BASE_TAG" {
+  type        = string
+  default     = "7.2.3-complete"
+  description = "Tag of ROCM_BASE_IMAGE: <ROCM_VERSION>-complete."
+  validation {
+    condition     = ROCM_BASE_TAG == "${ROCM_VERSION}-complete"
+    error_message = "ROCM_BASE_TAG must be <ROCM_VERSION>-complete (keep ROCM_VERSION and the tag in step)."
+  }
+}
+
+variable "ROCM_BASE_DIGEST" {
+  type        = string
+  default     = "sha256:b64aecbed6cc2d8227407899831d5c53fa8450d4db08f6a2400c29587ce15be9"
+  description = "Digest pinning ROCM_BASE_IMAGE:ROCM_BASE_TAG (sha256:<64 hex>), so a re-pushed tag cannot change the build. Empty string = tag only (the pin lint rejects that). Taken from a public workflow pin of rocm/dev-ubuntu-22.04:7.2.3-complete; re-check with: docker buildx imagetools inspect rocm/dev-ubuntu-22.04:7.2.3-complete."
+  validation {
+    condition     = ROCM_BASE_DIGEST == "" || can(regex("^sha256:[0-9a-f]{64}$", ROCM_BASE_DIGEST))
+    error_message = "ROCM_BASE_DIGEST must be empty or sha256:<64 lowercase hex>."
+  }
+}
+
+variable "PYTHON_VERSION" {
+  type        = string
+  default     = "3.12"
+  description = "CPython minor version every wheel is built for (vLLM's ROCm wheels are cp312 only)."
+  validation {
+    condition     = can(regex("^3\\.[0-9]+$", PYTHON_VERSION))
+    error_message = "PYTHON_VERSION must be 3.N, e.g. 3.12."
+  }
+}
+
+# ---------------------------------------------------------------------------
+# Compiler cache tool (installed in the base image, verified by sha256)
+# ---------------------------------------------------------------------------
+
+variable "SCCACHE_VERSION" {
+  type        = string
+  default     = "0.14.0"
+  description = "sccache release installed in the base image (x86_64-unknown-linux-musl tarball from mozilla/sccache releases). 0.14.0 is the version ROCm/TheRock's dockerfiles/install_sccache.sh allow-lists."
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", SCCACHE_VERSION))
+    error_message = "SCCACHE_VERSION must be X.Y.Z without a leading v."
+  }
+}
+
+variable "SCCACHE_SHA256" {
+  type        = string
+  default     = "8424b38cda4ecce616a1557d81328f3d7c96503a171eab79942fad618b42af44"
+  description = "sha256 of sccache-v<SCCACHE_VERSION>-x86_64-unknown-linux-musl.tar.gz (from ROCm/TheRock dockerfiles/install_sccache.sh's version->sha256 allow-list). Change it together with SCCACHE_VERSION."
+  validation {
+    condition     = can(regex("^[0-9a-f]{64}$", SCCACHE_SHA256))
+    error_message = "SCCACHE_SHA256 must be 64 lowercase hex characters."
+  }
+}
+
+# ---------------------------------------------------------------------------
+# PyTorch, torchvision, torchaudio
+# ---------------------------------------------------------------------------
+
+variable "PYTORCH_REPO" {
+  type        = string
+  default     = "https://github.com/ROCm/pytorch.git"
+  description = "PyTorch source repository (AMD's fork, as vLLM's Dockerfile.rocm_base uses)."
+}
+
+variable "PYTORCH_COMMIT" {
+  type        = string
+  default     = "6bbd26020da1c6dc198625dfcdd968b1e4e6b1c5"
+  description = "PyTorch commit built (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base PYTORCH_BRANCH 6bbd260; wheels report 2.12.0+git6bbd260)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT))
+    error_message = "PYTORCH_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "PYTORCH_REF" {
+  type        = string
+  default     = "release/2.12"
+  description = "Human ref PYTORCH_COMMIT was taken from (ROCm/pytorch release/2.12 as of 2026-08-02). Informational; the commit is what is checked out."
+}
+
+variable "PYTORCH_VERSION" {
+  type        = string
+  default     = "2.12.0"
+  description = "torch version PYTORCH_COMMIT builds (the wheel reports 2.12.0a0+git6bbd260 or similar); used in tags and labels."
+}
+
+variable "TORCHVISION_REPO" {
+  type        = string
+  default     = "https://github.com/pytorch/vision.git"
+  description = "torchvision source repository."
+}
+
+variable "TORCHVISION_COMMIT" {
+  type        = string
+  default     = "df56172e4d5a8d0cd51384273bc6c5747f5ab931"
+  description = "torchvision commit (tag v0.27.1; vLLM's ROCm wheels ship torchvision 0.27.1+df56172)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", TORCHVISION_COMMIT))
+    error_message = "TORCHVISION_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "TORCHVISION_REF" {
+  type        = string
+  default     = "v0.27.1"
+  description = "Human ref of TORCHVISION_COMMIT."
+}
+
+variable "TORCHAUDIO_REPO" {
+  type        = string
+  default     = "https://github.com/pytorch/audio.git"
+  description = "torchaudio source repository."
+}
+
+variable "TORCHAUDIO_COMMIT" {
+  type        = string
+  default     = "34c52a67e8941bbd8e6adaca0eb0b9eabec11d78"
+  description = "torchaudio commit (tag v2.11.0; vLLM's ROCm wheels ship torchaudio 2.11.0+34c52a6)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", TORCHAUDIO_COMMIT))
+    error_message = "TORCHAUDIO_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "TORCHAUDIO_REF" {
+  type        = string
+  default     = "v2.11.0"
+  description = "Human ref of TORCHAUDIO_COMMIT."
+}
+
+# ---------------------------------------------------------------------------
+# Triton
+# ---------------------------------------------------------------------------
+
+variable "TRITON_REPO" {
+  type        = string
+  default     = "https://github.com/ROCm/triton.git"
+  description = "Triton source repository (AMD's fork; ROCm > 7.0 ships it as the 'triton' wheel)."
+}
+
+variable "TRITON_COMMIT" {
+  type        = string
+  default     = "f0b55c07da61c71775bef6d1a15ebf846430ac75"
+  description = "Triton commit (vLLM Dockerfile.rocm_base TRITON_BRANCH f0b55c0; wheel triton 3.7.1+gitf0b55c07)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", TRITON_COMMIT))
+    error_message = "TRITON_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "TRITON_REF" {
+  type        = string
+  default     = "release/internal/3.7.x"
+  description = "Human ref TRITON_COMMIT was taken from (ROCm/triton release/internal/3.7.x as of 2026-08-18)."
+}
+
+variable "TRITON_VERSION" {
+  type        = string
+  default     = "3.7.1"
+  description = "Triton version TRITON_COMMIT builds; used in tags and labels."
+}
+
+# ---------------------------------------------------------------------------
+# AITER
+# ---------------------------------------------------------------------------
+
+variable "AITER_REPO" {
+  type        = string
+  default     = "https://github.com/ROCm/aiter.git"
+  description = "AITER source repository (amd-aiter wheel; not on PyPI)."
+}
+
+variable "AITER_REF" {
+  type        = string
+  default     = "v0.1.19"
+  description = "AITER release tag (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base AITER_BRANCH). The clone keeps tags: setuptools_scm derives the wheel version from them."
+  validation {
+    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", AITER_REF))
+    error_message = "AITER_REF must be a release tag vX.Y.Z[.postN] (no branches, no -rc/-longctx tags)."
+  }
+}
+
+variable "AITER_COMMIT" {
+  type        = string
+  default     = ""
+  description = "Optional 40-hex commit AITER_REF must resolve to; when set the build checks out this commit and fails if the tag points elsewhere. Empty = trust the tag (vLLM pins the tag)."
+  validation {
+    condition     = AITER_COMMIT == "" || can(regex("^[0-9a-f]{40}$", AITER_COMMIT))
+    error_message = "AITER_COMMIT must be empty or a full 40-hex commit."
+  }
+}
+
+# ---------------------------------------------------------------------------
+# CuPy
+# ---------------------------------------------------------------------------
+
+variable "CUPY_REPO" {
+  type        = string
+  default     = "https://github.com/cupy/cupy.git"
+  description = "CuPy source repository (cupy/cupy; ROCm/cupy is deprecated)."
+}
+
+variable "CUPY_REF" {
+  type        = string
+  default     = "v14.2.0"
+  description = "CuPy release tag built with CUPY_INSTALL_USE_HIP=1 (14.2.0 is also the newest cupy-rocm-7-0 on PyPI)."
+  validation {
+    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+$", CUPY_REF))
+    error_message = "CUPY_REF must be a release tag vX.Y.Z."
+  }
+}
+
+variable "CUPY_COMMIT" {
+  type        = string
+  default     = ""
+  description = "Optional 40-hex commit CUPY_REF must resolve to (empty = trust the tag)."
+  validation {
+    condition     = CUPY_COMMIT == "" || can(regex("^[0-9a-f]{40}$", CUPY_COMMIT))
+    error_message = "CUPY_COMMIT must be empty or a full 40-hex commit."
+  }
+}
+
+# ---------------------------------------------------------------------------
+# UCX + NIXL
+# ---------------------------------------------------------------------------
+
+variable "UCX_REPO" {
+  type        = string
+  default     = "https://github.com/openucx/ucx.git"
+  description = "UCX source repository (built --with-rocm for NIXL's UCX backend)."
+}
+
+variable "UCX_COMMIT" {
+  type        = string
+  default     = "96e58a16039f6d7d213bc967b8069238742c5194"
+  description = "UCX commit (vLLM docker/Dockerfile.rocm UCX_BRANCH, pinned by vllm-project/vllm#49251). Never a branch: NIXL's own default v1.21.x moves."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", UCX_COMMIT))
+    error_message = "UCX_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "UCX_REF" {
+  type        = string
+  default     = "vllm#49251"
+  description = "Human label for UCX_COMMIT: no release tag is known for it; it is the revision vllm-project/vllm#49251 (2026-07-20) pinned. Informational only."
+}
+
+variable "NIXL_REPO" {
+  type        = string
+  default     = "https://github.com/ai-dynamo/nixl.git"
+  description = "NIXL source repository (upstream ai-dynamo/nixl, built as the nixl-rocm wheel with -Dwheel_variant=rocm)."
+}
+
+variable "NIXL_COMMIT" {
+  type        = string
+  default     = "231d56753047c989062a5cb2ac703a1ad761c7d2"
+  description = "NIXL commit (vLLM docker/Dockerfile.rocm NIXL_BRANCH, pinned by vllm-project/vllm#49251)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", NIXL_COMMIT))
+    error_message = "NIXL_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "NIXL_REF" {
+  type        = string
+  default     = "vllm#49251"
+  description = "Human label for NIXL_COMMIT: the release tag containing it is not verified; it is the revision vllm-project/vllm#49251 (2026-07-20) pinned. Informational only."
+}
+
+# ---------------------------------------------------------------------------
+# vLLM and LMCache
+# ---------------------------------------------------------------------------
+
+variable "VLLM_REPO" {
+  type        = string
+  default     = "https://github.com/vllm-project/vllm.git"
+  description = "vLLM source repository."
+}
+
+variable "VLLM_COMMIT" {
+  type        = string
+  default     = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
+  description = "vLLM commit (the commit of tag v0.28.0)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", VLLM_COMMIT))
+    error_message = "VLLM_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "VLLM_REF" {
+  type        = string
+  default     = "v0.28.0"
+  description = "vLLM release tag of VLLM_COMMIT; the build fails if the tag does not point at VLLM_COMMIT."
+  validation {
+    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", VLLM_REF))
+    error_message = "VLLM_REF must be a release tag vX.Y.Z[.postN]."
+  }
+}
+
+variable "LMCACHE_REPO" {
+  type        = string
+  default     = "https://github.com/LMCache/LMCache.git"
+  description = "LMCache source repository (built with BUILD_WITH_HIP=1, CXX=hipcc)."
+}
+
+variable "LMCACHE_COMMIT" {
+  type        = string
+  default     = "140819c9d57a975dbc5678a6459a218e544cb58b"
+  description = "LMCache commit (the commit of tag v0.5.3, the release vLLM's ROCm image installs via its v0.5.3-rocm wheel)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", LMCACHE_COMMIT))
+    error_message = "LMCACHE_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "LMCACHE_REF" {
+  type        = string
+  default     = "v0.5.3"
+  description = "LMCache release tag of LMCACHE_COMMIT; the build fails if the tag does not point at LMCACHE_COMMIT."
+  validation {
+    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", LMCACHE_REF))
+    error_message = "LMCACHE_REF must be a release tag vX.Y.Z[.postN]."
+  }
+}
+
+# ---------------------------------------------------------------------------
+# Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
+# ---------------------------------------------------------------------------
+# Not expressed here yet: gfx1250 is only supported by TheRock's ROCm 10.x
+# streams, so gfx1250 cells on the ROCm 7.2.3 base are expected to fail to
+# compile torch; a per-arch base image is the next step for that arch.
+
+SKIP = {
+  "gfx1201/aiter" = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
+  "gfx1250/aiter" = "Composable Kernel is disabled for gfx1250 and AITER's prebuilt kernels need CK; gfx1250 is only in TheRock nightly/bkc (ROCm 10.x) streams"
+}
+
+ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
+CELL_ARCHS = distinct(GPU_ARCHS)
+
+# Cells of each component: the requested arches minus the SKIP entries.
+ARCHS = {
+  base    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/base")]
+  torch   = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/torch")]
+  triton  = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/triton")]
+  aiter   = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/aiter")]
+  cupy    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/cupy")]
+  nixl    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/nixl")]
+  vllm    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/vllm")]
+  lmcache = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/lmcache")]
+  wheels  = CELL_ARCHS
+}
+
+# The arch spellings, all derived from the cell's one arch.
+ARCH_ARGS = { for a in ALL_ARCHS : a => {
+  PYTORCH_ROCM_ARCH = join(";", [a])
+  GPU_ARCHS         = join(";", [a])
+  HCC_AMDGPU_TARGET = join(",", [a])
+} }
+
+BASE_IMAGE_REF = ROCM_BASE_DIGEST == "" ? "${ROCM_BASE_IMAGE}:${ROCM_BASE_TAG}" : "${ROCM_BASE_IMAGE}:${ROCM_BASE_TAG}@${ROCM_BASE_DIGEST}"
+
+# Tag scheme: REGISTRY/IMAGE_PREFIX/<component>:<component version>-rocm<ROCM_VERSION>-<arch>
+IMAGE_REPO = "${REGISTRY}/${IMAGE_PREFIX}"
+VERSION_TAG = {
+  base    = "py${PYTHON_VERSION}"
+  torch   = "${PYTORCH_VERSION}-git${substr(PYTORCH_COMMIT, 0, 7)}"
+  triton  = "${TRITON_VERSION}-git${substr(TRITON_COMMIT, 0, 8)}"
+  aiter   = AITER_COMMIT == "" ? trimprefix(AITER_REF, "v") : "${trimprefix(AITER_REF, "v")}-git${substr(AITER_COMMIT, 0, 8)}"
+  cupy    = CUPY_COMMIT == "" ? trimprefix(CUPY_REF, "v") : "${trimprefix(CUPY_REF, "v")}-git${substr(CUPY_COMMIT, 0, 8)}"
+  nixl    = "git${substr(NIXL_COMMIT, 0, 8)}-ucx${substr(UCX_COMMIT, 0, 8)}"
+  vllm    = "${trimprefix(VLLM_REF, "v")}-git${substr(VLLM_COMMIT, 0, 9)}"
+  lmcache = "${trimprefix(LMCACHE_REF, "v")}-git${substr(LMCACHE_COMMIT, 0, 8)}"
+}
+
+# Registry layer cache, keyed by the pins each stage depends on.
+CACHE_REPO = "${IMAGE_REPO}/buildcache"
+
+# Every pin, for labels and the pins file written next to the exported wheels.
+PINS = {
+  ROCM_VERSION       = ROCM_VERSION
+  BASE_IMAGE         = BASE_IMAGE_REF
+  PYTHON_VERSION     = PYTHON_VERSION
+  SCCACHE_VERSION    = SCCACHE_VERSION
+  PYTORCH_REPO       = PYTORCH_REPO
+  PYTORCH_COMMIT     = PYTORCH_COMMIT
+  PYTORCH_REF        = PYTORCH_REF
+  TORCHVISION_COMMIT = TORCHVISION_COMMIT
+  TORCHVISION_REF    = TORCHVISION_REF
+  TORCHAUDIO_COMMIT  = TORCHAUDIO_COMMIT
+  TORCHAUDIO_REF     = TORCHAUDIO_REF
+  TRITON_REPO        = TRITON_REPO
+  TRITON_COMMIT      = TRITON_COMMIT
+  TRITON_REF         = TRITON_REF
+  AITER_REPO         = AITER_REPO
+  AITER_REF          = AITER_REF
+  AITER_COMMIT       = AITER_COMMIT
+  CUPY_REF           = CUPY_REF
+  CUPY_COMMIT        = CUPY_COMMIT
+  UCX_COMMIT         = UCX_COMMIT
+  UCX_REF            = UCX_REF
+  NIXL_COMMIT        = NIXL_COMMIT
+  NIXL_REF           = NIXL_REF
+  VLLM_COMMIT        = VLLM_COMMIT
+  VLLM_REF           = VLLM_REF
+  LMCACHE_COMMIT     = LMCACHE_COMMIT
+  LMCACHE_REF        = LMCACHE_REF
+}
+
+# ---------------------------------------------------------------------------
+# Targets
+# ---------------------------------------------------------------------------
+
+target "_common" {
+  context   = "dockerfiles"
+  platforms = ["linux/amd64"]
+  labels = {
+    "org.opencontainers.image.vendor" = "rocm-bake"
+    "rocm-bake.rocm-version"          = ROCM_VERSION
+    "rocm-bake.base-image"            = BASE_IMAGE_REF
+  }
+}
+
+# Knobs every compile step reads.
+target "_compile" {
+  inherits = ["_common"]
+  args = {
+    MAX_JOBS   = "${MAX_JOBS}"
+    CACHE_TYPE = CACHE_TYPE
+  }
+}
+
+# Empty stand-in for an optional component a cell skips: an image holding an empty
+# /wheels, so `RUN --mount=type=bind,from=<component>,source=/wheels` always resolves.
+target "empty" {
+  inherits   = ["_common"]
+  dockerfile = "empty.Dockerfile"
+  target     = "empty"
+}
+
+target "base" {
+  matrix     = { arch = ARCHS["base"] }
+  name       = "base-${arch}"
+  inherits   = ["_common"]
+  dockerfile = "base.Dockerfile"
+  target     = "base"
+  args = merge(ARCH_ARGS[arch], {
+    BASE_IMAGE      = BASE_IMAGE_REF
+    ROCM_VERSION    = ROCM_VERSION
+    PYTHON_VERSION  = PYTHON_VERSION
+    SCCACHE_VERSION = SCCACHE_VERSION
+    SCCACHE_SHA256  = SCCACHE_SHA256
+  })
+  labels = {
+    "rocm-bake.component" = "base"
+    "rocm-bake.arch"      = arch
+  }
+  tags       = ["${IMAGE_REPO}/base:${VERSION_TAG["base"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]},mode=min"] : []
+}
+
+target "torch" {
+  matrix     = { arch = ARCHS["torch"] }
+  name       = "torch-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "torch.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base = "target:base-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    PYTORCH_REPO       = PYTORCH_REPO
+    PYTORCH_COMMIT     = PYTORCH_COMMIT
+    PYTORCH_REF        = PYTORCH_REF
+    TORCHVISION_REPO   = TORCHVISION_REPO
+    TORCHVISION_COMMIT = TORCHVISION_COMMIT
+    TORCHVISION_REF    = TORCHVISION_REF
+    TORCHAUDIO_REPO    = TORCHAUDIO_REPO
+    TORCHAUDIO_COMMIT  = TORCHAUDIO_COMMIT
+    TORCHAUDIO_REF     = TORCHAUDIO_REF
+  })
+  labels = {
+    "rocm-bake.component"               = "torch"
+    "rocm-bake.arch"                    = arch
+    "org.opencontainers.image.source"   = PYTORCH_REPO
+    "org.opencontainers.image.revision" = PYTORCH_COMMIT
+    "org.opencontainers.image.version"  = PYTORCH_VERSION
+  }
+  tags       = ["${IMAGE_REPO}/torch:${VERSION_TAG["torch"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]},mode=max"] : []
+}
+
+target "triton" {
+  matrix     = { arch = ARCHS["triton"] }
+  name       = "triton-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "triton.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base  = "target:base-${arch}"
+    torch = "target:torch-${arch}"
+  }
+  args = {
+    TRITON_REPO   = TRITON_REPO
+    TRITON_COMMIT = TRITON_COMMIT
+    TRITON_REF    = TRITON_REF
+  }
+  labels = {
+    "rocm-bake.component"               = "triton"
+    "rocm-bake.arch"                    = arch
+    "org.opencontainers.image.source"   = TRITON_REPO
+    "org.opencontainers.image.revision" = TRITON_COMMIT
+    "org.opencontainers.image.version"  = TRITON_VERSION
+  }
+  tags       = ["${IMAGE_REPO}/triton:${VERSION_TAG["triton"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]},mode=max"] : []
+}
+
+target "aiter" {
+  matrix     = { arch = ARCHS["aiter"] }
+  name       = "aiter-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "aiter.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base   = "target:base-${arch}"
+    torch  = "target:torch-${arch}"
+    triton = "target:triton-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    AITER_REPO   = AITER_REPO
+    AITER_REF    = AITER_REF
+    AITER_COMMIT = AITER_COMMIT
+  })
+  labels = {
+    "rocm-bake.component"              = "aiter"
+    "rocm-bake.arch"                   = arch
+    "org.opencontainers.image.source"  = AITER_REPO
+    "org.opencontainers.image.version" = AITER_REF
+  }
+  tags       = ["${IMAGE_REPO}/aiter:${VERSION_TAG["aiter"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]},mode=max"] : []
+}
+
+# CuPy links only the HIP runtime: it builds straight from base, so a torch bump
+# does not rebuild it.
+target "cupy" {
+  matrix     = { arch = ARCHS["cupy"] }
+  name       = "cupy-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "cupy.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base = "target:base-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    CUPY_REPO   = CUPY_REPO
+    CUPY_REF    = CUPY_REF
+    CUPY_COMMIT = CUPY_COMMIT
+  })
+  labels = {
+    "rocm-bake.component"              = "cupy"
+    "rocm-bake.arch"                   = arch
+    "org.opencontainers.image.source"  = CUPY_REPO
+    "org.opencontainers.image.version" = CUPY_REF
+  }
+  tags       = ["${IMAGE_REPO}/cupy:${VERSION_TAG["cupy"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]},mode=max"] : []
+}
+
+# UCX (--with-rocm) + NIXL (nixl-rocm wheel).  No torch inside: builds from base.
+target "nixl" {
+  matrix     = { arch = ARCHS["nixl"] }
+  name       = "nixl-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "ucx-nixl.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base = "target:base-${arch}"
+  }
+  args = {
+    UCX_REPO    = UCX_REPO
+    UCX_COMMIT  = UCX_COMMIT
+    UCX_REF     = UCX_REF
+    NIXL_REPO   = NIXL_REPO
+    NIXL_COMMIT = NIXL_COMMIT
+    NIXL_REF    = NIXL_REF
+  }
+  labels = {
+    "rocm-bake.component"               = "nixl"
+    "rocm-bake.arch"                    = arch
+    "org.opencontainers.image.source"   = NIXL_REPO
+    "org.opencontainers.image.revision" = NIXL_COMMIT
+    "rocm-bake.ucx-commit"              = UCX_COMMIT
+  }
+  tags       = ["${IMAGE_REPO}/nixl:${VERSION_TAG["nixl"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT},mode=max"] : []
+}
+
+target "vllm" {
+  matrix     = { arch = ARCHS["vllm"] }
+  name       = "vllm-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "vllm.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base   = "target:base-${arch}"
+    torch  = "target:torch-${arch}"
+    triton = "target:triton-${arch}"
+    aiter  = contains(ARCHS["aiter"], arch) ? "target:aiter-${arch}" : "target:empty"
+    nixl   = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    VLLM_REPO   = VLLM_REPO
+    VLLM_COMMIT = VLLM_COMMIT
+    VLLM_REF    = VLLM_REF
+  })
+  labels = {
+    "rocm-bake.component"               = "vllm"
+    "rocm-bake.arch"                    = arch
+    "org.opencontainers.image.source"   = VLLM_REPO
+    "org.opencontainers.image.revision" = VLLM_COMMIT
+    "org.opencontainers.image.version"  = VLLM_REF
+    "rocm-bake.skipped"                 = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
+  }
+  tags       = ["${IMAGE_REPO}/vllm:${VERSION_TAG["vllm"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT},mode=max"] : []
+}
+
+target "lmcache" {
+  matrix     = { arch = ARCHS["lmcache"] }
+  name       = "lmcache-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "lmcache.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base   = "target:base-${arch}"
+    torch  = "target:torch-${arch}"
+    triton = "target:triton-${arch}"
+    cupy   = contains(ARCHS["cupy"], arch) ? "target:cupy-${arch}" : "target:empty"
+    vllm   = "target:vllm-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    LMCACHE_REPO   = LMCACHE_REPO
+    LMCACHE_COMMIT = LMCACHE_COMMIT
+    LMCACHE_REF    = LMCACHE_REF
+  })
+  labels = {
+    "rocm-bake.component"               = "lmcache"
+    "rocm-bake.arch"                    = arch
+    "org.opencontainers.image.source"   = LMCACHE_REPO
+    "org.opencontainers.image.revision" = LMCACHE_COMMIT
+    "org.opencontainers.image.version"  = LMCACHE_REF
+  }
+  tags       = ["${IMAGE_REPO}/lmcache:${VERSION_TAG["lmcache"]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT},mode=max"] : []
+}
+
+# Every wheel of one cell, plus rocm-bake-pins.txt, into dist/<arch>/.
+target "wheels" {
+  matrix     = { arch = ARCHS["wheels"] }
+  name       = "wheels-${arch}"
+  inherits   = ["_common"]
+  dockerfile = "wheels-export.Dockerfile"
+  target     = "export"
+  contexts = {
+    base    = "target:base-${arch}"
+    torch   = contains(ARCHS["torch"], arch) ? "target:torch-${arch}" : "target:empty"
+    triton  = contains(ARCHS["triton"], arch) ? "target:triton-${arch}" : "target:empty"
+    aiter   = contains(ARCHS["aiter"], arch) ? "target:aiter-${arch}" : "target:empty"
+    cupy    = contains(ARCHS["cupy"], arch) ? "target:cupy-${arch}" : "target:empty"
+    nixl    = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
+    vllm    = contains(ARCHS["vllm"], arch) ? "target:vllm-${arch}" : "target:empty"
+    lmcache = contains(ARCHS["lmcache"], arch) ? "target:lmcache-${arch}" : "target:empty"
+  }
+  args = merge(PINS, {
+    CELL_ARCH = arch
+    SKIPPED   = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
+  })
+  output = ["type=local,dest=dist/${arch}"]
+}
+
+# ---------------------------------------------------------------------------
+# Groups (one per component, so `bake <component>` works even when every cell of
+# it is skipped; the description says what is skipped)
+# ---------------------------------------------------------------------------
+
+group "default" {
+  description = "vLLM wheels for every arch in GPU_ARCHS (default gfx950)"
+  targets     = ["vllm"]
+}
+
+group "all" {
+  description = "Every component for every arch in GPU_ARCHS, plus the wheels export"
+  targets = concat(
+    [for a in ARCHS["base"] : "base-${a}"],
+    [for a in ARCHS["torch"] : "torch-${a}"],
+    [for a in ARCHS["triton"] : "triton-${a}"],
+    [for a in ARCHS["aiter"] : "aiter-${a}"],
+    [for a in ARCHS["cupy"] : "cupy-${a}"],
+    [for a in ARCHS["nixl"] : "nixl-${a}"],
+    [for a in ARCHS["vllm"] : "vllm-${a}"],
+    [for a in ARCHS["lmcache"] : "lmcache-${a}"],
+    [for a in ARCHS["wheels"] : "wheels-${a}"],
+  )
+}
+
+group "base" {
+  description = "ROCm base image with Python, build tools, sccache and ccache"
+  targets     = [for a in ARCHS["base"] : "base-${a}"]
+}
+
+group "torch" {
+  description = "torch, torchvision, torchaudio wheels"
+  targets     = [for a in ARCHS["torch"] : "torch-${a}"]
+}
+
+group "triton" {
+  description = "triton wheel"
+  targets     = [for a in ARCHS["triton"] : "triton-${a}"]
+}
+
+group "aiter" {
+  description = join("", ["amd-aiter wheel", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/aiter"]}" if contains(keys(SKIP), "${a}/aiter")])])
+  targets     = [for a in ARCHS["aiter"] : "aiter-${a}"]
+}
+
+group "cupy" {
+  description = "CuPy (HIP) wheel"
+  targets     = [for a in ARCHS["cupy"] : "cupy-${a}"]
+}
+
+group "nixl" {
+  description = "UCX (--with-rocm) and the nixl-rocm wheel"
+  targets     = [for a in ARCHS["nixl"] : "nixl-${a}"]
+}
+
+group "vllm" {
+  description = "vLLM wheel"
+  targets     = [for a in ARCHS["vllm"] : "vllm-${a}"]
+}
+
+group "lmcache" {
+  description = "LMCache (HIP) wheel"
+  targets     = [for a in ARCHS["lmcache"] : "lmcache-${a}"]
+}
+
+group "wheels" {
+  description = "Every wheel of each cell into dist/<arch>/"
+  targets     = [for a in ARCHS["wheels"] : "wheels-${a}"]
+}

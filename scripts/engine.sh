@@ -1,0 +1,562 @@
+#!/usr/bin/env bash
+# engine.sh - install, start and stop a loopback-only build engine for tests:
+# dockerd (containerd image store), buildx and an OCI registry on 127.0.0.1.
+#
+# Everything comes from Debian's package registry (see --help).  The engine
+# never uses /var/run/docker.sock: it lives entirely under RUN_DIR.
+set -Eeuo pipefail
+
+PROG=engine.sh
+DEFAULT_RUN_DIR=${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}
+PORT=${ROCM_BAKE_REGISTRY_PORT:-5000}
+TIMEOUT=${ROCM_BAKE_ENGINE_TIMEOUT:-60}
+BASE_IMAGE=rocm-bake/busybox:test
+MIN_BUILDX=0.24.0
+OLD_BUILDX_DIR=${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}
+
+usage() {
+    cat <<EOF
+Usage: scripts/$PROG COMMAND [RUN_DIR]
+
+Test build engine for rocm-bake (loopback only, no image hub needed).
+
+Commands:
+  install           install dockerd + containerd (Debian trixie), docker-buildx
+                    (Debian forky, >= $MIN_BUILDX), docker-registry, skopeo and
+                    busybox-static (bookworm).  Skips what is already there.
+                    Ends with 'old-buildx' (its stdout line is not printed).
+  old-buildx        put an OLD buildx (Debian trixie's docker-buildx, 0.13.x,
+                    < $MIN_BUILDX) in OLD_DIR/cli-plugins/docker-buildx, for tests
+                    of the version gate; nothing is installed system-wide.  No-op
+                    if it is already there and runs.  Prints one line on stdout:
+                    OLD_DIR, to use as DOCKER_CONFIG:
+                      DOCKER_CONFIG=\$(scripts/$PROG old-buildx) docker buildx version
+  start [RUN_DIR]   start dockerd (socket RUN_DIR/docker.sock) and a registry on
+                    127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT; no-op if running.  Prints
+                    one line on stdout:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
+                    so that  eval "\$(scripts/$PROG start)"  works.
+  stop [RUN_DIR]    stop the registry and dockerd started there (pid files).
+  base-image [RUN_DIR]
+                    import a busybox image as $BASE_IMAGE (no-op if present).
+  -h, --help        this help.
+
+RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}.
+OLD_DIR is \${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}.
+Environment: ROCM_BAKE_REGISTRY_PORT (default 5000),
+             ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60).
+Exit status: 0 ok, 2 usage error or failure.
+EOF
+}
+
+log() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+die() {
+    printf '%s: error: %s\n' "$PROG" "$*" >&2
+    exit 2
+}
+
+# ---------------------------------------------------------------- helpers
+
+# Any unexpected failure: one line, exit 2.
+trap 'die "command failed (line $LINENO): $BASH_COMMAND"' ERR
+
+need_root() {
+    [ "$(id -u)" -eq 0 ] || die "'$1' must run as root"
+}
+
+# Version of the buildx plugin the docker client finds ("" if none).
+buildx_version() {
+    command -v docker >/dev/null 2>&1 || return 0
+    docker buildx version 2>/dev/null |
+        grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1 || true
+}
+
+buildx_ok() {
+    local v
+    v=$(buildx_version)
+    [ -n "$v" ] && dpkg --compare-versions "$v" ge "$MIN_BUILDX"
+}
+
+pkg_installed() {
+    [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" = installed ]
+}
+
+# The machine's own Debian mirror (URI of an entry for this release's main
+# suite), read from its apt configuration.  Both the one-line and the deb822
+# formats are understood.  ROCM_BAKE_APT_ETC (default /etc/apt) is only a
+# hook for testing this parser.
+debian_mirror() {
+    local codename files=() f uri
+    # shellcheck disable=SC1091
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    local etc=${ROCM_BAKE_APT_ETC:-/etc/apt}
+    [ -f "$etc/sources.list" ] && files+=("$etc/sources.list")
+    for f in "$etc"/sources.list.d/*.list "$etc"/sources.list.d/*.sources; do
+        [ -f "$f" ] && files+=("$f")
+    done
+    [ "${#files[@]}" -gt 0 ] || return 1
+    uri=$(awk -v want="$codename" '
+        function reset() { types = ""; uris = ""; suites = "" }
+        function emit(u) { sub(/\/+$/, "", u); print u; done = 1; exit }
+        # deb822 stanza: Types/URIs/Suites gathered until a blank line.
+        function check(   n, s, k) {
+            if (types !~ /(^|[ \t])deb([ \t]|$)/) { reset(); return }
+            n = split(suites, s, /[ \t]+/)
+            for (k = 1; k <= n; k++)
+                if (s[k] == want) { split(uris, s, /[ \t]+/); emit(s[1] != "" ? s[1] : s[2]) }
+            reset()
+        }
+        FNR == 1 { check() }
+        /^[ \t]*#/ { next }
+        FILENAME ~ /\.sources$/ {
+            if ($0 ~ /^[ \t]*$/) { check(); next }
+            key = tolower($1); $1 = ""
+            if (key == "types:") types = $0
+            else if (key == "uris:") uris = $0
+            else if (key == "suites:") suites = $0
+            next
+        }
+        $1 == "deb" {
+            i = 2
+            if ($i ~ /^\[/) { while ($i !~ /\]$/ && i < NF) i++; i++ }
+            if ($(i + 1) == want) emit($i)
+        }
+        END { if (!done) check() }
+    ' "${files[@]}" 2>/dev/null | head -n1)
+    [ -n "$uri" ] || return 1
+    printf '%s\n' "$uri"
+}
+
+# ---------------------------------------------------------------- install
+
+TMP_PATHS=()
+POLICY_CREATED=0
+# shellcheck disable=SC2317  # invoked via trap
+cleanup_install() {
+    [ "${#TMP_PATHS[@]}" -eq 0 ] || rm -rf "${TMP_PATHS[@]}"
+    if [ "$POLICY_CREATED" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
+}
+
+# fetch_debs WHAT PKG/SUITE...: download the .debs of PKGs from SUITEs of the
+# machine's own Debian mirror into FETCH_DIR/debs, with an apt state (sources,
+# lists, cache) of its own in FETCH_DIR: the system's apt sources and lists
+# are left alone.  FETCH_DIR is a fresh temp dir, removed on exit.  WHAT is
+# the command, for the log.
+FETCH_DIR=""
+fetch_debs() {
+    local what=$1
+    shift
+    local mirror arch tmp p s suites=()
+    for p in "$@"; do
+        case "$p" in
+        */*) ;;
+        *) die "fetch_debs: '$p' is not PKG/SUITE" ;;
+        esac
+        s=${p##*/}
+        case " ${suites[*]} " in
+        *" $s "*) ;;
+        *) suites+=("$s") ;;
+        esac
+    done
+    mirror=$(debian_mirror) || die "no Debian mirror for this release found in /etc/apt/sources.list{,.d}"
+    arch=$(dpkg --print-architecture)
+    tmp=$(mktemp -d /tmp/rocm-bake-apt.XXXXXX)
+    TMP_PATHS+=("$tmp")
+    trap cleanup_install EXIT
+    FETCH_DIR=$tmp
+    chmod 755 "$tmp"
+    mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/debs"
+    for s in "${suites[@]}"; do
+        printf 'deb [arch=%s] %s %s main\n' "$arch" "$mirror" "$s"
+    done >"$tmp/sources.list"
+    local o=(-o "Dir::Etc::sourcelist=$tmp/sources.list" -o Dir::Etc::sourceparts=/dev/null
+        -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache"
+        -o Acquire::Languages=none -o APT::Sandbox::User=root)
+    log "$what: fetching ${suites[*]} package lists from $mirror"
+    apt-get "${o[@]}" update -qq >&2 || die "apt-get update for ${suites[*]} failed"
+    log "$what: downloading $*"
+    (cd "$tmp/debs" && apt-get "${o[@]}" download -qq "$@" >&2) ||
+        die "apt-get download $* failed"
+}
+
+cmd_install() {
+    need_root install
+    install_packages
+    # Also the old buildx for the version-gate tests (CI runs only 'install').
+    cmd_old_buildx >/dev/null
+}
+
+install_packages() {
+    local want_engine=0 want_buildx=0 want_cli=0 want=()
+    # The machine usually has a newer docker client (/usr/local/bin/docker);
+    # trixie's docker-cli is only a fallback.
+    command -v docker >/dev/null 2>&1 || want_cli=1
+    command -v dockerd >/dev/null 2>&1 && command -v containerd >/dev/null 2>&1 || want_engine=1
+    buildx_ok || want_buildx=1
+    command -v docker-registry >/dev/null 2>&1 || want+=(docker-registry)
+    command -v skopeo >/dev/null 2>&1 || want+=(skopeo)
+    pkg_installed busybox-static || want+=(busybox-static)
+    command -v curl >/dev/null 2>&1 || want+=(curl)
+    if [ "$want_engine$want_buildx$want_cli" = 000 ] && [ "${#want[@]}" -eq 0 ]; then
+        log "install: everything is already installed (buildx $(buildx_version))"
+        return 0
+    fi
+
+    export DEBIAN_FRONTEND=noninteractive
+    log "install: apt-get update"
+    apt-get update -qq >&2 || die "apt-get update failed"
+
+    local debs=()
+    trap cleanup_install EXIT
+
+    if [ "$want_engine$want_buildx$want_cli" != 000 ]; then
+        local pkgs=() d
+        [ "$want_engine" = 1 ] && pkgs+=(docker.io/trixie containerd/trixie)
+        [ "$want_buildx" = 1 ] && pkgs+=(docker-buildx/forky)
+        [ "$want_cli" = 1 ] && pkgs+=(docker-cli/trixie)
+        fetch_debs install "${pkgs[@]}"
+        for d in "$FETCH_DIR"/debs/*.deb; do debs+=("$d"); done
+    fi
+
+    # Never let a package start its service (docker, containerd, registry):
+    # the engine is started by 'start' only, never on /var/run/docker.sock.
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+        chmod 755 /usr/sbin/policy-rc.d
+        POLICY_CREATED=1
+    fi
+    log "install: apt-get install ${debs[*]##*/} ${want[*]}"
+    apt-get install -y -qq --no-install-recommends "${debs[@]}" "${want[@]}" >&2 ||
+        die "apt-get install failed"
+
+    command -v dockerd >/dev/null 2>&1 || die "dockerd missing after install"
+    buildx_ok || die "docker buildx >= $MIN_BUILDX missing after install (found '$(buildx_version)')"
+    command -v docker-registry >/dev/null 2>&1 || die "docker-registry missing after install"
+    command -v skopeo >/dev/null 2>&1 || die "skopeo missing after install"
+    log "install: done (dockerd $(dockerd --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1), buildx $(buildx_version))"
+}
+
+# ---------------------------------------------------------------- old buildx
+
+# Version a buildx plugin binary prints when run on its own ("" if it fails).
+plugin_version() {
+    "$1" version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1 || true
+}
+
+# FILE is an executable buildx plugin that runs and is older than MIN_BUILDX.
+old_buildx_ok() {
+    local v
+    [ -f "$1" ] && [ -x "$1" ] || return 1
+    v=$(plugin_version "$1")
+    [ -n "$v" ] && dpkg --compare-versions "$v" lt "$MIN_BUILDX"
+}
+
+cmd_old_buildx() {
+    local dir=${OLD_BUILDX_DIR%/} plugin
+    case "$dir" in
+    /*) ;;
+    *) dir=$PWD/$dir ;;
+    esac
+    plugin=$dir/cli-plugins/docker-buildx
+    if old_buildx_ok "$plugin"; then
+        log "old-buildx: buildx $(plugin_version "$plugin") already in $dir/cli-plugins"
+    else
+        command -v dpkg-deb >/dev/null 2>&1 || die "dpkg-deb not found"
+        if ! mkdir -p "$dir/cli-plugins" 2>/dev/null || [ ! -w "$dir/cli-plugins" ]; then
+            die "cannot write $dir/cli-plugins (run as root or set ROCM_BAKE_OLD_BUILDX_DIR)"
+        fi
+        fetch_debs old-buildx docker-buildx/trixie
+        local debs deb src new
+        debs=("$FETCH_DIR"/debs/docker-buildx_*.deb)
+        deb=${debs[0]}
+        [ -f "$deb" ] || die "old-buildx: no docker-buildx .deb downloaded"
+        dpkg-deb -x "$deb" "$FETCH_DIR/x" || die "dpkg-deb -x ${deb##*/} failed"
+        src=$(find "$FETCH_DIR/x" -path '*/cli-plugins/docker-buildx' -type f | head -n1)
+        [ -n "$src" ] || die "old-buildx: no cli-plugins/docker-buildx in ${deb##*/}"
+        # Copy next to the target, check it, then rename: never a half file.
+        new=$(mktemp "$dir/cli-plugins/.docker-buildx.XXXXXX")
+        TMP_PATHS+=("$new")
+        cp "$src" "$new"
+        chmod 755 "$new"
+        old_buildx_ok "$new" ||
+            die "old-buildx: ${deb##*/} gives buildx '$(plugin_version "$new")', want one that runs and is < $MIN_BUILDX"
+        mv -f "$new" "$plugin"
+        log "old-buildx: buildx $(plugin_version "$plugin") (${deb##*/}) in $dir/cli-plugins"
+    fi
+    printf '%s\n' "$dir"
+}
+
+# ---------------------------------------------------------------- start/stop
+
+set_run_dir() {
+    RUN_DIR=${1:-$DEFAULT_RUN_DIR}
+    case "$RUN_DIR" in
+    /*) ;;
+    *) RUN_DIR=$PWD/$RUN_DIR ;;
+    esac
+    RUN_DIR=${RUN_DIR%/}
+    SOCK=$RUN_DIR/docker.sock
+    # unix socket paths are limited to 108 bytes
+    [ "${#SOCK}" -lt 100 ] || die "RUN_DIR too long for a unix socket: $RUN_DIR"
+    case "$PORT" in
+    '' | *[!0-9]*) die "ROCM_BAKE_REGISTRY_PORT must be a number, got '$PORT'" ;;
+    esac
+    case "$TIMEOUT" in
+    '' | *[!0-9]*) die "ROCM_BAKE_ENGINE_TIMEOUT must be a number, got '$TIMEOUT'" ;;
+    esac
+}
+
+# pid from FILE if that process is alive and its command line matches WORD.
+live_pid() {
+    local file=$1 word=$2 pid
+    [ -f "$file" ] || return 1
+    pid=$(tr -dc '0-9' <"$file")
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$word" || return 1
+    printf '%s\n' "$pid"
+}
+
+docker_up() { DOCKER_HOST=unix://$SOCK docker info >/dev/null 2>&1; }
+registry_up() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/v2/" 2>/dev/null; }
+
+LAUNCHED=()
+
+# Print the tail of a log, stop what this call launched, exit 2.
+fail_with_log() {
+    local what=$1 logf=$2
+    log "$what; last lines of $logf:"
+    tail -n 30 "$logf" >&2 2>/dev/null || true
+    local l
+    for l in "${LAUNCHED[@]}"; do
+        case "$l" in
+        registry) stop_pid registry "$RUN_DIR/registry.pid" docker-registry 10 ;;
+        dockerd)
+            stop_pid dockerd "$RUN_DIR/docker.pid" dockerd 30
+            stop_pid dockerd "$RUN_DIR/dockerd.launch.pid" dockerd 30
+            ;;
+        esac
+    done
+    exit 2
+}
+
+launch_dockerd() {
+    cat >"$RUN_DIR/daemon.json" <<EOF
+{
+  "features": {"containerd-snapshotter": true},
+  "insecure-registries": ["127.0.0.1:$PORT"]
+}
+EOF
+    unmount_leftover
+    mkdir -p "$RUN_DIR/root" "$RUN_DIR/exec"
+    rm -f "$RUN_DIR/docker.pid"
+    log "start: dockerd on $SOCK (log $RUN_DIR/dockerd.log)"
+    # setsid: own session, so the caller's job control and terminal don't
+    # reach it; all output to the log so "$(engine.sh start)" returns.
+    setsid nohup dockerd --config-file "$RUN_DIR/daemon.json" \
+        --data-root "$RUN_DIR/root" --exec-root "$RUN_DIR/exec" \
+        --host "unix://$SOCK" --pidfile "$RUN_DIR/docker.pid" \
+        --bridge=none --iptables=false --ip-forward=false --ip-masq=false \
+        </dev/null >>"$RUN_DIR/dockerd.log" 2>&1 &
+    echo $! >"$RUN_DIR/dockerd.launch.pid"
+    LAUNCHED+=(dockerd)
+}
+
+launch_registry() {
+    mkdir -p "$RUN_DIR/registry"
+    cat >"$RUN_DIR/registry.yml" <<EOF
+version: 0.1
+log:
+  level: info
+  accesslog:
+    disabled: true
+storage:
+  filesystem:
+    rootdirectory: $RUN_DIR/registry
+  delete:
+    enabled: true
+http:
+  addr: 127.0.0.1:$PORT
+EOF
+    log "start: registry on 127.0.0.1:$PORT (log $RUN_DIR/registry.log)"
+    setsid nohup docker-registry serve "$RUN_DIR/registry.yml" \
+        </dev/null >>"$RUN_DIR/registry.log" 2>&1 &
+    echo $! >"$RUN_DIR/registry.pid"
+    LAUNCHED+=(registry)
+}
+
+cmd_start() {
+    set_run_dir "${1:-}"
+    command -v curl >/dev/null 2>&1 || die "curl not installed; run '$PROG install'"
+    command -v docker >/dev/null 2>&1 || die "docker client not installed; run '$PROG install'"
+    mkdir -p "$RUN_DIR"
+
+    # Decide everything before launching anything.
+    local need_d=1 need_r=1
+    if live_pid "$RUN_DIR/docker.pid" dockerd >/dev/null; then
+        docker_up || die "dockerd (pid $(cat "$RUN_DIR/docker.pid")) runs but $SOCK does not answer; run '$PROG stop $RUN_DIR'"
+        log "start: dockerd already running on $SOCK"
+        need_d=0
+    elif docker_up; then
+        die "$SOCK answers but no dockerd pid file in $RUN_DIR; stop that daemon first"
+    else
+        command -v dockerd >/dev/null 2>&1 || die "dockerd not installed; run '$PROG install'"
+    fi
+    if live_pid "$RUN_DIR/registry.pid" docker-registry >/dev/null; then
+        registry_up || die "registry (pid $(cat "$RUN_DIR/registry.pid")) runs but 127.0.0.1:$PORT does not answer; run '$PROG stop $RUN_DIR'"
+        log "start: registry already running on 127.0.0.1:$PORT"
+        need_r=0
+    elif registry_up; then
+        die "127.0.0.1:$PORT already answers, not from a registry started in $RUN_DIR; set ROCM_BAKE_REGISTRY_PORT"
+    else
+        command -v docker-registry >/dev/null 2>&1 || die "docker-registry not installed; run '$PROG install'"
+    fi
+    [ "$need_d" = 0 ] || launch_dockerd
+    [ "$need_r" = 0 ] || launch_registry
+
+    local t0=$SECONDS d_ok=$((1 - need_d)) r_ok=$((1 - need_r))
+    while [ "$d_ok" = 0 ] || [ "$r_ok" = 0 ]; do
+        if [ "$d_ok" = 0 ]; then
+            if docker_up; then
+                d_ok=1
+            elif ! live_pid "$RUN_DIR/dockerd.launch.pid" dockerd >/dev/null; then
+                fail_with_log "dockerd exited" "$RUN_DIR/dockerd.log"
+            fi
+        fi
+        if [ "$r_ok" = 0 ]; then
+            if registry_up; then
+                r_ok=1
+            elif ! live_pid "$RUN_DIR/registry.pid" docker-registry >/dev/null; then
+                fail_with_log "registry exited" "$RUN_DIR/registry.log"
+            fi
+        fi
+        [ "$d_ok" = 0 ] || [ "$r_ok" = 0 ] || break
+        if [ $((SECONDS - t0)) -ge "$TIMEOUT" ]; then
+            [ "$d_ok" = 1 ] || fail_with_log "dockerd not ready after ${TIMEOUT}s" "$RUN_DIR/dockerd.log"
+            fail_with_log "registry not ready after ${TIMEOUT}s" "$RUN_DIR/registry.log"
+        fi
+        sleep 0.5
+    done
+    [ "${#LAUNCHED[@]}" -eq 0 ] || log "start: ready after $((SECONDS - t0))s (${LAUNCHED[*]})"
+    printf 'export DOCKER_HOST=unix://%s\n' "$SOCK"
+}
+
+# stop_pid NAME PIDFILE WORD GRACE
+stop_pid() {
+    local name=$1 file=$2 word=$3 grace=$4 pid i
+    if ! pid=$(live_pid "$file" "$word"); then
+        rm -f "$file"
+        return 0
+    fi
+    log "stop: $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < grace * 10; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "stop: $name did not exit in ${grace}s, killing"
+        kill -KILL "$pid" 2>/dev/null || true
+        sleep 0.5
+    fi
+    rm -f "$file"
+}
+
+# dockerd bind-mounts its data root onto itself; a killed one leaves that
+# mount behind (and a new dockerd would stack another on it).
+unmount_leftover() {
+    local i
+    for ((i = 0; i < 5; i++)); do
+        awk -v d="$RUN_DIR/root" '$2 == d { f = 1 } END { exit !f }' /proc/mounts || return 0
+        log "unmounting leftover mount $RUN_DIR/root"
+        umount "$RUN_DIR/root" || {
+            log "could not unmount $RUN_DIR/root"
+            return 0
+        }
+    done
+}
+
+cmd_stop() {
+    set_run_dir "${1:-}"
+    stop_pid registry "$RUN_DIR/registry.pid" docker-registry 10
+    stop_pid dockerd "$RUN_DIR/docker.pid" dockerd 30
+    # The launch pid is dockerd itself when the daemon died before its pid file.
+    stop_pid dockerd "$RUN_DIR/dockerd.launch.pid" dockerd 30
+    # containerd outlives a killed dockerd; it is only ours if under RUN_DIR.
+    stop_pid containerd "$RUN_DIR/exec/containerd/containerd.pid" containerd 10
+    unmount_leftover
+    log "stop: done ($RUN_DIR)"
+}
+
+# ---------------------------------------------------------------- base image
+
+cmd_base_image() {
+    set_run_dir "${1:-}"
+    docker_up || die "engine not running at $SOCK; run '$PROG start $RUN_DIR'"
+    export DOCKER_HOST=unix://$SOCK
+    if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+        log "base-image: $BASE_IMAGE already present"
+        return 0
+    fi
+    local bb
+    pkg_installed busybox-static || die "busybox-static not installed; run '$PROG install'"
+    bb=$(dpkg-query -L busybox-static | grep -E '/bin/busybox$' | head -n1)
+    [ -x "$bb" ] || die "static busybox binary not found (busybox-static)"
+    local tmp
+    tmp=$(mktemp -d /tmp/rocm-bake-busybox.XXXXXX)
+    # shellcheck disable=SC2064  # expand tmp now
+    trap "rm -rf '$tmp'" EXIT
+    local root=$tmp/rootfs app up
+    mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
+        "$root/etc" "$root/root" "$root/tmp" "$root/var/tmp"
+    chmod 1777 "$root/tmp" "$root/var/tmp"
+    cp "$bb" "$root/bin/busybox"
+    # Like 'busybox --install -s', but with relative links so they resolve in
+    # the image ('--install' links to the absolute path of this copy).
+    while IFS= read -r app; do
+        if [ -z "$app" ] || [ -e "$root/$app" ] || [ -L "$root/$app" ]; then continue; fi
+        up=${app//[!\/]/}       # one "../" per directory level
+        ln -s "${up//\//../}bin/busybox" "$root/$app"
+    done < <("$root/bin/busybox" --list-full)
+    printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
+    printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+    log "base-image: importing $BASE_IMAGE"
+    tar -C "$root" --numeric-owner --owner=0 --group=0 -cf - . |
+        docker import --change 'CMD ["/bin/sh"]' \
+            --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+            - "$BASE_IMAGE" >/dev/null || die "docker import of $BASE_IMAGE failed"
+    docker run --rm --network=none "$BASE_IMAGE" /bin/sh -c 'echo ok' >/dev/null 2>&1 ||
+        die "$BASE_IMAGE imported but cannot run /bin/sh"
+    log "base-image: $BASE_IMAGE ready"
+}
+
+# ---------------------------------------------------------------- main
+
+main() {
+    [ "$#" -ge 1 ] || {
+        usage >&2
+        exit 2
+    }
+    local cmd=$1
+    shift
+    case "$cmd" in
+    -h | --help | help) usage ;;
+    install)
+        [ "$#" -eq 0 ] || die "install takes no arguments"
+        cmd_install
+        ;;
+    old-buildx)
+        [ "$#" -eq 0 ] || die "old-buildx takes no arguments"
+        cmd_old_buildx
+        ;;
+    start | stop | base-image)
+        [ "$#" -le 1 ] || die "$cmd takes at most one argument (RUN_DIR)"
+        case "$cmd" in
+        start) cmd_start "$@" ;;
+        stop) cmd_stop "$@" ;;
+        base-image) cmd_base_image "$@" ;;
+        esac
+        ;;
+    *) die "unknown command '$cmd' (try --help)" ;;
+    esac
+}
+
+main "$@"

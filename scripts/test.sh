@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine (root): installs the project and its dev tools into
+# .venv, installs and starts the build engine + registry (scripts/engine.sh), then runs the
+# fast unit tests, the linters, the buildx-oracle tests and the engine end-to-end tests.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+./inv --version >/dev/null
+.venv/bin/python -m pip install --quiet --group dev
+bash scripts/engine.sh install
+eval "$(bash scripts/engine.sh start)"
+export DOCKER_HOST
+bash scripts/engine.sh base-image
+
+pytest=(.venv/bin/pytest -p no:cacheprovider)
+echo "== unit tests"
+"${pytest[@]}" tests/unit
+echo "== lint"
+.venv/bin/ruff check .
+.venv/bin/mypy
+.venv/bin/hadolint dockerfiles/*.Dockerfile
+echo "== buildx oracle, CLI and engine tests"
+"${pytest[@]}" tests/buildx tests/cli tests/e2e

@@ -1,0 +1,10 @@
+"""rocm-bake's tasks: thin invoke wrappers over the rocm_bake library (``inv --list``)."""
+
+from invoke.collection import Collection
+
+from tasks import building, inspecting, versions
+
+ns = Collection()
+for module in (building, inspecting, versions):
+    for task in Collection.from_module(module).tasks.values():
+        ns.add_task(task)

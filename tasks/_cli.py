@@ -1,0 +1,26 @@
+"""Shared glue for tasks: turn library errors into one line on stderr and exit status 2."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from invoke.exceptions import Exit
+
+from rocm_bake.errors import RocmBakeError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports_errors(func: F) -> F:
+    """Run a task body; a RocmBakeError becomes ``error: <message>`` and its exit status."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except RocmBakeError as exc:
+            raise Exit(f"error: {exc}", code=exc.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]

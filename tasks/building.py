@@ -1,0 +1,60 @@
+"""inv build / inv push: run ``docker buildx bake`` for targets and arches."""
+
+from __future__ import annotations
+
+import json
+
+from invoke.context import Context
+from invoke.tasks import task
+
+from rocm_bake import build as builds
+from tasks._cli import reports_errors
+
+_HELP = {
+    "target": "target or group to build (repeatable; default: the bake file's default group)",
+    "arch": "GPU arch to build for, e.g. gfx950 (repeatable or comma-separated; sets GPU_ARCHS)",
+    "file": "bake file (repeatable; default: rocm-bake.hcl)",
+    "set_": "NAME=VALUE sets a bake variable; TARGET.FIELD=VALUE is passed to buildx --set",
+    "push": "push the images to the registry (buildx --push)",
+    "dry_run": "show the exact command and environment (secrets masked), run nothing",
+    "print_": "print the resolved plan as JSON, as `docker buildx bake --print` would (no Docker)",
+}
+
+
+def _request(target: list[str], arch: list[str], file: list[str], sets: list[str],
+             push: bool) -> builds.BuildRequest:
+    request = builds.BuildRequest(targets=list(target), archs=builds.split_csv(arch),
+                                  sets=list(sets), push=push)
+    if file:
+        request.files = list(file)
+    return request
+
+
+@task(iterable=["target", "arch", "file", "set_"], help=_HELP)
+@reports_errors
+def build(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
+          push: bool = False, dry_run: bool = False, print_: bool = False) -> None:
+    """Build targets with docker buildx bake (checks docker, buildx >= 0.24 and a builder first)."""
+    request = _request(target, arch, file, set_, push)
+    if print_:
+        print(json.dumps(builds.print_plan(request), indent=2))
+        return
+    prepared = builds.prepare(request)
+    if dry_run:
+        print(prepared.invocation.display())
+        return
+    builds.run(prepared)
+
+
+@task(iterable=["target", "arch", "file", "set_"],
+      help={k: v for k, v in _HELP.items() if k not in ("push", "print_")})
+@reports_errors
+def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
+         dry_run: bool = False) -> None:
+    """Build targets and push their images to the registry (inv build --push)."""
+    prepared = builds.prepare(_request(target, arch, file, set_, push=True))
+    if dry_run:
+        print(prepared.invocation.display())
+        return
+    builds.run(prepared)
+

@@ -1,0 +1,75 @@
+"""rocm-bake.hcl itself: the model's --print and --list=variables equal buildx's, for every
+group and arch cell, with and without environment overrides."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.buildx.oracle import model, oracle
+from tests.conftest import ROOT, VENV_BIN, Buildx, run_cli
+
+GROUPS = ["default", "all", "base", "torch", "triton", "aiter", "cupy", "nixl", "vllm", "lmcache",
+          "wheels"]
+ARCHES = ["gfx950", "gfx1201", "gfx1250", "gfx950,gfx1201,gfx1250"]
+OVERRIDES: list[dict[str, str]] = [
+    {},
+    {"REGISTRY": "127.0.0.1:5000", "MAX_JOBS": "48", "CACHE_EXPORT": "true"},
+    {"GPU_ARCHS_JSON": '["gfx1201","gfx950"]', "PYTHON_VERSION": "3.11"},
+]
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """A copy of the bake file and its Dockerfiles, so buildx and the model read the same."""
+    shutil.copy(ROOT / "rocm-bake.hcl", tmp_path / "rocm-bake.hcl")
+    shutil.copytree(ROOT / "dockerfiles", tmp_path / "dockerfiles")
+    return tmp_path
+
+
+@pytest.mark.buildx
+@pytest.mark.parametrize(("group", "archs"), list(itertools.product(GROUPS, ARCHES)))
+def test_print_matches_buildx(group: str, archs: str, buildx: Buildx, checkout: Path) -> None:
+    args = ["-f", "rocm-bake.hcl", "--print", group]
+    env = {"GPU_ARCHS": archs}
+    expected = oracle(buildx, args, checkout, env)
+    assert expected.ok, expected.error
+    assert model(args, checkout, env).data == expected.data
+
+
+@pytest.mark.buildx
+@pytest.mark.parametrize("env", OVERRIDES, ids=["defaults", "env", "json-env"])
+def test_overrides_match_buildx(env: dict[str, str], buildx: Buildx, checkout: Path) -> None:
+    for args in (["-f", "rocm-bake.hcl", "--print", "all"],
+                 ["-f", "rocm-bake.hcl", "--print", "--push", "vllm"],
+                 ["-f", "rocm-bake.hcl", "--list=type=variables,format=json"]):
+        expected = oracle(buildx, args, checkout, env)
+        assert expected.ok, expected.error
+        assert model(args, checkout, env).data == expected.data, args
+
+
+@pytest.mark.buildx
+@pytest.mark.parametrize("env", [{"GPU_ARCHS": "gfx90a"}, {"MAX_JOBS": "auto"},
+                                 {"CACHE_TYPE": "distcc"}, {"GPU_ARCHS": ""}])
+def test_bad_overrides_fail_in_both(env: dict[str, str], buildx: Buildx, checkout: Path) -> None:
+    args = ["-f", "rocm-bake.hcl", "--print", "default"]
+    assert not oracle(buildx, args, checkout, env).ok
+    assert not model(args, checkout, env).ok
+
+
+@pytest.mark.buildx
+def test_inv_print_and_list_vars_equal_buildx(buildx: Buildx) -> None:
+    """The task surface prints the model's result unchanged."""
+    expected = oracle(buildx, ["-f", "rocm-bake.hcl", "--print", "vllm"], ROOT, {})
+    result = run_cli(["inv", "build", "--target", "vllm", "--print"], env={"PATH": str(VENV_BIN)})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == expected.data
+    expected_vars = oracle(buildx, ["-f", "rocm-bake.hcl", "--list=type=variables,format=json"],
+                           ROOT, {})
+    listed = run_cli(["inv", "list-vars", "--json"])
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == expected_vars.data

@@ -1,0 +1,106 @@
+"""Bad input and missing parts: one clear line on stderr, exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, Result, missing, run_cli
+
+OLD_BUILDX_DIR = Path(os.environ.get("ROCM_BAKE_OLD_BUILDX_DIR", "/var/cache/rocm-bake/old-buildx"))
+
+
+def assert_one_line_error(result: Result, *fragments: str) -> str:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def test_malformed_hcl_names_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.hcl"
+    bad.write_text('variable "A" {\n  default = "x"\n}\ntarget "t" {\n  args = { A = }\n}\n')
+    result = run_cli(["inv", "build", "--file", str(bad), "--print"])
+    assert_one_line_error(result, f"{bad}:5:", "syntax error")
+
+
+def test_unknown_target_lists_valid_names() -> None:
+    result = run_cli(["inv", "build", "--target", "vlm", "--print"])
+    line = assert_one_line_error(result, "unknown target 'vlm'")
+    assert "vllm" in line and "lmcache" in line
+
+
+def test_number_variable_rejects_auto_from_environment() -> None:
+    result = run_cli(["inv", "build", "--dry-run"], env={"MAX_JOBS": "auto"})
+    assert_one_line_error(result, "MAX_JOBS", "'auto' is not a number", "rocm-bake.hcl:")
+
+
+def test_number_variable_rejects_auto_from_set() -> None:
+    result = run_cli(["inv", "build", "--dry-run", "--set", "MAX_JOBS=auto"])
+    assert_one_line_error(result, "MAX_JOBS", "'auto' is not a number")
+
+
+def test_unknown_variable_in_set_is_an_error() -> None:
+    result = run_cli(["inv", "build", "--dry-run", "--set", "MAX_JOB=4"])
+    assert_one_line_error(result, "unknown bake variable MAX_JOB", "MAX_JOBS")
+
+
+def test_arch_outside_supported_set() -> None:
+    result = run_cli(["inv", "build", "--arch", "gfx90a", "--dry-run"])
+    assert_one_line_error(result, "GPU_ARCHS", "gfx90a")
+
+
+def test_missing_docker_client(tmp_path: Path) -> None:
+    path = f"{Path(shutil.which('inv') or ROOT / '.venv/bin/inv').parent}:/nonexistent"
+    result = run_cli(["inv", "build", "--target", "vllm"], env={"PATH": path})
+    assert_one_line_error(result, "docker client", "not on PATH")
+
+
+def test_missing_engine() -> None:
+    if shutil.which("docker") is None:
+        missing("the docker client is not installed")
+    result = run_cli(["inv", "build", "--target", "vllm"],
+                     env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
+    assert_one_line_error(result, "no reachable BuildKit builder", "scripts/engine.sh start")
+
+
+def test_missing_buildx() -> None:
+    """Hide the buildx plugin for real with a private mount namespace (root only)."""
+    plugins = Path("/usr/libexec/docker/cli-plugins")
+    if os.geteuid() != 0 or shutil.which("unshare") is None or not plugins.is_dir():
+        missing("hiding the buildx plugin needs root, unshare and the system plugin dir")
+    inv = shutil.which("inv") or str(ROOT / ".venv/bin/inv")
+    script = f"mount -t tmpfs none {plugins} && exec {inv} build --target vllm"
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False,
+                          env={**os.environ, "DOCKER_CONFIG": "/nonexistent-docker-config"})
+    assert_one_line_error(Result(proc.returncode, proc.stdout, proc.stderr),
+                          "docker buildx is not installed", "0.24")
+
+
+def test_older_buildx_is_refused(tmp_path: Path) -> None:
+    """A real buildx 0.13 (Debian trixie's), put first in a private DOCKER_CONFIG."""
+    plugin = OLD_BUILDX_DIR / "cli-plugins" / "docker-buildx"
+    if not plugin.exists():
+        missing(f"no old buildx at {plugin} (scripts/engine.sh old-buildx puts it there)")
+    (tmp_path / "cli-plugins").mkdir()
+    (tmp_path / "cli-plugins" / "docker-buildx").symlink_to(plugin)
+    result = run_cli(["inv", "build", "--target", "vllm"], env={"DOCKER_CONFIG": str(tmp_path)})
+    assert_one_line_error(result, "buildx 0.13", "older than 0.24", "install")
+
+
+@pytest.mark.parametrize("args", [["list-vars", "--file", "nope.hcl"],
+                                  ["targets", "--file", "nope.hcl"]])
+def test_missing_bake_file(args: list[str]) -> None:
+    assert_one_line_error(run_cli(["inv", *args]), "nope.hcl", "cannot read bake file")
+
+
+def test_version_check_is_not_silently_green() -> None:
+    assert_one_line_error(run_cli(["inv", "version-check"]), "not implemented")

@@ -1,0 +1,68 @@
+"""The task and nox surface: documented tasks, the targets table, nox sessions per arch."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import VENV_BIN, run_cli
+
+TASKS = ["build", "push", "list-vars", "targets", "version-check"]
+
+
+def test_every_task_is_listed_with_help() -> None:
+    result = run_cli(["inv", "--list"])
+    assert result.returncode == 0, result.stderr
+    for name in TASKS:
+        line = next((ln for ln in result.stdout.splitlines() if ln.split()[:1] == [name]), "")
+        assert line.split(maxsplit=1)[1:], f"task {name} has no help line: {result.stdout}"
+
+
+def test_print_needs_no_docker() -> None:
+    result = run_cli(["inv", "build", "--target", "vllm", "--arch", "gfx1201", "--print"],
+                     env={"PATH": str(VENV_BIN)})
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert plan["group"]["default"] == {"targets": ["vllm"]}
+    assert "vllm-gfx1201" in plan["target"]
+    assert plan["target"]["vllm-gfx1201"]["contexts"]["aiter"] == "target:empty"
+
+
+def test_dry_run_shows_env_and_argv() -> None:
+    result = run_cli(["inv", "build", "--target", "vllm", "--arch", "gfx950,gfx1201",
+                      "--set", "MAX_JOBS=8", "--set", "vllm-gfx950.args.X=1", "--dry-run"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == (
+        "GPU_ARCHS=gfx950,gfx1201 MAX_JOBS=8 docker buildx bake --file rocm-bake.hcl "
+        "--set vllm-gfx950.args.X=1 vllm")
+
+
+def test_targets_table_shows_skips_with_reasons() -> None:
+    result = run_cli(["inv", "targets"])
+    assert result.returncode == 0, result.stderr
+    rows = [line.split(maxsplit=3) for line in result.stdout.splitlines()[2:]]
+    by_cell = {(r[0], r[1]): r for r in rows}
+    assert by_cell[("vllm", "gfx950")][2] == "vllm-gfx950"
+    assert "torch-gfx950" in by_cell[("vllm", "gfx950")][3]
+    assert by_cell[("aiter", "gfx1201")][2] == "-"
+    assert "skipped:" in by_cell[("aiter", "gfx1201")][3]
+    assert "Unknown gfx" in result.stdout
+
+
+def test_list_vars_table() -> None:
+    result = run_cli(["inv", "list-vars"])
+    assert result.returncode == 0, result.stderr
+    assert "GPU_ARCHS" in result.stdout and "list of string" in result.stdout
+
+
+def test_nox_lists_one_build_session_per_arch() -> None:
+    result = run_cli(["nox", "-l"])
+    assert result.returncode == 0, result.stderr
+    for arch in ("gfx950", "gfx1201", "gfx1250"):
+        assert f"build-{arch}" in result.stdout
+
+
+def test_nox_build_session_passes_posargs_to_inv_build() -> None:
+    result = run_cli(["nox", "-s", "build-gfx950", "--", "--dry-run"], timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    output = result.stdout + result.stderr
+    assert "GPU_ARCHS=gfx950 docker buildx bake --file rocm-bake.hcl" in output

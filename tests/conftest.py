@@ -1,0 +1,101 @@
+"""Shared test fixtures: the real buildx (as oracle), the real engine, running the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+VENV_BIN = Path(sys.executable).parent
+IN_CI = bool(os.environ.get("CI"))
+
+
+def missing(reason: str) -> None:
+    """A part a test needs is absent: a failure in CI (nothing may hide), a skip elsewhere."""
+    if IN_CI:
+        pytest.fail(f"{reason} (CI must install it: scripts/engine.sh install)")
+    pytest.skip(reason)
+
+
+@dataclass(frozen=True)
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> object:
+        return json.loads(self.stdout)
+
+
+def minimal_env(extra: Mapping[str, str] | None = None, home: Path | None = None) -> dict[str, str]:
+    """PATH and HOME only (plus what the test adds): nothing of the caller's leaks in."""
+    env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+           "HOME": str(home or Path.home())}
+    for name in ("DOCKER_HOST",):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    env.update(extra or {})
+    return env
+
+
+class Buildx:
+    """The installed ``docker buildx`` as the oracle (``--print``/``--list`` need no engine)."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+
+    def bake(self, args: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> Result:
+        config = self.home / "docker"
+        config.mkdir(exist_ok=True)
+        full_env = minimal_env({"DOCKER_CONFIG": str(config),
+                                "BUILDX_CONFIG": str(self.home / "buildx"), **(env or {})},
+                               home=self.home)
+        proc = subprocess.run(["docker", "buildx", "bake", "--progress=plain", *args], cwd=cwd,
+                              env=full_env, capture_output=True, text=True, timeout=60,
+                              check=False)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture(scope="session")
+def buildx(tmp_path_factory: pytest.TempPathFactory) -> Buildx:
+    if shutil.which("docker") is None:
+        missing("the docker client is not installed")
+    probe = subprocess.run(["docker", "buildx", "version"], capture_output=True, text=True,
+                           check=False)
+    if probe.returncode != 0:
+        missing("docker buildx is not installed")
+    return Buildx(tmp_path_factory.mktemp("buildx-home"))
+
+
+def run_cli(args: list[str], cwd: Path = ROOT, env: Mapping[str, str] | None = None,
+            timeout: float = 600) -> Result:
+    """Run a command of the project (``inv ...``, ``nox ...``) as a user would."""
+    proc = subprocess.run(args, cwd=cwd, env=minimal_env(env), capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture(scope="session")
+def engine() -> Iterator[str]:
+    """A real Docker engine and registry on loopback, started by scripts/engine.sh."""
+    if shutil.which("dockerd") is None:
+        missing("no Docker engine installed (dockerd)")
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "start"],
+                          capture_output=True, text=True, timeout=180, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/engine.sh start failed: {proc.stderr.strip()[-800:]}")
+    docker_host = proc.stdout.strip().removeprefix("export DOCKER_HOST=")
+    base = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "base-image"],
+                          capture_output=True, text=True, timeout=180, check=False)
+    if base.returncode != 0:
+        pytest.fail(f"scripts/engine.sh base-image failed: {base.stderr.strip()[-800:]}")
+    yield docker_host
