@@ -7,13 +7,14 @@ kept in order (targets of the same name merge later, groups replace).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
-from rocm_bake.hcl.syntax import Node, parse, position
+from rocm_bake.hcl.syntax import Node, end_position, parse, position
 from rocm_bake.hcl.typeexpr import type_constraint
 from rocm_bake.hcl.types import Type
 from rocm_bake.hcl.values import Value
@@ -95,7 +96,9 @@ def read(paths: list[Path]) -> Declarations:
             raise HCLError(f"cannot read bake file: {exc.strerror}", str(path)) from None
         except UnicodeDecodeError:
             raise HCLError("bake file is not UTF-8 text", str(path)) from None
-        _read_file(parse(text, str(path)), str(path), declared)
+        tree = parse(text, str(path))
+        check_layout(tree.body, str(path), text)
+        _read_file(tree, str(path), declared)
     return declared
 
 
@@ -147,6 +150,51 @@ def _read_block(block: Node, filename: str, declared: Declarations) -> None:
         if nested:
             raise nested[0][1].error(f"blocks are not allowed inside a {kind} block")
         declared.blocks.append(BlockDecl(kind, label, attributes, source))
+
+
+def _items(body: Node) -> list[Node]:
+    return [c for c in body.children if type(c).__name__ in ("AttributeRule", "BlockRule")]
+
+
+def _last_line(node: Node, text: str) -> int:
+    """The line of an item's last non-blank character (python-hcl2 lets some rules swallow
+    the newlines that follow them)."""
+    meta = node._meta
+    end = meta.end_pos
+    while end > meta.start_pos and text[end - 1] in " \t\r\n":
+        end -= 1
+    return text.count("\n", 0, end) + 1
+
+
+def check_layout(body: Node, filename: str, text: str, block: Node | None = None) -> None:
+    """Go's HCL layout rules, which python-hcl2 does not enforce: one item per line, and a
+    block that opens with an argument on its own line is a single-line block."""
+    items = _items(body)
+    for before, after in itertools.pairwise(items):
+        if position(after)[0] == _last_line(before, text):
+            what = "argument" if type(before).__name__ == "AttributeRule" else "block definition"
+            raise _source(after, filename).error(
+                f"missing newline after {what}: each one must end with a newline")
+    if block is not None and items:
+        _check_block_braces(block, items, filename, text)
+    for item in items:
+        if type(item).__name__ == "BlockRule":
+            check_layout(item.body, filename, text, item)
+
+
+def _check_block_braces(block: Node, items: list[Node], filename: str, text: str) -> None:
+    open_line, _ = position(block)
+    close_line, _ = end_position(block)
+    first, last = items[0], items[-1]
+    if position(first)[0] == open_line:
+        if len(items) > 1 or type(first).__name__ != "AttributeRule" or close_line != open_line:
+            raise _source(first, filename).error(
+                "invalid single-line block: an argument on the same line as its block's opening "
+                "brace must be its only argument, closed on the same line")
+    elif _last_line(last, text) == close_line:
+        what = "argument" if type(last).__name__ == "AttributeRule" else "block definition"
+        raise _source(last, filename).error(
+            f"missing newline after {what}: the closing brace must be on its own line")
 
 
 def _body(body: Node, filename: str, allow_validation: bool

@@ -299,7 +299,14 @@ def _convert_sequence(value: Value, to: Type) -> Value:
             if unified is None:
                 raise ConversionError(f"all {to.name} elements must have the same type")
             element = unified
-    items = [convert(v, element) for v in value]
+    items: list[Value] = []
+    for index, item in enumerate(value):
+        try:
+            items.append(convert(item, element))
+        except ConversionError as exc:
+            if _elem(to) == ANY or str(exc).startswith("element "):
+                raise
+            raise ConversionError(f"element {index}: {exc}") from None
     if to.name == "set":
         return make_set(items)
     return ListValue(items)
@@ -1228,7 +1235,9 @@ _FLAG_NAMES = {"0": "zero", "#": "sharp", "-": "minus", "+": "plus", " ": "space
 
 
 class _FormatError(Exception):
-    pass
+    def __init__(self, message: str, about_args: bool = False) -> None:
+        super().__init__(message)
+        self.about_args = about_args
 
 
 def _byte_offset(text: str, index: int) -> int:
@@ -1238,7 +1247,7 @@ def _byte_offset(text: str, index: int) -> int:
 def go_format(fmt: str, args: Sequence[Value]) -> str:
     """cty's formatFSM: printf with cty's verbs, flags, width, precision and [n] indexes."""
     out: list[str] = []
-    pos, size, next_arg = 0, len(fmt), 1
+    pos, size, next_arg, used = 0, len(fmt), 1, 0
     while pos < size:
         char = fmt[pos]
         if char != "%":
@@ -1252,6 +1261,10 @@ def go_format(fmt: str, args: Sequence[Value]) -> str:
         verb, pos = _scan_verb(fmt, pos, next_arg)
         out.append(_format_one(verb, args))
         next_arg = verb.argnum + 1
+        used = max(used, verb.argnum)
+    if len(args) > used:
+        detail = f"only {used} used by format string" if used else "no verbs in format string"
+        raise _FormatError(f"too many arguments; {detail}", about_args=True)
     return "".join(out)
 
 
@@ -1426,6 +1439,8 @@ def _format(args: list[Value]) -> Value:
     try:
         return go_format(_str(args[0]), args[1:])
     except _FormatError as exc:
+        if exc.about_args:
+            raise _ArgError(1, str(exc)) from None
         raise _CallError(str(exc)) from None
 
 
@@ -1724,13 +1739,15 @@ class _RegexTranslator:
     def group(self) -> str | None:
         name: str | None = None
         if self.peek() == "?":
+            opening = self.pos - 1
             rest = self.src[self.pos + 1 :]
             if rest.startswith("P<") or rest.startswith("<"):
                 self.pos += 3 if rest.startswith("P<") else 2
                 end = self.src.find(">", self.pos)
                 candidate = self.src[self.pos : end] if end >= 0 else ""
                 if end < 0 or not re.fullmatch(r"[A-Za-z0-9_]+", candidate):
-                    raise self.error("invalid named capture", self.src[self.pos - 3 :])
+                    shown = self.src[opening : end + 1] if end >= 0 else self.src[opening:]
+                    raise self.error("invalid named capture", shown)
                 name = candidate
                 self.pos = end + 1
             else:
@@ -2127,7 +2144,7 @@ def _chunklist(args: list[Value]) -> Value:
     items = _seq(args[0])
     if not items:
         return ListValue([])
-    size = _int_arg(args[1], prefix="invalid index: ")
+    size = _int_arg(args[1], prefix="invalid size: ")
     if size < 0:
         raise _CallError("the size argument must be positive")
     if size == 0:
@@ -2432,7 +2449,7 @@ def _absolute(args: list[Value]) -> Value:
 
 
 def _negate(args: list[Value]) -> Value:
-    return -_num(args[0])
+    return _num(args[0]).copy_negate()  # keeps the sign of zero, as big.Float does
 
 
 def _signum(args: list[Value]) -> Value:
@@ -2490,12 +2507,41 @@ def _float_number(value: float) -> Decimal:
     return Decimal(repr(value))
 
 
-def _go_log(value: float) -> float:
-    if value == 0:
-        return -math.inf
-    if value < 0 or math.isnan(value):
+_LOG_CONSTANTS = (
+    6.666666666666735130e-01,
+    3.999999999940941908e-01,
+    2.857142874366239149e-01,
+    2.222219843214978396e-01,
+    1.818357216161805012e-01,
+    1.531383769920937332e-01,
+    1.479819860511658591e-01,
+)
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
+def _go_log(x: float) -> float:
+    """Go's math.Log (pure Go on amd64), operation for operation."""
+    if math.isnan(x) or x == math.inf:
+        return x
+    if x < 0:
         return math.nan
-    return math.log(value)
+    if x == 0:
+        return -math.inf
+    l1, l2, l3, l4, l5, l6, l7 = _LOG_CONSTANTS
+    f1, ki = math.frexp(x)
+    if f1 < math.sqrt(2) / 2:
+        f1 *= 2
+        ki -= 1
+    f = f1 - 1
+    k = float(ki)
+    s = f / (2 + f)
+    s2 = s * s
+    s4 = s2 * s2
+    t1 = s2 * (l1 + s4 * (l3 + s4 * (l5 + s4 * l7)))
+    t2 = s4 * (l2 + s4 * (l4 + s4 * l6))
+    hfsq = 0.5 * f * f
+    return k * _LN2_HI - ((hfsq - (s * (hfsq + (t1 + t2)) + k * _LN2_LO)) - f)
 
 
 def _go_div(a: float, b: float) -> float:
@@ -2512,17 +2558,84 @@ def _log(args: list[Value]) -> Value:
     return _float_number(_go_div(_go_log(number), _go_log(base)))
 
 
-def _go_pow(x: float, y: float) -> float:
-    try:
-        return math.pow(x, y)
-    except OverflowError:
-        negative = x < 0 and y == int(y) and int(y) % 2 == 1
-        return -math.inf if negative else math.inf
-    except ValueError:
-        if x == 0 and y < 0:
-            odd = y == int(y) and int(y) % 2 == 1
-            return math.copysign(math.inf, x) if odd else math.inf
+def _odd_int(value: float) -> bool:
+    if abs(value) >= 1 << 53:
+        return False
+    whole, frac = math.modf(value)
+    return frac == 0 and int(whole) % 2 == 1
+
+
+def _pow_special(x: float, y: float) -> float | None:
+    """The special cases of Go's math.Pow (None when none applies)."""
+    if y == 0 or x == 1:
+        return 1.0
+    if y == 1:
+        return x
+    if math.isnan(x) or math.isnan(y):
         return math.nan
+    if x == 0:
+        negative_odd = math.copysign(1, x) < 0 and _odd_int(y)
+        if y < 0:
+            return -math.inf if negative_odd else math.inf
+        return x if negative_odd else 0.0
+    if math.isinf(y):
+        if x == -1:
+            return 1.0
+        return 0.0 if (abs(x) < 1) == (y > 0) else math.inf
+    if math.isinf(x):
+        if x < 0:
+            return _go_pow(1 / x, -y)
+        return 0.0 if y < 0 else math.inf
+    if y == 0.5:
+        return math.sqrt(x)
+    if y == -0.5:
+        return 1 / math.sqrt(x)
+    return None
+
+
+def _go_pow(x: float, y: float) -> float:
+    """Go's math.Pow (pure Go on amd64), operation for operation."""
+    special = _pow_special(x, y)
+    if special is not None:
+        return special
+    yf, yi = math.modf(abs(y))
+    if yf != 0 and x < 0:
+        return math.nan
+    if yi >= 1 << 63:
+        if x == -1:
+            return 1.0
+        return 0.0 if (abs(x) < 1) == (y > 0) else math.inf
+    a1, ae = 1.0, 0
+    if yf != 0:
+        if yf > 0.5:
+            yf -= 1
+            yi += 1
+        a1 = math.exp(yf * _go_log(x))
+    x1, xe = math.frexp(x)
+    i = int(yi)
+    while i != 0:
+        if xe < -(1 << 12) or (1 << 12) < xe:
+            ae += xe
+            break
+        if i & 1 == 1:
+            a1 *= x1
+            ae += xe
+        x1 *= x1
+        xe <<= 1
+        if x1 < 0.5:
+            x1 += x1
+            xe -= 1
+        i >>= 1
+    if y < 0:
+        a1, ae = 1 / a1, -ae
+    return _go_ldexp(a1, ae)
+
+
+def _go_ldexp(frac: float, exp: int) -> float:
+    try:
+        return math.ldexp(frac, exp)
+    except OverflowError:
+        return math.copysign(math.inf, frac)
 
 
 def _pow(args: list[Value]) -> Value:
@@ -2623,13 +2736,11 @@ def _jsonencode(args: list[Value]) -> Value:
 
 
 def _reject_constant(name: str) -> Value:
-    raise ValueError(f"invalid character {go_quote(name[0])} looking for beginning of value")
+    raise ValueError(f"invalid character {_go_quote_rune(name[0])} looking for beginning of value")
 
 
 def _jsondecode(args: list[Value]) -> Value:
     text = _str(args[0])
-    if not text.strip(" \t\r\n"):
-        raise _CallError("EOF")
     try:
         data = json.loads(
             text, parse_float=Decimal, parse_int=Decimal, parse_constant=_reject_constant
@@ -2639,13 +2750,59 @@ def _jsondecode(args: list[Value]) -> Value:
     return _from_decoded(data)
 
 
+_JSON_CONTEXTS = {
+    "Expecting ':' delimiter": "after object key",
+    "Expecting property name enclosed in double quotes": "looking for beginning of object key string",
+    "Expecting value": "looking for beginning of value",
+    "Invalid control character at": "in string literal",
+}
+
+
 def _json_error(exc: json.JSONDecodeError) -> str:
+    """Go's encoding/json wording for a decoding error Python's json module reported."""
     if exc.msg == "Extra data":
         return "extraneous data after JSON object"
-    if exc.pos >= len(exc.doc.rstrip(" \t\r\n")):
+    doc, pos = exc.doc, exc.pos
+    if exc.msg.startswith("Unterminated string"):
+        return "unexpected EOF"
+    if pos >= len(doc) or not doc[pos:].strip(" \t\r\n"):
         return "EOF"
-    char = exc.doc[exc.pos]
-    return f"invalid character {_go_quote_rune(char)} looking for beginning of value"
+    rest = doc[pos:]
+    if exc.msg == "Expecting value" and any(
+        word.startswith(rest) for word in ("null", "true", "false")
+    ):
+        return "unexpected EOF"
+    char = _go_quote_rune(rest[0])
+    if exc.msg == "Expecting ',' delimiter":
+        inside = _json_container(doc[:pos])
+        where = "after object key:value pair" if inside == "{" else "after array element"
+        return f"invalid character {char} {where}"
+    if exc.msg.startswith("Invalid \\escape"):
+        return f"invalid character {_go_quote_rune(rest[1:2] or rest[0])} in string escape code"
+    return (
+        f"invalid character {char} {_JSON_CONTEXTS.get(exc.msg, 'looking for beginning of value')}"
+    )
+
+
+def _json_container(prefix: str) -> str:
+    """The innermost open bracket of a JSON prefix (outside strings)."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for char in prefix:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            stack.append(char)
+        elif char in "]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else ""
 
 
 def _from_decoded(data: object) -> Value:
@@ -3270,7 +3427,7 @@ def _cidrsubnets(args: list[Value]) -> Value:
     if not lengths:
         return ListValue([])
     full = (1 << network.bits) - 1
-    first = _int_arg(lengths[0], 1) + network.prefix
+    first = min(_int_arg(lengths[0], 1) + network.prefix, network.bits)
 
     def mask(prefix: int) -> int:
         return full ^ ((1 << (network.bits - prefix)) - 1) if prefix else 0

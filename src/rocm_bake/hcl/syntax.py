@@ -8,12 +8,22 @@ import hcl2
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from rocm_bake.errors import HCLError
+from rocm_bake.hcl import parsecache
 
 Node = Any  # a python-hcl2 rule or token (the library ships no precise types)
 
 
 def parse(text: str, filename: str) -> Node:
-    """The typed tree (``StartRule``) of one HCL file."""
+    """The typed tree (``StartRule``) of one HCL file (from the parse cache when it has it)."""
+    cached = parsecache.load(text)
+    if cached is not None:
+        return cached
+    tree = _parse(text, filename)
+    parsecache.store(text, tree)
+    return tree
+
+
+def _parse(text: str, filename: str) -> Node:
     try:
         return hcl2.api.parses(text, discard_comments=True)
     except UnexpectedCharacters as exc:

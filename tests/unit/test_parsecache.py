@@ -1,0 +1,43 @@
+"""The parse cache returns the same tree as a fresh parse, and survives damaged entries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import bakefile
+from rocm_bake.hcl import parsecache
+from rocm_bake.hcl.syntax import parse
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def test_cached_tree_evaluates_like_a_fresh_parse(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"GPU_ARCHS": "gfx950,gfx1201"}
+    monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", "off")
+    fresh = bakefile.load([ROOT / "rocm-bake.hcl"], env).plan(["all"]).to_json()
+    monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", str(tmp_path))
+    first = bakefile.load([ROOT / "rocm-bake.hcl"], env).plan(["all"]).to_json()
+    assert len(list(tmp_path.glob("*.pickle"))) == 1
+    cached = bakefile.load([ROOT / "rocm-bake.hcl"], env).plan(["all"]).to_json()
+    assert fresh == first == cached
+
+
+def test_damaged_entry_is_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", str(tmp_path))
+    text = 'variable "A" {\n  default = "x"\n}\n'
+    tree = parsecache.load(text)
+    assert tree is None
+    parse(text, "a.hcl")
+    (entry,) = tmp_path.glob("*.pickle")
+    entry.write_bytes(b"not a pickle")
+    assert parsecache.load(text) is None
+    assert parse(text, "a.hcl").body is not None
+
+
+def test_unwritable_cache_dir_still_parses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", "/proc/rocm-bake-cannot-write-here")
+    definition = bakefile.load([ROOT / "rocm-bake.hcl"], {})
+    assert definition.value("GPU_ARCHS") == ["gfx950"]
