@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from invoke.exceptions import Exit
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.errors import HCLError, RocmBakeError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,3 +25,9 @@ def reports_errors(func: F) -> F:
             raise Exit(f"error: {exc}", code=exc.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def warn(warnings: list[HCLError]) -> None:
+    """Print what buildx would silently ignore, one line each, on stderr."""
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)

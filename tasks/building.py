@@ -8,7 +8,7 @@ from invoke.context import Context
 from invoke.tasks import task
 
 from rocm_bake import build as builds
-from tasks._cli import reports_errors
+from tasks._cli import reports_errors, warn
 
 _HELP = {
     "target": "target or group to build (repeatable; default: the bake file's default group)",
@@ -35,11 +35,11 @@ def _request(target: list[str], arch: list[str], file: list[str], sets: list[str
 def build(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
           push: bool = False, dry_run: bool = False, print_: bool = False) -> None:
     """Build targets with docker buildx bake (checks docker, buildx >= 0.24 and a builder first)."""
-    request = _request(target, arch, file, set_, push)
+    prepared = builds.prepare(_request(target, arch, file, set_, push))
+    warn(prepared.definition.warnings)
     if print_:
-        print(json.dumps(builds.print_plan(request), indent=2))
+        print(json.dumps(prepared.plan.to_json(), indent=2))
         return
-    prepared = builds.prepare(request)
     if dry_run:
         print(prepared.invocation.display())
         return
@@ -53,6 +53,7 @@ def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: 
          dry_run: bool = False) -> None:
     """Build targets and push their images to the registry (inv build --push)."""
     prepared = builds.prepare(_request(target, arch, file, set_, push=True))
+    warn(prepared.definition.warnings)
     if dry_run:
         print(prepared.invocation.display())
         return

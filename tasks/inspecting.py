@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from rocm_bake import bakefile, graph
 from rocm_bake.build import split_csv
-from tasks._cli import reports_errors
+from tasks._cli import reports_errors, warn
 
 
 @task(iterable=["file"], help={
@@ -21,6 +21,7 @@ from tasks._cli import reports_errors
 def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
     """List the bake variables in effect: name, type, value, description."""
     definition = bakefile.load(file or [bakefile.DEFAULT_FILE])
+    warn(definition.warnings)
     records = [v.record() for v in definition.variables()]
     if json_:
         print(json.dumps(records, indent=2))

@@ -41,6 +41,11 @@ class Definition:
     namespace: Namespace
     config: Config
 
+    @property
+    def warnings(self) -> list[HCLError]:
+        """What buildx silently ignores (unknown arguments and blocks), located."""
+        return [*self.namespace.declared.warnings, *self.config.warnings]
+
     def variables(self) -> list[VariableInfo]:
         """The records of ``docker buildx bake --list=type=variables``."""
         return self.namespace.listing()

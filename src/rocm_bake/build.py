@@ -95,11 +95,6 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
         raise RocmBakeError(f"docker buildx bake failed with exit status {result.returncode}")
 
 
-def print_plan(request: BuildRequest, env: Mapping[str, str] | None = None) -> dict[str, object]:
-    """What ``docker buildx bake --print`` shows for the request, computed without Docker."""
-    return prepare(request, env).plan.to_json()
-
-
 def split_csv(values: Sequence[str]) -> list[str]:
     """Flag values that may repeat or be comma-separated (``--arch a,b --arch c``)."""
     return [part for value in values for part in value.split(",") if part]

@@ -27,8 +27,9 @@ LAYOUTS = {
     "tuple-over-lines": 'target "t" {\n  tags = ["a",\n"b"]\n}\n',
     "heredoc-then-brace": 'target "t" {\n  dockerfile-inline = <<EOT\nFROM scratch\nEOT\n}\n',
     "comment-before-brace": 'target "t" {\n  context = "."\n  # done\n}\n',
-    "condition-then-brace": 'variable "A" {\n  default = 1\n  validation {\n'
-                            '    condition = A > 0\n    error_message = "x"\n  }\n}\ntarget "t" {}\n',
+    "condition-then-brace": ('variable "A" {\n  default = 1\n  validation {\n'
+                             '    condition = A > 0\n    error_message = "x"\n  }\n}\n'
+                             'target "t" {}\n'),
 }
 
 

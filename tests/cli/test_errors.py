@@ -104,3 +104,19 @@ def test_missing_bake_file(args: list[str]) -> None:
 
 def test_version_check_is_not_silently_green() -> None:
     assert_one_line_error(run_cli(["inv", "version-check"]), "not implemented")
+
+
+def test_json_bake_file_is_refused_clearly(tmp_path: Path) -> None:
+    bake = tmp_path / "docker-bake.json"
+    bake.write_text('{"target": {"t": {}}}')
+    assert_one_line_error(run_cli(["inv", "build", "--file", str(bake), "--print"]),
+                          "only HCL bake files are supported")
+
+
+def test_unknown_argument_is_ignored_like_buildx_but_warned(tmp_path: Path) -> None:
+    bake = tmp_path / "b.hcl"
+    bake.write_text('target "t" {\n  plaforms = ["linux/amd64"]\n}\n')
+    result = run_cli(["inv", "build", "--file", str(bake), "--target", "t", "--print"])
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == (f"warning: {bake}:2:3: unknown argument 'plaforms' in "
+                                      "target 't' is ignored (as buildx ignores it)")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from rocm_bake.bake.declarations import AttributeDecl, BlockDecl, Source
 from rocm_bake.bake.target import KINDS, FieldError, Target
 from rocm_bake.bake.variables import Namespace
+from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.evaluate import Scope
 from rocm_bake.hcl.values import ConversionError, Value
@@ -29,6 +30,7 @@ class Config:
     targets: dict[str, Target] = field(default_factory=dict)
     groups: dict[str, Group] = field(default_factory=dict)
     sources: dict[str, Source] = field(default_factory=dict)
+    warnings: list[HCLError] = field(default_factory=list)
 
     def add_target(self, target: Target, source: Source) -> None:
         if target.name in self.targets:
@@ -42,6 +44,7 @@ def evaluate(blocks: list[BlockDecl], namespace: Namespace) -> Config:
     config = Config()
     renamed: dict[str, list[str]] = {}
     for block in blocks:
+        config.warnings.extend(_ignored(block))
         if block.type == "group":
             config.groups[block.label] = _group(block, namespace)
             continue
@@ -60,6 +63,17 @@ def evaluate(blocks: list[BlockDecl], namespace: Namespace) -> Config:
     return config
 
 
+_GROUP_FIELDS = ("targets", "description", "name", "matrix")
+
+
+def _ignored(block: BlockDecl) -> list[HCLError]:
+    """Attributes buildx ignores without a word: we ignore them too, but say so."""
+    known = _GROUP_FIELDS if block.type == "group" else (*KINDS, "name", "matrix")
+    return [attr.source.error(f"unknown argument {attr.name!r} in {block.type} "
+                              f"{block.label!r} is ignored (as buildx ignores it)")
+            for attr in block.attributes.values() if attr.name not in known]
+
+
 def check_name(name: str, source: Source) -> None:
     if not NAME_PATTERN.match(name):
         raise source.error(f"invalid target name {name!r}: only [a-zA-Z0-9_-]+ are allowed")
@@ -72,6 +86,8 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
             raise block.attributes[name].source.error(f"{name} is not supported for groups")
     group = Group(block.label, [])
     for attr in block.attributes.values():
+        if attr.name not in _GROUP_FIELDS:
+            continue
         value = _value(attr, namespace.scope, namespace)
         if attr.name == "targets":
             if not isinstance(value, list):
@@ -79,9 +95,6 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
             group.targets = list(dict.fromkeys(_strings(attr, value)))
         elif attr.name == "description":
             group.description = _string(attr, value)
-        else:
-            raise attr.source.error(f"unsupported argument {attr.name!r} in group "
-                                    f"{block.label!r} (expected targets, description)")
     if "targets" not in block.attributes:
         raise block.source.error(f"group {block.label!r} needs a targets list")
     return group
@@ -113,11 +126,8 @@ def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
         check_name(name, name_attr.source)
     target = Target(name)
     for attr in block.attributes.values():
-        if attr.name in ("name", "matrix"):
+        if attr.name in ("name", "matrix") or attr.name not in KINDS:
             continue
-        if attr.name not in KINDS:
-            raise attr.source.error(f"unsupported argument {attr.name!r} in target "
-                                    f"{block.label!r}")
         try:
             target.set_from_value(attr.name, _value(attr, scope, namespace))
         except FieldError as exc:

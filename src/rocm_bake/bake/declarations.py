@@ -37,7 +37,7 @@ class Source:
 @dataclass(frozen=True)
 class Validation:
     condition: Node
-    error_message: Node
+    error_message: Node | None
     source: Source
 
 
@@ -80,6 +80,7 @@ class BlockDecl:
 
 @dataclass
 class Declarations:
+    warnings: list[HCLError] = field(default_factory=list)
     variables: dict[str, VariableDecl] = field(default_factory=dict)
     attributes: dict[str, AttributeDecl] = field(default_factory=dict)
     functions: dict[str, FunctionDecl] = field(default_factory=dict)
@@ -90,6 +91,9 @@ def read(paths: list[Path]) -> Declarations:
     """Parse each file and merge what they declare, in order."""
     declared = Declarations()
     for path in paths:
+        if path.suffix.lower() in (".json", ".yml", ".yaml"):
+            raise HCLError("only HCL bake files are supported (buildx also reads JSON and "
+                           "Compose files; rocm-bake's model does not)", str(path))
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
@@ -136,19 +140,28 @@ def _read_block(block: Node, filename: str, declared: Declarations) -> None:
     kind, labels = _labels(block, filename)
     source = _source(block, filename)
     if kind not in ("variable", "function", *BLOCK_TYPES):
-        raise source.error(f"unsupported block type {kind!r}: a bake file has variable, "
-                           "function, target and group blocks")
+        declared.warnings.append(source.error(
+            f"unknown block type {kind!r} is ignored (as buildx ignores it)"))
+        return
     if len(labels) != 1:
         raise source.error(f"a {kind} block takes exactly one label, got {len(labels)}")
     label = labels[0]
-    attributes, nested = _body(block.body, filename, allow_validation=kind == "variable")
+    attributes, nested = _body(block.body, filename)
+    if kind != "variable":
+        nested_ignored, nested = nested, []
+    else:
+        nested_ignored = [(b, src) for b, src in nested if _labels(b, filename)[0] != "validation"]
+        nested = [(b, src) for b, src in nested if _labels(b, filename)[0] == "validation"]
+    for item, item_source in nested_ignored:
+        declared.warnings.append(item_source.error(
+            f"block {_labels(item, filename)[0]!r} inside {kind} {label!r} is ignored "
+            "(as buildx ignores it)"))
     if kind == "variable":
-        declared.variables[label] = _variable(label, attributes, nested, source, filename)
+        declared.variables[label] = _variable(label, attributes, nested, source, filename,
+                                              declared.warnings)
     elif kind == "function":
         declared.functions[label] = _function(label, attributes, source, filename)
     else:
-        if nested:
-            raise nested[0][1].error(f"blocks are not allowed inside a {kind} block")
         declared.blocks.append(BlockDecl(kind, label, attributes, source))
 
 
@@ -197,8 +210,7 @@ def _check_block_braces(block: Node, items: list[Node], filename: str, text: str
             f"missing newline after {what}: the closing brace must be on its own line")
 
 
-def _body(body: Node, filename: str, allow_validation: bool
-          ) -> tuple[dict[str, AttributeDecl], list[tuple[Node, Source]]]:
+def _body(body: Node, filename: str) -> tuple[dict[str, AttributeDecl], list[tuple[Node, Source]]]:
     attributes: dict[str, AttributeDecl] = {}
     nested: list[tuple[Node, Source]] = []
     for item in body.children:
@@ -207,14 +219,11 @@ def _body(body: Node, filename: str, allow_validation: bool
             name = str(item.identifier.token.value)
             source = _source(item, filename)
             if name in attributes:
-                raise source.error(f"attribute {name!r} is set twice in this block")
+                raise source.error(f"attribute {name!r} is set twice in this block (first at "
+                                   f"line {attributes[name].source.line})")
             attributes[name] = AttributeDecl(name, item.expression, source)
         elif kind == "BlockRule":
-            source = _source(item, filename)
-            block_kind, _ = _labels(item, filename)
-            if not (allow_validation and block_kind == "validation"):
-                raise source.error(f"unexpected block {block_kind!r} here")
-            nested.append((item, source))
+            nested.append((item, _source(item, filename)))
     return attributes, nested
 
 
@@ -222,18 +231,21 @@ _VARIABLE_ATTRIBUTES = {"default", "type", "description"}
 
 
 def _variable(name: str, attributes: dict[str, AttributeDecl],
-              nested: list[tuple[Node, Source]], source: Source, filename: str) -> VariableDecl:
+              nested: list[tuple[Node, Source]], source: Source, filename: str,
+              warnings: list[HCLError]) -> VariableDecl:
     for attr in attributes.values():
         if attr.name not in _VARIABLE_ATTRIBUTES:
-            raise attr.source.error(f"unsupported argument {attr.name!r} in variable {name!r} "
-                                    "(expected default, type, description, validation)")
+            warnings.append(attr.source.error(
+                f"unknown argument {attr.name!r} in variable {name!r} is ignored (as buildx "
+                "ignores it; expected default, type, description, validation)"))
     validations = []
     for block, block_source in nested:
-        attrs, _ = _body(block.body, filename, allow_validation=False)
-        if "condition" not in attrs or "error_message" not in attrs:
-            raise block_source.error("a validation block needs condition and error_message")
+        attrs, _ = _body(block.body, filename)
+        if "condition" not in attrs:
+            raise block_source.error("a validation block needs a condition")
+        message = attrs.get("error_message")
         validations.append(Validation(attrs["condition"].expression,
-                                      attrs["error_message"].expression,
+                                      message.expression if message else None,
                                       attrs["condition"].source))
     default = attributes.get("default")
     type_attr = attributes.get("type")

@@ -78,6 +78,7 @@ def _complete(field: str, entry: Entry) -> Entry:
     if field in ("cache-from", "cache-to", "output", "attest") and not entry.get("type"):
         raise EntryError(f"{field} entry {entry} has no type")
     if field == "secret":
+        entry.pop("type", None)  # buildx decides by the fields: env= is an env secret
         if "source" in entry:
             entry["src"] = entry.pop("source")
         if not entry.get("id"):

@@ -4,6 +4,7 @@ groups, ``inherits``, ``--set`` overrides, ``--push`` and ``target:`` links."""
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,7 +67,26 @@ def resolve(config: Config, requested: Sequence[str], overrides: Sequence[str] =
     _default_group(names, groups)
     for name in list(targets):
         _load_links(config, name, targets[name], targets, parsed, [])
+    for target in targets.values():
+        _check_local_sources(target, env or {})
     return Plan(groups, targets)
+
+
+def _check_local_sources(target: Target, env: Mapping[str, str]) -> None:
+    """buildx stats a file secret's source, and needs an SSH agent for ``ssh = ["default"]``,
+    already when printing a plan."""
+    for secret in target.get("secret") or []:
+        if "env" not in secret:
+            path = secret.get("src") or secret["id"]
+            if not os.path.exists(path):
+                raise UsageError(f"failed to stat {path}: no such file or directory "
+                                 f"(secret {secret['id']!r} of target {target.name})")
+    for ssh in target.get("ssh") or []:
+        if ssh == {"id": "default"}:
+            socket = env.get("SSH_AUTH_SOCK", "")
+            if not socket or not os.path.exists(socket):
+                raise UsageError(f"target {target.name} forwards the SSH agent (ssh = "
+                                 "[\"default\"]) but SSH_AUTH_SOCK is unset or missing")
 
 
 def parse_overrides(config: Config, overrides: Sequence[str],

@@ -198,7 +198,9 @@ class Namespace:
                 except ConversionError as exc:
                     raise check.source.error(f"invalid validation condition: {exc}") from None
                 if not passed:
-                    message = evaluator.eval(check.error_message, self.scope)
+                    message: Value = "its validation condition is false"
+                    if check.error_message is not None:
+                        message = evaluator.eval(check.error_message, self.scope)
                     raise check.source.error(
                         f"validation failed for variable {variable.name}: "
                         f"{values.to_string(message)}")

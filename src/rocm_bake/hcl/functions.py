@@ -56,6 +56,7 @@ __all__ = [
     "ListValue",
     "MapValue",
     "SetValue",
+    "arithmetic",
     "convert",
     "cty_equal",
     "type_of",
@@ -438,10 +439,6 @@ def _hash_text(value: Value) -> str:
     return f"<{inner}>"
 
 
-def _is_sequence(value: Value) -> bool:
-    return isinstance(value, list)
-
-
 def _kind_name(value: Value) -> str:
     return _friendly(type_of(value))
 
@@ -566,6 +563,25 @@ _PICTOGRAPHIC = (
 )
 
 
+_PREPEND = (
+    (0x0600, 0x0605),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x0D4E, 0x0D4E),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x111C2, 0x111C3),
+    (0x1193F, 0x1193F),
+    (0x11941, 0x11941),
+    (0x11A3A, 0x11A3A),
+    (0x11A84, 0x11A89),
+    (0x11D46, 0x11D46),
+    (0x11F02, 0x11F02),
+)
+
+
 def _in_ranges(code: int, ranges: tuple[tuple[int, int], ...]) -> bool:
     return any(lo <= code <= hi for lo, hi in ranges)
 
@@ -580,6 +596,8 @@ def _grapheme_class(char: str) -> str:
         return "ZWJ"
     if 0x1F1E6 <= code <= 0x1F1FF:
         return "RI"
+    if _in_ranges(code, _PREPEND):
+        return "Prepend"
     category = unicodedata.category(char)
     if category in ("Mn", "Me") or code == 0x200C or 0x1F3FB <= code <= 0x1F3FF:
         return "Extend"
@@ -623,7 +641,7 @@ def _joins(prev: str, cur: str, state: dict[str, int]) -> bool:
         return False
     if cur in _HANGUL_JOINS.get(prev, ()):
         return True
-    if cur in ("Extend", "ZWJ", "SpacingMark"):
+    if cur in ("Extend", "ZWJ", "SpacingMark") or prev == "Prepend":
         return True
     if prev == "ZWJ" and cur == "Pict" and state["pict_zwj"]:
         return True
@@ -749,8 +767,11 @@ def _is_integral(value: Decimal) -> bool:
     return value.is_finite() and value == value.to_integral_value()
 
 
-def _arith(op: str, a: Decimal, b: Decimal) -> Decimal:
-    """a op b as cty computes it (512-bit floats, round to nearest even)."""
+def arithmetic(op: str, a: Decimal, b: Decimal) -> Decimal:
+    """a op b (op one of + - * / %) as cty computes it: 512-bit floats, ties to even.
+
+    HCL's arithmetic operators are these same operations in buildx.
+    """
     if not (a.is_finite() and b.is_finite()):
         return _arith_infinite(op, a, b)
     if op in "+-*" and _is_integral(a) and _is_integral(b):
@@ -2340,7 +2361,7 @@ def _range(args: list[Value]) -> Value:
                 "start and end or use a smaller step"
             )
         values.append(current)
-        current = _arith("+", current, step)
+        current = arithmetic("+", current, step)
     return ListValue(values)
 
 
@@ -2439,7 +2460,7 @@ def _setproduct(args: list[Value]) -> Value:
 
 def _binary_op(op: str) -> Callable[[list[Value]], Value]:
     def impl(args: list[Value]) -> Value:
-        return _arith(op, _num(args[0]), _num(args[1]))
+        return arithmetic(op, _num(args[0]), _num(args[1]))
 
     return impl
 
@@ -2614,7 +2635,7 @@ def _go_pow(x: float, y: float) -> float:
     x1, xe = math.frexp(x)
     i = int(yi)
     while i != 0:
-        if xe < -(1 << 12) or (1 << 12) < xe:
+        if not -(1 << 12) <= xe <= (1 << 12):
             ae += xe
             break
         if i & 1 == 1:
@@ -2752,7 +2773,9 @@ def _jsondecode(args: list[Value]) -> Value:
 
 _JSON_CONTEXTS = {
     "Expecting ':' delimiter": "after object key",
-    "Expecting property name enclosed in double quotes": "looking for beginning of object key string",
+    "Expecting property name enclosed in double quotes": (
+        "looking for beginning of object key string"
+    ),
     "Expecting value": "looking for beginning of value",
     "Invalid control character at": "in string literal",
 }
