@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine (root): installs the project and its dev tools into
-# .venv, installs and starts the build engine + registry (scripts/engine.sh), then runs the
+# .venv, installs and starts the build engine + registry (scripts/engine.sh) and the WebDAV
+# store (scripts/webdav.sh), then runs the
 # fast unit tests, the linters, the buildx-oracle tests and the engine end-to-end tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -10,6 +11,8 @@ bash scripts/engine.sh install
 eval "$(bash scripts/engine.sh start)"
 export DOCKER_HOST
 bash scripts/engine.sh base-image
+bash scripts/webdav.sh install
+bash scripts/webdav.sh start >/dev/null
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
 echo "== unit tests"

@@ -2,9 +2,9 @@
 
 from invoke.collection import Collection
 
-from tasks import building, inspecting, versions
+from tasks import building, health, inspecting, versions
 
 ns = Collection()
-for module in (building, inspecting, versions):
+for module in (building, health, inspecting, versions):
     for task in Collection.from_module(module).tasks.values():
         ns.add_task(task)

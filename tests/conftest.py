@@ -99,3 +99,16 @@ def engine() -> Iterator[str]:
     if base.returncode != 0:
         pytest.fail(f"scripts/engine.sh base-image failed: {base.stderr.strip()[-800:]}")
     yield docker_host
+
+
+@pytest.fixture(scope="session")
+def webdav() -> Iterator[Path]:
+    """The WebDAV store (nginx + dav-ext) from scripts/webdav.sh; yields its run directory."""
+    if shutil.which("nginx") is None:
+        missing("nginx is not installed (scripts/webdav.sh install)")
+    run_dir = Path(os.environ.get("ROCM_BAKE_WEBDAV_DIR", "/tmp/rocm-bake-webdav"))
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "start", str(run_dir)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/webdav.sh start failed: {proc.stderr.strip()[-800:]}")
+    yield run_dir

@@ -6,7 +6,7 @@ import json
 
 from tests.conftest import VENV_BIN, run_cli
 
-TASKS = ["build", "push", "list-vars", "targets", "version-check"]
+TASKS = ["build", "push", "list-vars", "targets", "version-check", "services", "doctor"]
 
 
 def test_every_task_is_listed_with_help() -> None:

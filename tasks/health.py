@@ -1,0 +1,45 @@
+"""inv services / inv doctor: inspect the fleet's services and everything a build needs."""
+
+from __future__ import annotations
+
+from invoke.context import Context
+from invoke.exceptions import Exit
+from invoke.tasks import task
+from tabulate import tabulate
+
+from rocm_bake import doctor as diagnosis
+from rocm_bake import fleet as fleets
+from rocm_bake import services as inspection
+from tasks._cli import reports_errors
+
+
+@task(help={"fleet": "fleet file (default: fleet.toml)",
+            "image": "also look up this image's manifest, e.g. rocm-bake/vllm:tag"})
+@reports_errors
+def services(c: Context, fleet: str = fleets.DEFAULT_FILE, image: str = "") -> None:
+    """Inspect the registry and the WebDAV store (read requests only): health and latency."""
+    config = fleets.load(fleet)
+    session = inspection.ReadOnlySession()
+    probes = inspection.registry(session, config.registry, image or None)
+    if config.webdav:
+        probes += inspection.webdav(session, config.webdav)
+    rows = [[p.service, p.check, "ok" if p.ok else "FAIL", p.detail,
+             "-" if p.latency_ms is None else f"{p.latency_ms:.1f}"] for p in probes]
+    print(tabulate(rows, headers=["service", "check", "status", "detail", "ms"]))
+    failed = [p for p in probes if not p.ok]
+    if failed:
+        raise Exit(f"error: {failed[0].service} {failed[0].check}: {failed[0].detail}", code=2)
+
+
+@task(help={"fleet": "fleet file (default: fleet.toml)"})
+@reports_errors
+def doctor(c: Context, fleet: str = fleets.DEFAULT_FILE) -> None:
+    """Check everything a build needs: docker, buildx, builders, nodes, services, disk, deps."""
+    findings = diagnosis.diagnose(fleets.load(fleet))
+    rows = [[f.item, f.status, f.detail, f.fix] for f in findings]
+    print(tabulate(rows, headers=["item", "status", "detail", "how to fix"],
+                   maxcolwidths=[None, None, 60, 50]))
+    failed = [f for f in findings if f.failed]
+    if failed:
+        raise Exit(f"error: {len(failed)} required item(s) missing: "
+                   f"{', '.join(f.item for f in failed)}", code=2)
