@@ -13,6 +13,8 @@ export DOCKER_HOST
 bash scripts/engine.sh base-image
 bash scripts/webdav.sh install
 bash scripts/webdav.sh start >/dev/null
+# The nox build sessions' virtualenvs are installed here, so the tests reuse them offline (-R).
+.venv/bin/nox --install-only -s build-gfx950 >/dev/null
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
 echo "== unit tests"
