@@ -112,3 +112,14 @@ def webdav() -> Iterator[Path]:
     if proc.returncode != 0:
         pytest.fail(f"scripts/webdav.sh start failed: {proc.stderr.strip()[-800:]}")
     yield run_dir
+
+
+@pytest.fixture
+def path_without_docker(tmp_path: Path) -> str:
+    """A PATH with the project's tools and git (GitPython needs it) but no docker client."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    git = shutil.which("git")
+    if git:
+        (bin_dir / "git").symlink_to(git)
+    return f"{VENV_BIN}:{bin_dir}"

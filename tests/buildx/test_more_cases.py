@@ -88,6 +88,15 @@ CASES: dict[str, tuple[str, list[str], dict[str, str]]] = {
     "secret-id-as-path-missing": ('target "c" {\n  secret = ["id=nofile,type=env"]\n}\n',
                                   ["--print", "c"], {}),
     "ssh-agent-missing": ('target "c" {\n  ssh = ["default"]\n}\n', ["--print", "c"], {}),
+    "list-variables-any-and-nested-types": (
+        'variable "A" {\n  type = any\n  default = 1\n}\n'
+        'variable "L" {\n  type = list(any)\n  default = ["a"]\n}\n'
+        'variable "O" {\n  type = object({a = string, b = list(number)})\n'
+        '  default = {a = "x", b = [1]}\n}\n'
+        'variable "T" {\n  type = tuple([string, number])\n  default = ["a", 1]\n}\n'
+        'variable "AL" {\n  type = any\n  default = ["s", 1]\n}\n'
+        'variable "M" {\n  type = map(list(string))\n  default = {a = ["x"]}\n}\n'
+        'target "c" {}\n', ["--list=type=variables,format=json"], {}),
     "null-list-field": ('target "c" {\n  tags = null\n  platforms = ["linux/amd64"]\n}\n',
                         ["--print", "c"], {}),
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.buildx.oracle import model, oracle
-from tests.conftest import ROOT, VENV_BIN, Buildx, run_cli
+from tests.conftest import ROOT, Buildx, run_cli
 
 GROUPS = ["default", "all", "base", "torch", "triton", "aiter", "cupy", "nixl", "vllm", "lmcache",
           "wheels"]
@@ -62,10 +62,11 @@ def test_bad_overrides_fail_in_both(env: dict[str, str], buildx: Buildx, checkou
 
 
 @pytest.mark.buildx
-def test_inv_print_and_list_vars_equal_buildx(buildx: Buildx) -> None:
+def test_inv_print_and_list_vars_equal_buildx(buildx: Buildx, path_without_docker: str) -> None:
     """The task surface prints the model's result unchanged."""
     expected = oracle(buildx, ["-f", "rocm-bake.hcl", "--print", "vllm"], ROOT, {})
-    result = run_cli(["inv", "build", "--target", "vllm", "--print"], env={"PATH": str(VENV_BIN)})
+    result = run_cli(["inv", "build", "--target", "vllm", "--print"],
+                     env={"PATH": path_without_docker})
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == expected.data
     expected_vars = oracle(buildx, ["-f", "rocm-bake.hcl", "--list=type=variables,format=json"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import ROOT, VENV_BIN, missing, run_cli
+from tests.conftest import ROOT, missing, run_cli
 
 TASKS = ["build", "push", "list-vars", "targets", "version-check", "services", "doctor"]
 
@@ -17,9 +17,9 @@ def test_every_task_is_listed_with_help() -> None:
         assert line.split(maxsplit=1)[1:], f"task {name} has no help line: {result.stdout}"
 
 
-def test_print_needs_no_docker() -> None:
+def test_print_needs_no_docker(path_without_docker: str) -> None:
     result = run_cli(["inv", "build", "--target", "vllm", "--arch", "gfx1201", "--print"],
-                     env={"PATH": str(VENV_BIN)})
+                     env={"PATH": path_without_docker})
     assert result.returncode == 0, result.stderr
     plan = json.loads(result.stdout)
     assert plan["group"]["default"] == {"targets": ["vllm"]}

@@ -10,6 +10,7 @@ from rocm_bake.errors import HCLError
 from rocm_bake.hcl.evaluate import Evaluator, Scope
 from rocm_bake.hcl.functions import FUNCTIONS
 from rocm_bake.hcl.syntax import parse
+from rocm_bake.hcl.types import STRING, Type, convert
 from rocm_bake.hcl.values import Value
 
 SCOPE: dict[str, Value] = {
@@ -71,8 +72,8 @@ def test_indented_heredoc_keeps_backslashes_literal() -> None:
     ("ARCHS[7]", "out of range"),
     ('M["zz"]', "does not exist"),
     ('"x${M}"', "cannot include a object"),
-    ("1 / 0", "by zero"),
-    ('"a" + 1', "not a number"),
+    ("0 / 0", "can't divide zero by zero"),
+    ('"a" + 1', "a number is required"),
 ])
 def test_errors_name_file_and_line(expression: str, message: str) -> None:
     with pytest.raises(HCLError) as caught:
@@ -88,3 +89,70 @@ def test_syntax_errors_have_a_position(text: str) -> None:
         parse(text, "bad.hcl")
     assert str(caught.value).startswith("bad.hcl:")
     assert caught.value.line is not None
+
+
+# -- typed variables are cty lists, sets and maps (checked with buildx 0.29.1) ----------------
+
+TYPED: dict[str, Value] = {
+    # variable "G" { type = list(string), default = ["gfx950"] }; "U" the same, untyped
+    "G": convert(["gfx950"], Type("list", STRING)),
+    "U": ["gfx950"],
+    # set(string) with default ["b", "a", "b"]; map(string) with default {a = "1"}
+    "S": convert(["b", "a", "b"], Type("set", STRING)),
+    "M": convert({"a": "1"}, Type("map", STRING)),
+}
+
+
+def evaluate_typed(expression: str) -> Value:
+    tree = parse(f"x = {expression}\n", "t.hcl")
+    return Evaluator("t.hcl", FUNCTIONS).eval(tree.body.children[0].expression, Scope(dict(TYPED)))
+
+
+@pytest.mark.parametrize(("expression", "printed"), [
+    # a list is never equal to a tuple, in functions and operators alike
+    ('[equal(G, ["gfx950"]), G == ["gfx950"], equal(U, ["gfx950"]), U == ["gfx950"]]',
+     "[false,false,true,true]"),
+    ('[equal(G, split(",", "gfx950")), G == split(",", "gfx950"), M == {a = "1"}]',
+     "[true,true,false]"),
+    ('[index(G, 0), element(G, 0), concat(G, ["x", 1]), index(M, "a"), keys(M)]',
+     '["gfx950","gfx950",["gfx950","x",1],"1",["a"]]'),
+    # a set is distinct and in cty's order, for functions and for expressions
+    ('[S, [for s in S : s], setunion(S, ["c"]), length(S), S == ["a", "b"]]',
+     '[["a","b"],["a","b"],["a","b","c"],2,false]'),
+])
+def test_typed_collections_behave_as_in_buildx(expression: str, printed: str) -> None:
+    assert evaluate_typed(f"jsonencode({expression})") == printed
+
+
+def test_a_set_has_no_index() -> None:
+    # buildx: "Invalid index; Elements of a set are identified only by their value ..."
+    with pytest.raises(HCLError, match="set"):
+        evaluate_typed("S[0]")
+
+
+# -- operators are cty's number functions: 512-bit floats, signed zero (buildx 0.29.1) --------
+
+
+@pytest.mark.parametrize(("expression", "printed"), [
+    ("-0", "-0"),
+    ("[1.50, -0.0, 0 - 0, -(0), 2 * -0, 0 * -1, -0 + -0, -0 - 0, -0 / 5, -0 % 5]",
+     "[1.5,-0,0,-0,-0,-0,-0,-0,-0,-0]"),
+    ("[5 % 0, 7 % -3, -7 % 3, 5.5 % 2]", "[5,1,-1,1.5]"),
+    ("1 / 3", "0." + "3" * 154 + "5"),
+    ("[0.3 - 0.1, 0.1 + 0.2, 0.1 + 0.2 == 0.3, 2 / 3 * 3]",
+     "[0.2" + "0" * 153 + "2,0.3,true,2]"),
+    ('["+5" + 1, ".5" * 2, "inf" + 1 < 3, -"3"]', "[6,1,false,-3]"),
+    ("1234567890" * 16 + ".5", "1234567890" * 15 + "1234600000"),  # 155 digits kept
+    ('format("%s", -0)', '"-0"'),
+])
+def test_arithmetic_prints_as_buildx(expression: str, printed: str) -> None:
+    assert evaluate(f"jsonencode({expression})") == printed
+
+
+@pytest.mark.parametrize(("expression", "text"), [
+    ('"=${1 / 0}"', "=+Inf"), ('"=${-1 / 0}"', "=-Inf"), ('"=${-0}"', "=-0"),
+    ('"=${5 % 0}"', "=5"),
+])
+def test_infinity_and_negative_zero_in_templates(expression: str, text: str) -> None:
+    assert evaluate(expression) == text
+

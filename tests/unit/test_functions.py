@@ -9,6 +9,8 @@ buildx printed after the file position (None where only the failure itself is co
 from __future__ import annotations
 
 import contextlib
+import os
+import pwd
 import re
 from decimal import Decimal
 
@@ -3707,8 +3709,8 @@ BUILDX_FUNCTIONS = {
     "values", "zipmap",
 }  # fmt: skip
 # can/try/convert take unevaluated expressions (the evaluator's); bcrypt and rsadecrypt need
-# crypto libraries; homedir reads the machine's home: none of them is in this table.
-LEFT_OUT = {"can", "try", "convert", "bcrypt", "rsadecrypt", "homedir"}
+# crypto libraries: none of them is in this table.
+LEFT_OUT = {"can", "try", "convert", "bcrypt", "rsadecrypt"}
 
 
 def test_table_is_buildx_stdlib() -> None:
@@ -3851,6 +3853,47 @@ def test_uuidv4_and_timestamp_shapes() -> None:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
 
 
+# -- homedir reads the environment, as buildx does ------------------------------------------
+
+
+@pytest.mark.parametrize("home", ["/x", "/x/", "x"])
+def test_homedir_is_home_verbatim(home: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # buildx under env -i HOME=/x prints /x (and /x/, x: no cleaning)
+    monkeypatch.setenv("HOME", home)
+    assert call("homedir") == home
+
+
+@pytest.mark.parametrize("home", [None, ""])
+def test_homedir_without_home_is_the_users_passwd_entry(
+    home: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # buildx with HOME unset or empty prints the passwd home (/root as root, /nonexistent for
+    # nobody)
+    if home is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", home)
+    assert call("homedir") == pwd.getpwuid(os.getuid()).pw_dir
+
+
+@pytest.mark.parametrize(("config", "home"), [("/tmp/a/b/c", "/tmp/a/b"), (None, ".")])
+def test_homedir_without_home_or_passwd_entry(
+    config: str | None, home: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # buildx run as uid 12345 (no passwd entry), HOME unset: DOCKER_CONFIG=/tmp/a/b/c gives
+    # /tmp/a/b and no DOCKER_CONFIG gives "."
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)
+
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    if config is None:
+        monkeypatch.delenv("DOCKER_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("DOCKER_CONFIG", config)
+    assert call("homedir") == home
+
+
 # -- results are NFC, as every cty string is -------------------------------------------------
 
 
@@ -3896,11 +3939,8 @@ def test_odd_arguments_raise_only_function_error(name: str) -> None:
                     function(args)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="values.format_number prints -0 as 0 and rounds to 120 digits; buildx prints "
-    '"-0" and up to 155 digits (jsonencode({b=[1.50, -0.0]}) is {"b":[1.5,-0]})',
-)
 def test_jsonencode_prints_numbers_as_buildx() -> None:
+    # buildx: jsonencode({b=[1.50, -0.0]}) is {"b":[1.5,-0]}; 1/3 has 155 digits
     third = call("divide", n("1"), n("3"))
     assert call("jsonencode", [n("-0"), third]) == "[-0,0." + "3" * 154 + "5]"
+    assert call("jsonencode", {"b": [n("1.50"), n("-0.0")]}) == '{"b":[1.5,-0]}'

@@ -13,7 +13,7 @@ from rocm_bake.bake.declarations import Declarations, VariableDecl, user_functio
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
-from rocm_bake.hcl.types import Type, convert
+from rocm_bake.hcl.types import Type, convert, typed_json
 from rocm_bake.hcl.values import ConversionError, Value
 
 BUILTINS = {"BAKE_CMD_CONTEXT": "cwd://", "BAKE_LOCAL_PLATFORM": "linux/amd64"}
@@ -35,12 +35,15 @@ class VariableInfo:
         if self.type is not None:
             out["type"] = self.type.friendly_name()
         if self.value is not None:
-            out["value"] = display(self.value)
+            out["value"] = display(self.value, self.type)
         return out
 
 
-def display(value: Value) -> str:
-    """A value as buildx shows it in a listing: strings bare, everything else as JSON."""
+def display(value: Value, declared: Type | None = None) -> str:
+    """A value as buildx shows it in a listing: primitives bare, everything else as cty's JSON
+    (``any``-typed parts carry their own type)."""
+    if declared is not None and not declared.is_primitive:
+        return typed_json(value, declared)
     if isinstance(value, list | dict):
         return values.to_json(value)
     return values.to_string(value)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, DivisionByZero, InvalidOperation
+from decimal import Decimal
 
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
+from rocm_bake.hcl.bigfloat import NumberError, arithmetic
 from rocm_bake.hcl.syntax import Node, parse, position
-from rocm_bake.hcl.values import ConversionError, Value
+from rocm_bake.hcl.types import cty_equal
+from rocm_bake.hcl.values import ConversionError, SetValue, Value
 
 FunctionTable = Mapping[str, Callable[[list[Value]], Value]]
 
@@ -81,7 +83,10 @@ class Evaluator:
         return {"true": True, "false": False}.get(text)
 
     def _eval_int_lit_rule(self, node: Node, scope: Scope) -> Value:
-        return values.number(str(node.token.value))
+        try:
+            return values.number(str(node.token.value))
+        except ConversionError as exc:
+            raise self.error(node, f"invalid number literal: {exc}") from None
 
     def _eval_tuple_rule(self, node: Node, scope: Scope) -> Value:
         return [self.eval(e, scope) for e in node.elements]
@@ -110,8 +115,8 @@ class Evaluator:
     def _eval_unary_op_rule(self, node: Node, scope: Scope) -> Value:
         operand = self.eval(node.expr_term, scope)
         try:
-            if node.operator == "-":
-                return -values.to_number(operand)
+            if node.operator == "-":  # cty's Negate: big.Float.Neg, so -0 is negative zero
+                return values.to_number(operand).copy_negate()
             return not values.to_bool(operand)
         except ConversionError as exc:
             raise self.error(node, f"invalid operand for {node.operator}: {exc}") from None
@@ -125,8 +130,8 @@ class Evaluator:
             return _binary(operator, left, right)
         except ConversionError as exc:
             raise self.error(node, f"invalid operand for {operator}: {exc}") from None
-        except (DivisionByZero, InvalidOperation):
-            raise self.error(node, f"invalid arithmetic: {operator} by zero") from None
+        except NumberError as exc:
+            raise self.error(node, f"operation {operator} failed: {exc}") from None
 
     def _eval_conditional_rule(self, node: Node, scope: Scope) -> Value:
         condition = self.eval(node.condition, scope)
@@ -183,6 +188,9 @@ class Evaluator:
             key: Value = values.number(str(node.index))
         else:
             key = self.eval(node.index_expression, scope)
+        if isinstance(collection, SetValue):
+            raise self.error(node, "invalid index: elements of a set are identified only by their "
+                                   "value and have no index")
         if isinstance(collection, list):
             return self._list_index(node, collection, key)
         if isinstance(collection, dict):
@@ -470,35 +478,22 @@ def _closing_brace(text: str, start: int) -> int:
 
 
 def _binary(operator: str, left: Value, right: Value) -> Value:
+    """A binary operator as HCL applies it: cty's Equals, And/Or, and the number functions
+    (512-bit arithmetic, so ``1 / 0`` is +Inf and ``5 % 0`` is 5, as in buildx)."""
     if operator == "==":
-        return values.equal(left, right)
+        return cty_equal(left, right)
     if operator == "!=":
-        return not values.equal(left, right)
+        return not cty_equal(left, right)
     if operator in ("&&", "||"):
         a, b = values.to_bool(left), values.to_bool(right)
         return (a and b) if operator == "&&" else (a or b)
     a_num, b_num = values.to_number(left), values.to_number(right)
-    return _ARITHMETIC[operator](a_num, b_num)
+    if operator in _COMPARISONS:
+        return _COMPARISONS[operator](a_num, b_num)
+    return arithmetic(operator, a_num, b_num)
 
 
-def _modulo(a: Decimal, b: Decimal) -> Decimal:
-    if b == 0:
-        raise DivisionByZero()
-    return a % b
-
-
-def _divide(a: Decimal, b: Decimal) -> Decimal:
-    if b == 0:
-        raise DivisionByZero()
-    return values.number(a / b)
-
-
-_ARITHMETIC: dict[str, Callable[[Decimal, Decimal], Value]] = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "/": _divide,
-    "%": _modulo,
+_COMPARISONS: dict[str, Callable[[Decimal, Decimal], bool]] = {
     "<": lambda a, b: a < b,
     ">": lambda a, b: a > b,
     "<=": lambda a, b: a <= b,
