@@ -50,9 +50,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, mypy --strict and hadolint on dockerfiles/."""
+    """ruff, mypy --strict, hadolint on dockerfiles/ and inv lint (bake <-> Dockerfile, pins)."""
     session.install("-e", ".", *DEV)
     session.run("ruff", "check", ".")
     session.run("mypy")
     dockerfiles = sorted(str(p) for p in (ROOT / "dockerfiles").glob("*.Dockerfile"))
     session.run("hadolint", *dockerfiles)
+    session.run("inv", "lint")

@@ -104,6 +104,12 @@ variable "ROCM_VERSION" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+ROCM_VERSION_SOURCE = {
+  git  = "https://github.com/ROCm/ROCm.git"
+  tags = "^rocm-(?P<version>[0-9]+\\.[0-9]+(\\.[0-9]+)?)$"
+}
+
 variable "ROCM_BASE_IMAGE" {
   type        = string
   default     = "rocm/dev-ubuntu-22.04"
@@ -158,6 +164,12 @@ variable "SCCACHE_VERSION" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+SCCACHE_VERSION_SOURCE = {
+  github = "mozilla/sccache"
+  tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
+}
+
 variable "SCCACHE_SHA256" {
   type        = string
   default     = "8424b38cda4ecce616a1557d81328f3d7c96503a171eab79942fad618b42af44"
@@ -165,6 +177,42 @@ variable "SCCACHE_SHA256" {
   validation {
     condition     = can(regex("^[0-9a-f]{64}$", SCCACHE_SHA256))
     error_message = "SCCACHE_SHA256 must be 64 lowercase hex characters."
+  }
+}
+
+variable "SCCACHE_SECRET_FILE" {
+  type        = string
+  default     = ""
+  description = "Optional file with remote compiler-cache settings and credentials (KEY=VALUE lines: SCCACHE_*, AWS_*, CCACHE_*), passed to compile steps only as the BuildKit secret 'sccache' (never a build arg, never in a layer). Empty = local cache mounts only."
+}
+
+variable "CMAKE_VERSION" {
+  type        = string
+  default     = "3.31.10"
+  description = "CMake installed in the base image (PyPI cmake wheel). Kept below 4.0: CMake 4 drops compatibility with cmake_minimum_required < 3.5, which several pinned sources still declare."
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+(\\.[0-9]+)?$", CMAKE_VERSION))
+    error_message = "CMAKE_VERSION must be an exact version X.Y.Z."
+  }
+}
+
+variable "NINJA_VERSION" {
+  type        = string
+  default     = "1.11.1.4"
+  description = "Ninja installed in the base image (PyPI ninja wheel)."
+  validation {
+    condition     = can(regex("^[0-9]+(\\.[0-9]+)+$", NINJA_VERSION))
+    error_message = "NINJA_VERSION must be an exact version, e.g. 1.11.1.4."
+  }
+}
+
+variable "SOURCE_DATE_EPOCH" {
+  type        = string
+  default     = "1787011200"
+  description = "Unix time every build stamps on files and images (reproducible builds, `inv verify-repro`): 2026-08-18T00:00:00Z, the date of the newest pin recorded in this file (TRITON_REF). Move it forward with the pins."
+  validation {
+    condition     = can(regex("^[0-9]+$", SOURCE_DATE_EPOCH))
+    error_message = "SOURCE_DATE_EPOCH must be a Unix time in seconds."
   }
 }
 
@@ -188,6 +236,13 @@ variable "PYTORCH_COMMIT" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+PYTORCH_COMMIT_SOURCE = {
+  git    = PYTORCH_REPO
+  tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
+  branch = PYTORCH_REF
+}
+
 variable "PYTORCH_REF" {
   type        = string
   default     = "release/2.12"
@@ -198,6 +253,18 @@ variable "PYTORCH_VERSION" {
   type        = string
   default     = "2.12.0"
   description = "torch version PYTORCH_COMMIT builds (the wheel reports 2.12.0a0+git6bbd260 or similar); used in tags and labels."
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+PYTORCH_VERSION_SOURCE = {
+  pypi = "torch"
+  wheels = {
+    index    = ["https://download.pytorch.org/whl/rocm7.2"]
+    package  = "torch"
+    variant  = "rocm7.2"
+    python   = "cp${replace(PYTHON_VERSION, ".", "")}"
+    platform = "manylinux_2_28_x86_64"
+  }
 }
 
 variable "TORCHVISION_REPO" {
@@ -214,6 +281,12 @@ variable "TORCHVISION_COMMIT" {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHVISION_COMMIT))
     error_message = "TORCHVISION_COMMIT must be a full 40-hex commit."
   }
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+TORCHVISION_COMMIT_SOURCE = {
+  git  = TORCHVISION_REPO
+  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
 }
 
 variable "TORCHVISION_REF" {
@@ -236,6 +309,12 @@ variable "TORCHAUDIO_COMMIT" {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHAUDIO_COMMIT))
     error_message = "TORCHAUDIO_COMMIT must be a full 40-hex commit."
   }
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+TORCHAUDIO_COMMIT_SOURCE = {
+  git  = TORCHAUDIO_REPO
+  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
 }
 
 variable "TORCHAUDIO_REF" {
@@ -264,6 +343,13 @@ variable "TRITON_COMMIT" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+TRITON_COMMIT_SOURCE = {
+  git    = TRITON_REPO
+  tags   = "^v(?P<version>[3-9]\\.[0-9]+\\.[0-9]+)$"
+  branch = TRITON_REF
+}
+
 variable "TRITON_REF" {
   type        = string
   default     = "release/internal/3.7.x"
@@ -274,6 +360,11 @@ variable "TRITON_VERSION" {
   type        = string
   default     = "3.7.1"
   description = "Triton version TRITON_COMMIT builds; used in tags and labels."
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+TRITON_VERSION_SOURCE = {
+  pypi = "triton"
 }
 
 # ---------------------------------------------------------------------------
@@ -294,6 +385,12 @@ variable "AITER_REF" {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", AITER_REF))
     error_message = "AITER_REF must be a release tag vX.Y.Z[.postN] (no branches, no -rc/-longctx tags)."
   }
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+AITER_REF_SOURCE = {
+  git  = AITER_REPO
+  tags = "^v(?P<version>[0-9].*)$"
 }
 
 variable "AITER_COMMIT" {
@@ -326,6 +423,12 @@ variable "CUPY_REF" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+CUPY_REF_SOURCE = {
+  git  = CUPY_REPO
+  tags = "^v(?P<version>[0-9].*)$"
+}
+
 variable "CUPY_COMMIT" {
   type        = string
   default     = ""
@@ -356,6 +459,12 @@ variable "UCX_COMMIT" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+UCX_COMMIT_SOURCE = {
+  git  = UCX_REPO
+  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
+}
+
 variable "UCX_REF" {
   type        = string
   default     = "vllm#49251"
@@ -376,6 +485,12 @@ variable "NIXL_COMMIT" {
     condition     = can(regex("^[0-9a-f]{40}$", NIXL_COMMIT))
     error_message = "NIXL_COMMIT must be a full 40-hex commit."
   }
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+NIXL_COMMIT_SOURCE = {
+  git  = NIXL_REPO
+  tags = "^v?(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+.*)$"
 }
 
 variable "NIXL_REF" {
@@ -404,6 +519,12 @@ variable "VLLM_COMMIT" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+VLLM_COMMIT_SOURCE = {
+  git  = VLLM_REPO
+  tags = "^v(?P<version>[0-9].*)$"
+}
+
 variable "VLLM_REF" {
   type        = string
   default     = "v0.28.0"
@@ -411,6 +532,19 @@ variable "VLLM_REF" {
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", VLLM_REF))
     error_message = "VLLM_REF must be a release tag vX.Y.Z[.postN]."
+  }
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+VLLM_REF_SOURCE = {
+  pypi = "vllm"
+  tags = "^v(?P<version>[0-9].*)$"
+  wheels = {
+    index    = ["https://wheels.vllm.ai/rocm/${trimprefix(VLLM_REF, "v")}/rocm723"]
+    package  = "vllm"
+    variant  = "rocm723"
+    python   = "cp${replace(PYTHON_VERSION, ".", "")}"
+    platform = "manylinux_2_28_x86_64"
   }
 }
 
@@ -430,6 +564,12 @@ variable "LMCACHE_COMMIT" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+LMCACHE_COMMIT_SOURCE = {
+  git  = LMCACHE_REPO
+  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
+}
+
 variable "LMCACHE_REF" {
   type        = string
   default     = "v0.5.3"
@@ -437,6 +577,19 @@ variable "LMCACHE_REF" {
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", LMCACHE_REF))
     error_message = "LMCACHE_REF must be a release tag vX.Y.Z[.postN]."
+  }
+}
+
+# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+LMCACHE_REF_SOURCE = {
+  github = "LMCache/LMCache"
+  tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
+  wheels = {
+    github   = "LMCache/LMCache"
+    package  = "lmcache"
+    variant  = "rocm7.2"
+    python   = "cp${replace(PYTHON_VERSION, ".", "")}"
+    platform = "manylinux_2_28_x86_64"
   }
 }
 
@@ -499,6 +652,8 @@ PINS = {
   BASE_IMAGE         = BASE_IMAGE_REF
   PYTHON_VERSION     = PYTHON_VERSION
   SCCACHE_VERSION    = SCCACHE_VERSION
+  CMAKE_VERSION      = CMAKE_VERSION
+  NINJA_VERSION      = NINJA_VERSION
   PYTORCH_REPO       = PYTORCH_REPO
   PYTORCH_COMMIT     = PYTORCH_COMMIT
   PYTORCH_REF        = PYTORCH_REF
@@ -531,6 +686,9 @@ PINS = {
 target "_common" {
   context   = "dockerfiles"
   platforms = ["linux/amd64"]
+  args = {
+    SOURCE_DATE_EPOCH = SOURCE_DATE_EPOCH
+  }
   labels = {
     "org.opencontainers.image.vendor" = "rocm-bake"
     "rocm-bake.rocm-version"          = ROCM_VERSION
@@ -545,6 +703,8 @@ target "_compile" {
     MAX_JOBS   = "${MAX_JOBS}"
     CACHE_TYPE = CACHE_TYPE
   }
+  # Remote compiler-cache credentials: a BuildKit secret, mounted only by compile steps.
+  secret = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${SCCACHE_SECRET_FILE}"]
 }
 
 # Empty stand-in for an optional component a cell skips: an image holding an empty
@@ -567,6 +727,8 @@ target "base" {
     PYTHON_VERSION  = PYTHON_VERSION
     SCCACHE_VERSION = SCCACHE_VERSION
     SCCACHE_SHA256  = SCCACHE_SHA256
+    CMAKE_VERSION   = CMAKE_VERSION
+    NINJA_VERSION   = NINJA_VERSION
   })
   labels = {
     "rocm-bake.component" = "base"
@@ -725,7 +887,7 @@ target "vllm" {
   name       = "vllm-${arch}"
   inherits   = ["_compile"]
   dockerfile = "vllm.Dockerfile"
-  target     = "wheels"
+  target     = "runtime"
   contexts = {
     base   = "target:base-${arch}"
     torch  = "target:torch-${arch}"
@@ -737,6 +899,8 @@ target "vllm" {
     VLLM_REPO   = VLLM_REPO
     VLLM_COMMIT = VLLM_COMMIT
     VLLM_REF    = VLLM_REF
+    # Every pin, for the runtime image's /opt/rocm-bake/versions.json.
+    ROCM_BAKE_PINS = jsonencode(PINS)
   })
   labels = {
     "rocm-bake.component"               = "vllm"
@@ -756,7 +920,7 @@ target "lmcache" {
   name       = "lmcache-${arch}"
   inherits   = ["_compile"]
   dockerfile = "lmcache.Dockerfile"
-  target     = "wheels"
+  target     = "runtime"
   contexts = {
     base   = "target:base-${arch}"
     torch  = "target:torch-${arch}"
@@ -768,6 +932,7 @@ target "lmcache" {
     LMCACHE_REPO   = LMCACHE_REPO
     LMCACHE_COMMIT = LMCACHE_COMMIT
     LMCACHE_REF    = LMCACHE_REF
+    ROCM_BAKE_PINS = jsonencode(PINS)
   })
   labels = {
     "rocm-bake.component"               = "lmcache"
@@ -799,8 +964,9 @@ target "wheels" {
     lmcache = contains(ARCHS["lmcache"], arch) ? "target:lmcache-${arch}" : "target:empty"
   }
   args = merge(PINS, {
-    CELL_ARCH = arch
-    SKIPPED   = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
+    CELL_ARCH      = arch
+    ROCM_BAKE_PINS = jsonencode(PINS)
+    SKIPPED        = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
   })
   output = ["type=local,dest=dist/${arch}"]
 }

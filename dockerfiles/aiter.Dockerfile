@@ -1,7 +1,6 @@
 # aiter.Dockerfile - the amd-aiter wheel for one cell (target aiter-<arch>).
 # Named contexts: base, torch, triton.  Cells listed in SKIP (gfx1201, gfx1250)
 # never reach this file: their consumers get the `empty` target instead.
-# hadolint ignore=DL3006
 FROM base AS build
 
 ARG AITER_REPO
@@ -20,7 +19,8 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     pip install --no-cache-dir /deps/torch/torch-*.whl /deps/triton/*.whl
 
 # Tags stay in the clone: setuptools_scm derives amd-aiter's version from them.
-RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter --submodules
+RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter --submodules \
+    && git -C /src/aiter describe --tags
 
 # GPU_ARCHS must be explicit: AITER's default "native" means the build host's GPU.
 # PREBUILD_KERNELS=1 compiles the kernels into the wheel instead of JIT at first use;
@@ -28,6 +28,7 @@ RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter 
 WORKDIR /src/aiter
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
     test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
     && pip install --no-cache-dir -r requirements.txt \
     && PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1 \
@@ -36,3 +37,4 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/

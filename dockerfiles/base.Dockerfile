@@ -1,9 +1,10 @@
 # base.Dockerfile - the ROCm build base of one cell (target base-<arch>).
 #
-# ROCm dev image (tag + digest from rocm-bake.hcl) + CPython <PYTHON_VERSION> in a
-# venv + build tools + the pinned compiler-cache tools.  Every later stage starts
-# FROM this image (named context "base"), so tools are never installed inside a
-# component build.  The arch knobs are set once here, for this cell's one arch:
+# ROCm dev image (tag + digest from rocm-bake.hcl) + CPython <PYTHON_VERSION> in a venv +
+# pinned build tools (cmake, ninja, requirements/build-tools.txt) + the compiler-cache tools:
+# sccache from its sha256 allow-list (scripts/install-sccache.sh, fails closed) and ccache.
+# Every later stage starts FROM this image (named context "base"), so no tool is installed
+# inside a component build.  The arch knobs are set once here, for this cell's one arch:
 # several of them default to "the GPU of the build host" when unset.
 ARG BASE_IMAGE
 
@@ -11,6 +12,8 @@ FROM ${BASE_IMAGE} AS base
 
 ARG ROCM_VERSION
 ARG PYTHON_VERSION
+ARG CMAKE_VERSION
+ARG NINJA_VERSION
 ARG PYTORCH_ROCM_ARCH
 ARG GPU_ARCHS
 ARG HCC_AMDGPU_TARGET
@@ -19,11 +22,13 @@ ARG SCCACHE_SHA256
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
+# No HIP_CLANG_PATH and no compiler wrapper here: with-compiler-cache.sh sets them for one
+# build step only.
 ENV DEBIAN_FRONTEND=noninteractive \
     ROCM_PATH=/opt/rocm \
     ROCM_HOME=/opt/rocm \
     HIP_PATH=/opt/rocm \
-    PATH=/opt/venv/bin:/opt/rocm/llvm/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PATH=/opt/rocm-bake/bin:/opt/venv/bin:/opt/rocm/llvm/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LD_LIBRARY_PATH=/opt/rocm/lib:/usr/local/lib \
     PYTORCH_ROCM_ARCH=${PYTORCH_ROCM_ARCH} \
     GPU_ARCHS=${GPU_ARCHS} \
@@ -31,13 +36,18 @@ ENV DEBIAN_FRONTEND=noninteractive \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# The image must be the ROCm release the bake file says it is.
+# The image must be the ROCm release the bake file says it is, and the arch spellings must
+# be this cell's one arch (GPU_ARCHS "native" or empty would mean the build host's GPU).
 RUN test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSION}" \
-    || { echo "base image is ROCm $(cat /opt/rocm/.info/version), expected ${ROCM_VERSION}" >&2; exit 1; }
+        || { echo "base image is ROCm $(cat /opt/rocm/.info/version), expected ${ROCM_VERSION}" >&2; exit 1; } \
+    && test -n "${PYTORCH_ROCM_ARCH}" && test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
+    && test -n "${HCC_AMDGPU_TARGET}" \
+    && test -z "$(printf '%s' "${HCC_AMDGPU_TARGET}" | tr -dc ';')"
 
-# OS build dependencies, CPython from the deadsnakes PPA (22.04 ships 3.10),
-# ccache from the distribution.  Distribution packages are not version-pinned:
-# the base image digest fixes the release; an apt snapshot would fix the rest.
+# OS build dependencies, CPython from the deadsnakes PPA (22.04 ships 3.10), ccache.
+# Not version-pinned (DL3008), deliberately: the base image digest fixes the Ubuntu release
+# and the PPA drops old builds, so exact apt pins would break on every PPA update; the exact
+# Python and every wheel land in the runtime images' versions.json instead.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends software-properties-common gpg-agent \
@@ -51,40 +61,20 @@ RUN apt-get update \
         "python${PYTHON_VERSION}" "python${PYTHON_VERSION}-dev" "python${PYTHON_VERSION}-venv" \
     && rm -rf /var/lib/apt/lists/*
 
-# One interpreter for every stage: a venv, first on PATH.  Build tools in version
-# ranges (exact pins belong in a constraints file, next pass).
-# hadolint ignore=DL3013
+# One interpreter for every stage: a venv, first on PATH, checked to be the pinned Python.
+COPY requirements/build-tools.txt /opt/rocm-bake/requirements/build-tools.txt
 RUN "python${PYTHON_VERSION}" -m venv /opt/venv \
-    && python -m pip install --upgrade "pip>=25,<26" \
-    && python -m pip install \
-        "setuptools>=77,<80" wheel packaging build "cmake>=3.28,<4" ninja \
-        pybind11 "Cython>=3,<4" "setuptools-scm>=8,<9" pyyaml \
-    && python --version
+    && python -c "import sys; v = '%d.%d' % sys.version_info[:2]; assert v == '${PYTHON_VERSION}', v" \
+    && python -m pip install --no-cache-dir -r /opt/rocm-bake/requirements/build-tools.txt \
+    && python -m pip install --no-cache-dir "cmake==${CMAKE_VERSION}" "ninja==${NINJA_VERSION}" \
+    && cmake --version && ninja --version
 
-# sccache: the pinned release tarball, verified against its sha256 before use.
-RUN tarball="sccache-v${SCCACHE_VERSION}-x86_64-unknown-linux-musl.tar.gz" \
-    && curl -fsSL --retry 3 -o "/tmp/${tarball}" \
-        "https://github.com/mozilla/sccache/releases/download/v${SCCACHE_VERSION}/${tarball}" \
-    && echo "${SCCACHE_SHA256}  /tmp/${tarball}" | sha256sum --check --strict - \
-    && tar -xzf "/tmp/${tarball}" -C /tmp \
-    && install -m 0755 "/tmp/sccache-v${SCCACHE_VERSION}-x86_64-unknown-linux-musl/sccache" /usr/local/bin/sccache \
-    && rm -rf /tmp/sccache* \
-    && sccache --version
-
-# HIP compiler wrappers for ROCm < 7.13 (no HIP_CLANG_LAUNCHER): a separate
-# directory used as HIP_CLANG_PATH for one RUN only.  The original keeps a name
-# ending in clang/clang++ so the driver mode stays right.
-RUN for tool in sccache ccache; do \
-        mkdir -p "/opt/rocm-bake/compiler-wrappers/${tool}"; \
-        for cc in clang clang++; do \
-            printf '#!/bin/sh\nexec %s /opt/rocm/llvm/bin/%s "$@"\n' "${tool}" "${cc}" \
-                > "/opt/rocm-bake/compiler-wrappers/${tool}/${cc}"; \
-            chmod 0755 "/opt/rocm-bake/compiler-wrappers/${tool}/${cc}"; \
-        done; \
-    done
-
-COPY scripts/fetch-source.sh scripts/with-compiler-cache.sh /opt/rocm-bake/bin/
-ENV PATH=/opt/rocm-bake/bin:${PATH}
+# Compiler caches: sccache from the allow-list (version -> sha256; unknown versions fail),
+# ccache from the distribution; HIP wrapper directories for ROCm < 7.13.
+COPY scripts/ /opt/rocm-bake/bin/
+RUN install-sccache.sh "${SCCACHE_VERSION}" "${SCCACHE_SHA256}" \
+    && ccache --version \
+    && install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers sccache ccache
 
 RUN mkdir -p /wheels /src
 WORKDIR /src

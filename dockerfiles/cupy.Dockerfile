@@ -1,6 +1,5 @@
 # cupy.Dockerfile - CuPy built for HIP for one cell (target cupy-<arch>).
 # Named context: base.  CuPy links only the HIP runtime/libraries, not torch.
-# hadolint ignore=DL3006
 FROM base AS build
 
 ARG CUPY_REPO
@@ -17,11 +16,13 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 RUN fetch-source.sh "${CUPY_REPO}" "${CUPY_REF}" "${CUPY_COMMIT}" /src/cupy --submodules
 
 # HCC_AMDGPU_TARGET (comma-separated) must be set: unset means the build host's GPU.
+# CUPY_INSTALL_USE_HIP=1 selects the HIP build; the wheel is named cupy-rocm-*.
 WORKDIR /src/cupy
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
-    test -n "${HCC_AMDGPU_TARGET}" \
-    && pip install --no-cache-dir "fastrlock>=0.8.3,<0.9" \
+    --mount=type=secret,id=sccache \
+    test -n "${HCC_AMDGPU_TARGET}" && test -z "$(printf '%s' "${HCC_AMDGPU_TARGET}" | tr -dc ';')" \
+    && pip install --no-cache-dir "fastrlock==0.8.3" \
     && CUPY_INSTALL_USE_HIP=1 ROCM_HOME=/opt/rocm \
        CUPY_NUM_BUILD_JOBS="${MAX_JOBS}" \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
@@ -29,3 +30,4 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/

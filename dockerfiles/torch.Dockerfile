@@ -1,7 +1,6 @@
 # torch.Dockerfile - torch, torchvision, torchaudio wheels for one cell
 # (target torch-<arch>).  Named context: base (target:base-<arch>).
 # Output: /wheels/*.whl in the final `wheels` stage.
-# hadolint ignore=DL3006
 FROM base AS build
 
 ARG PYTORCH_REPO
@@ -31,6 +30,7 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 WORKDIR /src/pytorch
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
     pip install --no-cache-dir -r requirements.txt \
     && python tools/amd_build/build_amd.py \
     && test -n "${PYTORCH_ROCM_ARCH}" \
@@ -45,14 +45,17 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 WORKDIR /src/vision
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
     FORCE_CUDA=1 USE_ROCM=1 \
     with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels .
 WORKDIR /src/audio
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
     USE_ROCM=1 \
     with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
     && ls -l /wheels
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/

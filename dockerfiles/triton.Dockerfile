@@ -2,7 +2,6 @@
 # Named contexts: base, torch.  Triton compiles GPU code at run time (JIT), so
 # there is no arch knob here; torch is installed so the wheel is checked against
 # the torch it will run with.
-# hadolint ignore=DL3006
 FROM base AS build
 
 ARG TRITON_REPO
@@ -25,6 +24,7 @@ RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_REF}" "${TRITON_COMMIT}" /src/tri
 WORKDIR /src/triton
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
     src=. && if [ ! -f setup.py ]; then src=python; fi \
     && TRITON_BUILD_PROTON=OFF \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels "${src}" \
@@ -33,3 +33,4 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/

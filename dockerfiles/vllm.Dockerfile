@@ -1,8 +1,12 @@
-# vllm.Dockerfile - the vLLM wheel for one cell (target vllm-<arch>).
-# Named contexts: base, torch, triton, aiter, nixl.  aiter (and nixl) may be the
-# `empty` target for cells that skip them; their /wheels is then empty and the
-# install below simply finds nothing there.
-# hadolint ignore=DL3006
+# vllm.Dockerfile - the vLLM runtime image of one cell (target vllm-<arch>, stage runtime).
+# Named contexts: base, torch, triton, aiter, nixl.  aiter (and nixl) may be the `empty`
+# target for cells that skip them; their /wheels is then empty and the installs below
+# simply find nothing there.
+#   build    builds the vllm wheel into /wheels
+#   wheels   just that wheel (FROM scratch)
+#   runtime  base + every wheel of the cell installed + /opt/rocm-bake/versions.json (every
+#            pin, every wheel's version and sha256); keeps its own wheel in /wheels, the
+#            contract every consumer (lmcache, wheels-<arch>) bind-mounts
 FROM base AS build
 
 ARG VLLM_REPO
@@ -34,10 +38,11 @@ RUN fetch-source.sh "${VLLM_REPO}" "${VLLM_REF}" "${VLLM_COMMIT}" /src/vllm
 WORKDIR /src/vllm
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
     python use_existing_torch.py \
     && build_reqs=requirements/build/rocm.txt \
     && if [ ! -f "${build_reqs}" ]; then build_reqs=requirements/rocm-build.txt; fi \
-    && pip install --no-cache-dir -r "${build_reqs}" "setuptools-rust>=1.9" \
+    && pip install --no-cache-dir -r "${build_reqs}" "setuptools-rust==1.11.1" \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && VLLM_TARGET_DEVICE=rocm \
        SETUPTOOLS_SCM_PRETEND_VERSION="${VLLM_REF#v}" \
@@ -46,3 +51,29 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
+
+FROM base AS runtime
+
+ARG ROCM_BAKE_PINS
+# In the environment of the RUN below: pip then writes hash-based .pyc files.
+ARG SOURCE_DATE_EPOCH
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
+    --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
+    --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
+    --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
+    --mount=type=bind,from=wheels,source=/wheels,target=/deps/vllm \
+    shopt -s nullglob \
+    && pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl \
+        /deps/nixl/*.whl /deps/vllm/*.whl \
+    && pip check \
+    && write-manifest.py /opt/rocm-bake/versions.json \
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
+    && python -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)"
+
+COPY --from=wheels /wheels/ /wheels/
+WORKDIR /
+ENTRYPOINT ["vllm", "serve"]

@@ -1,16 +1,18 @@
-# wheels-export.Dockerfile - every wheel of one cell plus a pins file
-# (target wheels-<arch>, output type=local,dest=dist/<arch>).
+# wheels-export.Dockerfile - every wheel of one cell plus its pins, versions manifest and
+# compiler-cache statistics (target wheels-<arch>, output type=local,dest=dist/<arch>).
 # Named contexts: base, torch, triton, aiter, cupy, nixl, vllm, lmcache; a skipped
 # component is the `empty` target, whose /wheels is empty.
-# hadolint ignore=DL3006
 FROM base AS pins
 
 ARG CELL_ARCH
 ARG SKIPPED
+ARG ROCM_BAKE_PINS
 ARG ROCM_VERSION
 ARG BASE_IMAGE
 ARG PYTHON_VERSION
 ARG SCCACHE_VERSION
+ARG CMAKE_VERSION
+ARG NINJA_VERSION
 ARG PYTORCH_REPO
 ARG PYTORCH_COMMIT
 ARG PYTORCH_REF
@@ -37,31 +39,41 @@ ARG LMCACHE_REF
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# One KEY=value line per pin (like vLLM's /app/versions.txt), for the release notes
-# and for the drift checker.
-RUN mkdir -p /out \
+# rocm-bake-pins.txt: one KEY=value line per pin (like vLLM's /app/versions.txt);
+# versions.json: every pin and every wheel's version and sha256 (write-manifest.py).
+RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
+    --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
+    --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
+    --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
+    --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
+    --mount=type=bind,from=vllm,source=/wheels,target=/deps/vllm \
+    --mount=type=bind,from=lmcache,source=/wheels,target=/deps/lmcache \
+    mkdir -p /out \
     && for name in CELL_ARCH SKIPPED ROCM_VERSION BASE_IMAGE PYTHON_VERSION SCCACHE_VERSION \
+            CMAKE_VERSION NINJA_VERSION \
             PYTORCH_REPO PYTORCH_COMMIT PYTORCH_REF TORCHVISION_COMMIT TORCHVISION_REF \
             TORCHAUDIO_COMMIT TORCHAUDIO_REF TRITON_REPO TRITON_COMMIT TRITON_REF \
             AITER_REPO AITER_REF AITER_COMMIT CUPY_REF CUPY_COMMIT UCX_COMMIT UCX_REF \
             NIXL_COMMIT NIXL_REF VLLM_COMMIT VLLM_REF LMCACHE_COMMIT LMCACHE_REF; do \
         printf '%s=%s\n' "${name}" "${!name}"; \
-    done > /out/rocm-bake-pins.txt
+    done > /out/rocm-bake-pins.txt \
+    && write-manifest.py /out/versions.json /deps/torch /deps/triton /deps/aiter /deps/cupy \
+        /deps/nixl /deps/vllm /deps/lmcache
 
 FROM scratch AS export
 # torch ... lmcache are bake named contexts (target:<component>-<arch> or target:empty).
-# hadolint ignore=DL3022
 COPY --from=torch /wheels/ /
-# hadolint ignore=DL3022
 COPY --from=triton /wheels/ /
-# hadolint ignore=DL3022
 COPY --from=aiter /wheels/ /
-# hadolint ignore=DL3022
 COPY --from=cupy /wheels/ /
-# hadolint ignore=DL3022
 COPY --from=nixl /wheels/ /
-# hadolint ignore=DL3022
 COPY --from=vllm /wheels/ /
-# hadolint ignore=DL3022
 COPY --from=lmcache /wheels/ /
-COPY --from=pins /out/rocm-bake-pins.txt /
+COPY --from=pins /out/ /
+# Compiler-cache statistics of the wheel-only stages (vllm and lmcache are runtime images:
+# their statistics stay in the build log, so the images stay reproducible).
+COPY --from=torch /compiler-cache/ /compiler-cache/
+COPY --from=triton /compiler-cache/ /compiler-cache/
+COPY --from=aiter /compiler-cache/ /compiler-cache/
+COPY --from=cupy /compiler-cache/ /compiler-cache/
+COPY --from=nixl /compiler-cache/ /compiler-cache/

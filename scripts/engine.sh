@@ -11,6 +11,14 @@ DEFAULT_RUN_DIR=${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}
 PORT=${ROCM_BAKE_REGISTRY_PORT:-5000}
 TIMEOUT=${ROCM_BAKE_ENGINE_TIMEOUT:-60}
 BASE_IMAGE=rocm-bake/busybox:test
+ROOTFS_IMAGE=rocm-bake/debian:test
+ROOTFS_CACHE_DIR=${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}
+# What the Debian test rootfs holds: a C/C++ toolchain, CMake, Python with
+# setuptools/wheel/pip/venv and ccache (the stand-in stages of tests/e2e/stages).
+# File times of the rootfs (2025-01-01): older than any test build's SOURCE_DATE_EPOCH, so
+# rewrite-timestamp never has to rewrite (and recompress) the big base layer.
+ROOTFS_EPOCH=1735689600
+ROOTFS_PACKAGES=ca-certificates,gcc,g++,libc6-dev,make,cmake,ccache,python3,python3-dev,python3-setuptools,python3-wheel,python3-pip,python3-venv
 MIN_BUILDX=0.24.0
 OLD_BUILDX_DIR=${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}
 
@@ -36,12 +44,18 @@ Commands:
                     one line on stdout:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
                     so that  eval "\$(scripts/$PROG start)"  works.
   stop [RUN_DIR]    stop the registry and dockerd started there (pid files).
+  rootfs-image [RUN_DIR]
+                    build a Debian rootfs ($ROOTFS_PACKAGES)
+                    with mmdebstrap from the machine's Debian mirror and import it
+                    as $ROOTFS_IMAGE (no-op if present).  The tarball is kept in
+                    ROOTFS_DIR, so a restarted engine re-imports it in seconds.
   base-image [RUN_DIR]
                     import a busybox image as $BASE_IMAGE (no-op if present).
   -h, --help        this help.
 
 RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}.
 OLD_DIR is \${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}.
+ROOTFS_DIR is \${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}.
 Environment: ROCM_BAKE_REGISTRY_PORT (default 5000),
              ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60).
 Exit status: 0 ok, 2 usage error or failure.
@@ -195,6 +209,7 @@ install_packages() {
     command -v docker-registry >/dev/null 2>&1 || want+=(docker-registry)
     command -v skopeo >/dev/null 2>&1 || want+=(skopeo)
     pkg_installed busybox-static || want+=(busybox-static)
+    command -v mmdebstrap >/dev/null 2>&1 || want+=(mmdebstrap)
     command -v curl >/dev/null 2>&1 || want+=(curl)
     if [ "$want_engine$want_buildx$want_cli" = 000 ] && [ "${#want[@]}" -eq 0 ]; then
         log "install: everything is already installed (buildx $(buildx_version))"
@@ -528,6 +543,62 @@ cmd_base_image() {
     log "base-image: $BASE_IMAGE ready"
 }
 
+# ---------------------------------------------------------------- rootfs image
+
+# The cached rootfs tarball: named after the suite and a hash of the mirror and
+# the package list, so changing either builds a new one.
+rootfs_tarball() {
+    local codename=$1 mirror=$2 key
+    key=$(printf '%s %s %s %s\n' "$codename" "$mirror" "$ROOTFS_PACKAGES" "$ROOTFS_EPOCH" |
+        sha256sum | cut -c1-12)
+    printf '%s/rootfs-debian-%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$codename" "$key"
+}
+
+build_rootfs_tarball() {
+    local codename=$1 mirror=$2 out=$3 tmp
+    command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run '$PROG install'"
+    mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
+    tmp=$(mktemp "$out.XXXXXX.tar")
+    TMP_PATHS+=("$tmp")
+    trap cleanup_install EXIT
+    log "rootfs-image: mmdebstrap $codename from $mirror (a few minutes, once)"
+    SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase --include="$ROOTFS_PACKAGES" \
+        --aptopt='Acquire::Languages "none"' \
+        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' \
+        "$codename" "$tmp" "$mirror" >&2 || die "mmdebstrap $codename failed"
+    mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
+}
+
+cmd_rootfs_image() {
+    set_run_dir "${1:-}"
+    docker_up || die "engine not running at $SOCK; run '$PROG start $RUN_DIR'"
+    export DOCKER_HOST=unix://$SOCK
+    if docker image inspect "$ROOTFS_IMAGE" >/dev/null 2>&1; then
+        log "rootfs-image: $ROOTFS_IMAGE already present"
+        return 0
+    fi
+    local codename mirror tarball
+    # shellcheck disable=SC1091
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    [ -n "$codename" ] || die "cannot read VERSION_CODENAME from /etc/os-release"
+    mirror=$(debian_mirror) || die "no Debian mirror for $codename found in /etc/apt/sources.list{,.d}"
+    tarball=$(rootfs_tarball "$codename" "$mirror")
+    if [ -f "$tarball" ]; then
+        log "rootfs-image: reusing $tarball"
+    else
+        build_rootfs_tarball "$codename" "$mirror" "$tarball"
+    fi
+    log "rootfs-image: importing $ROOTFS_IMAGE"
+    docker import --change 'CMD ["/bin/bash"]' \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'ENV LANG=C.UTF-8' \
+        "$tarball" "$ROOTFS_IMAGE" >/dev/null || die "docker import of $ROOTFS_IMAGE failed"
+    docker run --rm --network=none "$ROOTFS_IMAGE" /bin/sh -c 'gcc --version && python3 -c "import setuptools, wheel"' \
+        >/dev/null 2>&1 || die "$ROOTFS_IMAGE imported but gcc/python3 do not run in it"
+    log "rootfs-image: $ROOTFS_IMAGE ready"
+}
+
 # ---------------------------------------------------------------- main
 
 main() {
@@ -547,9 +618,10 @@ main() {
         [ "$#" -eq 0 ] || die "old-buildx takes no arguments"
         cmd_old_buildx
         ;;
-    start | stop | base-image)
+    start | stop | base-image | rootfs-image)
         [ "$#" -le 1 ] || die "$cmd takes at most one argument (RUN_DIR)"
         case "$cmd" in
+        rootfs-image) cmd_rootfs_image "$@" ;;
         start) cmd_start "$@" ;;
         stop) cmd_stop "$@" ;;
         base-image) cmd_base_image "$@" ;;

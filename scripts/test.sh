@@ -15,6 +15,7 @@ bash scripts/webdav.sh install
 bash scripts/webdav.sh start >/dev/null
 # The nox build sessions' virtualenvs are installed here, so the tests reuse them offline (-R).
 .venv/bin/nox --install-only -s build-gfx950 >/dev/null
+bash scripts/docs-deps.sh
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
 echo "== unit tests"
@@ -22,6 +23,12 @@ echo "== unit tests"
 echo "== lint"
 .venv/bin/ruff check .
 .venv/bin/mypy
-.venv/bin/hadolint dockerfiles/*.Dockerfile
+.venv/bin/inv lint
+echo "== lint rules and the drift checker against local git and HTTP servers"
+"${pytest[@]}" tests/lint tests/drift
+echo "== docs: generated pages fresh, strict offline build, the site in headless Chromium"
+.venv/bin/inv docs --check
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir site
+"${pytest[@]}" tests/docs
 echo "== buildx oracle, CLI and engine tests"
 "${pytest[@]}" tests/buildx tests/cli tests/e2e

@@ -2,9 +2,9 @@
 
 from invoke.collection import Collection
 
-from tasks import building, health, inspecting, versions
+from tasks import building, documenting, health, inspecting, linting, repro, versions
 
 ns = Collection()
-for module in (building, health, inspecting, versions):
+for module in (building, documenting, health, inspecting, linting, repro, versions):
     for task in Collection.from_module(module).tasks.values():
         ns.add_task(task)

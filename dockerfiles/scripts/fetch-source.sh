@@ -5,7 +5,7 @@
 #   - COMMIT (40-hex) given: check out exactly that commit; if REF is a tag it
 #     must point at COMMIT (a re-pointed tag fails the build).
 #   - COMMIT empty: REF must be a tag (never a branch); check out the commit it
-#     points at.
+#     points at.  A moving name (main, master, HEAD, latest) needs a COMMIT.
 # Tags are kept in the clone (setuptools_scm / git describe need them) and
 # blobs are fetched lazily (--filter=blob:none).  Prints "<DEST> <sha>" on success.
 set -euo pipefail
@@ -19,7 +19,18 @@ if [ -n "$commit" ] && ! printf '%s' "$commit" | grep -Eq '^[0-9a-f]{40}$'; then
 fi
 [ -n "$commit" ] || [ -n "$ref" ] || fail "neither a ref nor a commit given for $repo"
 
-git clone --filter=blob:none --no-checkout --quiet "$repo" "$dest"
+[ ! -e "$dest" ] || fail "$dest already exists"
+case "$ref" in
+    main | master | HEAD | latest) [ -n "$commit" ] || fail "'$ref' is a moving reference" ;;
+esac
+
+# Retry transient network failures; never keep a half clone.
+for attempt in 1 2 3; do
+    git clone --filter=blob:none --no-checkout --quiet "$repo" "$dest" && break
+    rm -rf "$dest"
+    [ "$attempt" -lt 3 ] || fail "git clone $repo failed 3 times"
+    sleep $((attempt * 5))
+done
 cd "$dest"
 
 if [ -n "$ref" ] && git rev-parse -q --verify "refs/tags/$ref" >/dev/null; then
@@ -41,7 +52,9 @@ if ! git cat-file -e "$want^{commit}" 2>/dev/null; then
 fi
 git -c advice.detachedHead=false checkout --quiet --detach "$want"
 [ "$(git rev-parse HEAD)" = "$want" ] || fail "HEAD is not $want"
-if [ "$submodules" = "--submodules" ]; then
-    git submodule update --init --recursive --quiet
-fi
+case "$submodules" in
+    --submodules) git submodule update --init --recursive --quiet ;;
+    '') ;;
+    *) fail "unknown option '$submodules' (only --submodules)" ;;
+esac
 echo "$dest $want"

@@ -1,58 +1,98 @@
 #!/usr/bin/env bash
 # with-compiler-cache.sh COMMAND [ARGS...]
 #
-# Run one build command with the compiler cache selected by CACHE_TYPE
-# (sccache | ccache | none), the way TheRock's v2 design does it:
-#   - host code: CMAKE_C/CXX_COMPILER_LAUNCHER=<tool>
-#   - HIP code:  HIP_CLANG_LAUNCHER=<tool> when hipcc supports it (ROCm >= 7.13),
-#                else a wrapper directory passed as HIP_CLANG_PATH for this
-#                command only (never replace ROCm's clang in place, never leave
-#                HIP_CLANG_PATH in the image's ENV).
-# Fails fast when the requested tool is missing (no silent uncached fallback).
-# Zeroes the stats before and prints them after, also when the build fails.
+# Run one build command with the compiler cache selected by CACHE_TYPE (sccache|ccache|none),
+# the way TheRock's v2 design does it:
+#   - host code: CMAKE_C/CXX/HIP_COMPILER_LAUNCHER=<tool>; COMPILER_LAUNCHER=<tool> for
+#     autotools/meson steps that spell it themselves (CC="$COMPILER_LAUNCHER gcc");
+#   - HIP code:  HIP_CLANG_LAUNCHER=<tool> when hipcc supports it (ROCm >= 7.13), else the
+#                wrapper directory WRAPPERS/<tool>/bin as HIP_CLANG_PATH for this command only
+#                (install-compiler-wrappers.sh; ROCm's clang is never replaced, and
+#                HIP_CLANG_PATH never lands in the image's ENV).
+# Fails fast when the requested tool is missing (no silent uncached fallback) and when an
+# sccache server cannot start (a dead remote backend fails every compile anyway).
+# Zeroes the statistics before and writes them to STATS_DIR/<name>.{json,txt} after -- also
+# when the command fails -- and prints them.  The `wheels` stages copy STATS_DIR to
+# /compiler-cache, so a wheels export carries them (runtime images do not).
+# Remote-cache settings and credentials come only from a BuildKit secret mounted at
+# /run/secrets/sccache (KEY=VALUE lines; only SCCACHE_*, AWS_* and CCACHE_* keys are read).
 set -euo pipefail
 
 cache_type=${CACHE_TYPE:-none}
 rocm_path=${ROCM_PATH:-/opt/rocm}
-wrappers=/opt/rocm-bake/compiler-wrappers
+wrappers=${COMPILER_WRAPPERS:-/opt/rocm-bake/compiler-wrappers}
+stats_dir=${COMPILER_CACHE_STATS_DIR:-/var/log/rocm-bake/compiler-cache}
+secret=${COMPILER_CACHE_SECRET:-/run/secrets/sccache}
+name=${COMPILER_CACHE_STATS_NAME:-$(basename "$PWD")}
 
-rocm_at_least() {   # rocm_at_least MAJOR MINOR
-    local v
+die() { echo "with-compiler-cache: $*" >&2; exit 2; }
+
+# rocm_at_least MAJOR MINOR: the ROCm in ROCM_PATH is at least MAJOR.MINOR.
+rocm_at_least() {
+    local v major rest minor
     v=$(cut -d- -f1 "$rocm_path/.info/version" 2>/dev/null || echo 0.0)
-    local major=${v%%.*} rest=${v#*.}
-    local minor=${rest%%.*}
+    major=${v%%.*}; rest=${v#*.}; minor=${rest%%.*}
     [ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
 }
 
+load_secret() {
+    [ -f "$secret" ] || return 0
+    local line key
+    while IFS= read -r line || [ -n "$line" ]; do
+        case "$line" in '' | '#'*) continue ;; esac
+        key=${line%%=*}
+        case "$key" in
+            SCCACHE_* | AWS_* | CCACHE_*) export "$key=${line#*=}" ;;
+            *) die "$secret: only SCCACHE_*, AWS_* and CCACHE_* settings are allowed (got $key)" ;;
+        esac
+    done < "$secret"
+}
+
+write_stats() {
+    mkdir -p "$stats_dir"
+    case "$cache_type" in
+        sccache)
+            sccache --show-stats --stats-format=json > "$stats_dir/$name.json" 2>&1 || true
+            sccache --show-stats || true
+            sccache --stop-server > /dev/null 2>&1 || true ;;
+        ccache)
+            ccache --show-stats --verbose > "$stats_dir/$name.txt" 2>&1 || true
+            cat "$stats_dir/$name.txt" ;;
+        *) echo "CACHE_TYPE=none: compiled without a compiler cache" > "$stats_dir/$name.txt" ;;
+    esac
+}
+
 case "$cache_type" in
-    sccache|ccache)
-        command -v "$cache_type" >/dev/null \
-            || { echo "CACHE_TYPE=$cache_type but $cache_type is not installed in the base image" >&2; exit 2; }
+    sccache | ccache)
+        command -v "$cache_type" > /dev/null \
+            || die "CACHE_TYPE=$cache_type but $cache_type is not installed in the base image"
+        export COMPILER_LAUNCHER=$cache_type
         export CMAKE_C_COMPILER_LAUNCHER=$cache_type CMAKE_CXX_COMPILER_LAUNCHER=$cache_type
+        export CMAKE_HIP_COMPILER_LAUNCHER=$cache_type
         if rocm_at_least 7 13; then
             export HIP_CLANG_LAUNCHER=$cache_type
         else
-            export HIP_CLANG_PATH=$wrappers/$cache_type
+            [ -x "$wrappers/$cache_type/bin/clang++" ] \
+                || die "no HIP compiler wrappers in $wrappers/$cache_type/bin (install-compiler-wrappers.sh)"
+            export HIP_CLANG_PATH=$wrappers/$cache_type/bin
         fi
+        load_secret
         if [ "$cache_type" = sccache ]; then
             export SCCACHE_DIR=${SCCACHE_DIR:-/root/.cache/sccache}
-            sccache --stop-server >/dev/null 2>&1 || true
-            sccache --start-server
-            sccache --zero-stats >/dev/null
+            sccache --stop-server > /dev/null 2>&1 || true
+            timeout 30 sccache --start-server > /dev/null \
+                || die "the sccache server did not start (backend unreachable?)"
+            sccache --zero-stats > /dev/null
         else
             export CCACHE_DIR=${CCACHE_DIR:-/root/.cache/ccache} CCACHE_COMPILERCHECK=content
-            ccache --zero-stats >/dev/null
+            ccache --zero-stats > /dev/null
         fi
         ;;
-    none) ;;
-    *) echo "CACHE_TYPE must be sccache, ccache or none (got '$cache_type')" >&2; exit 2 ;;
+    none) export COMPILER_LAUNCHER= ;;
+    *) die "CACHE_TYPE must be sccache, ccache or none (got '$cache_type')" ;;
 esac
 
 rc=0
 "$@" || rc=$?
-
-case "$cache_type" in
-    sccache) sccache --show-stats || true; sccache --stop-server >/dev/null 2>&1 || true ;;
-    ccache)  ccache --show-stats || true ;;
-esac
+write_stats
 exit "$rc"

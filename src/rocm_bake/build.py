@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rocm_bake import bakefile, buildx
+from rocm_bake import bakefile, buildx, entitlements
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bakefile import Definition
 from rocm_bake.errors import RocmBakeError, UsageError
@@ -72,18 +72,8 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     overrides = request.target_overrides()
     plan = definition.plan(request.targets, overrides, push=request.push)
     argv = buildx.bake_argv(request.files, request.targets, overrides, push=request.push,
-                            allow=_entitlements(plan))
+                            allow=entitlements.for_plan(plan))
     return PreparedBuild(request, definition, plan, buildx.BakeInvocation(argv, additions))
-
-
-def _entitlements(plan: Plan) -> list[str]:
-    """Entitlements the plan's targets request (``network = "host"``), to grant explicitly."""
-    needed: list[str] = []
-    for target in plan.targets.values():
-        for entitlement in target.get("entitlements") or []:
-            if entitlement not in needed:
-                needed.append(entitlement)
-    return needed
 
 
 def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:

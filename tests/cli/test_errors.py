@@ -101,8 +101,19 @@ def test_missing_bake_file(args: list[str]) -> None:
     assert_one_line_error(run_cli(["inv", *args]), "nope.hcl", "cannot read bake file")
 
 
-def test_version_check_is_not_silently_green() -> None:
-    assert_one_line_error(run_cli(["inv", "version-check"]), "not implemented")
+def test_version_check_unreadable_snapshot_is_one_line() -> None:
+    assert_one_line_error(run_cli(["inv", "version-check", "--offline", "nope.json"]),
+                          "cannot read snapshot nope.json")
+
+
+def test_version_check_is_never_green_when_it_could_not_check(tmp_path: Path) -> None:
+    """A pin whose upstream cannot be reached is exit 2, never 'no drift' (exit 0)."""
+    bake = tmp_path / "one.hcl"
+    bake.write_text('variable "X" {\n  default = "1.0"\n}\nX_SOURCE = { pypi = "x" }\n')
+    result = run_cli(["inv", "version-check", "--file", str(bake), "--retries", "0",
+                      "--pypi", "http://127.0.0.1:9", "--cache-dir", str(tmp_path / "c")])
+    assert result.returncode == 2, result
+    assert "could not check" in result.stdout and "connection failed" in result.stdout
 
 
 def test_json_bake_file_is_refused_clearly(tmp_path: Path) -> None:

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# install-compiler-wrappers.sh LLVM_BIN WRAPPER_ROOT [TOOL...]
+#
+# For each compiler-cache TOOL (default: sccache ccache) make WRAPPER_ROOT/TOOL/bin, a
+# directory to pass as HIP_CLANG_PATH for ONE build step on ROCm < 7.13 (hipcc has no
+# HIP_CLANG_LAUNCHER there):
+#   bin/clang, bin/clang++   exec TOOL LLVM_BIN/clang[++] "$@"  -- the original is run by a
+#                            name still ending in clang/clang++, so the driver mode stays right
+#   bin/<anything else>      symlinks to LLVM_BIN/<same>  (hipcc looks tools up next to clang)
+#   lib                      symlink to LLVM_BIN/../lib   (hipcc reads $HIP_CLANG_PATH/../lib)
+# ROCm's own clang is never replaced, and nothing here is put in the image's ENV.
+set -euo pipefail
+
+llvm_bin=${1:?usage: install-compiler-wrappers.sh LLVM_BIN WRAPPER_ROOT [TOOL...]}
+root=${2:?usage: install-compiler-wrappers.sh LLVM_BIN WRAPPER_ROOT [TOOL...]}
+shift 2
+tools=("$@")
+[ "${#tools[@]}" -gt 0 ] || tools=(sccache ccache)
+
+for compiler in clang clang++; do
+    [ -x "$llvm_bin/$compiler" ] || { echo "install-compiler-wrappers: no $llvm_bin/$compiler" >&2; exit 1; }
+done
+for tool in "${tools[@]}"; do
+    dir=$root/$tool/bin
+    mkdir -p "$dir"
+    for entry in "$llvm_bin"/*; do
+        name=${entry##*/}
+        case "$name" in clang | clang++) continue ;; esac
+        ln -sfn "$entry" "$dir/$name"
+    done
+    ln -sfn "$(cd "$llvm_bin/.." && pwd)/lib" "$root/$tool/lib"
+    for compiler in clang clang++; do
+        printf '#!/bin/sh\nexec %s %s/%s "$@"\n' "$tool" "$llvm_bin" "$compiler" > "$dir/$compiler"
+        chmod 0755 "$dir/$compiler"
+    done
+done

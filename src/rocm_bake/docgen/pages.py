@@ -1,0 +1,95 @@
+"""Every generated file of docs/, rendered together; written atomically; checked for staleness.
+
+    pages.write(Source(root))     # regenerate, return the files that changed
+    pages.stale(Source(root))     # the committed files that differ from a fresh render
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_bake.docgen import (
+    build_graph,
+    commands,
+    fleet_page,
+    image_tags,
+    nox_page,
+    performance,
+    reference_index,
+    tasks_page,
+)
+from rocm_bake.docgen.source import Source
+from rocm_bake.errors import RocmBakeError
+
+# Pages other generators own: read, linked, never written from here.
+FOREIGN = frozenset({reference_index.VARIABLES})
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str  # relative to docs/
+    render: Callable[[Source], str]
+
+
+PAGES: tuple[Page, ...] = (
+    Page(tasks_page.PATH, tasks_page.render),
+    Page(nox_page.PATH, nox_page.render),
+    Page(image_tags.PATH, image_tags.render),
+    Page(reference_index.PATH, reference_index.render),
+    Page(performance.PATH, performance.render),
+    Page(build_graph.PATH, build_graph.render),
+    Page(fleet_page.PATH, fleet_page.render),
+    *(Page(c.path, commands.renderer(c)) for c in commands.COMMANDS),
+)
+
+
+def render_all(source: Source) -> dict[str, str]:
+    """Every generated file's text, by path under docs/ (nothing is written)."""
+    out = {}
+    for page in PAGES:
+        if page.path in FOREIGN:
+            raise RocmBakeError(f"docs/{page.path} is generated elsewhere; docgen must not "
+                                "write it")
+        text = page.render(source)
+        out[page.path] = text if text.endswith("\n") else text + "\n"
+    return out
+
+
+def stale(source: Source, rendered: dict[str, str] | None = None) -> list[str]:
+    """The generated files whose committed text is missing or differs from a fresh render."""
+    fresh = render_all(source) if rendered is None else rendered
+    return [path for path, text in fresh.items() if _read(source.docs / path) != text]
+
+
+def write(source: Source) -> list[str]:
+    """Render every page, then write those that changed (each atomically)."""
+    fresh = render_all(source)
+    changed = stale(source, fresh)
+    for path in changed:
+        atomic_write(source.docs / path, fresh[path])
+    return changed
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write through a temporary file in the same directory and rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

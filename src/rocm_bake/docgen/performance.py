@@ -1,0 +1,94 @@
+"""docs/performance.md: build times under the four cache conditions, from the perf history
+(:mod:`rocm_bake.docgen.perfdata`). With no history the page says so and shows no chart."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rocm_bake.docgen import charts
+from rocm_bake.docgen import markdown as md
+from rocm_bake.docgen.perfdata import CONDITIONS, Record, duration, load
+from rocm_bake.docgen.source import Source
+
+PATH = "performance.md"
+
+CONDITION_HELP = {
+    "frozen": "nothing changed: a no-op rebuild, every step from the BuildKit local cache",
+    "hot": "one source file touched: BuildKit re-runs the step, the compiler cache serves "
+           "every unchanged translation unit",
+    "warm": "a fresh builder with empty local caches, the shared caches full (registry layer "
+            "cache, sccache on WebDAV/S3)",
+    "cold": "no cache anywhere: every layer and every translation unit is built",
+}
+
+
+def _intro(source: Source) -> str:
+    rows = [[f"**{c}**", CONDITION_HELP[c]] for c in CONDITIONS]
+    return "\n".join([
+        md.header(f"{source.perf_history} (the perf history)"),
+        "# Performance\n",
+        "Each build is timed under four conditions, from the cheapest to the most expensive:\n",
+        md.table(["condition", "what is cached"], rows),
+    ])
+
+
+def _no_data(source: Source) -> str:
+    return (
+        '!!! note "No measurements are recorded yet"\n\n'
+        "    No measurements are recorded yet: there is no perf history at "
+        f"`{source.perf_history}`, so this page shows no numbers and no charts. The perf lane "
+        "(issue #5) appends one JSON record per timed build to that file; `./inv docs` then "
+        "regenerates this page from it.\n")
+
+
+def _latest(records: Sequence[Record]) -> str:
+    latest: dict[tuple[str, str], Record] = {}
+    for r in records:
+        latest[(r.target, r.condition)] = r
+    targets = list(dict.fromkeys(r.target for r in records))
+    rows = []
+    for target in targets:
+        row = [md.code(target)]
+        for condition in CONDITIONS:
+            found = latest.get((target, condition))
+            row.append(duration(found.seconds) if found else "—")
+        rows.append(row)
+    when = max(r.time for r in records).strftime("%Y-%m-%d %H:%M %Z").strip()
+    return "\n".join([f"## Latest numbers\n\nLatest run: {when}.\n",
+                      md.table(["target", *CONDITIONS], rows)])
+
+
+def _tooltip(r: Record) -> str:
+    rate = f", {r.cache_hit_rate:.0%} cache hits" if r.cache_hit_rate is not None else ""
+    commit = f" @ {r.commit}" if r.commit else ""
+    return f"{r.target} {r.condition}: {duration(r.seconds)}{rate} ({r.time:%Y-%m-%d}{commit})"
+
+
+def _chart(condition: str, records: Sequence[Record]) -> str:
+    runs = sorted({r.time for r in records})
+    index = {t: i for i, t in enumerate(runs)}
+    targets = list(dict.fromkeys(r.target for r in records))
+    series = [charts.Series(t, [(index[r.time], r.seconds, _tooltip(r))
+                                for r in records if r.target == t]) for t in targets]
+    labels = [t.strftime("%m-%d %H:%M") for t in runs]
+    svg = charts.line_chart(f"{condition} build time per run", labels, series)
+    caption = f"{condition}: {CONDITION_HELP[condition]}"
+    return (f'<figure class="perf-chart-figure">\n{svg}\n'
+            f"<figcaption>{caption}</figcaption>\n</figure>\n")
+
+
+def _charts(records: Sequence[Record]) -> str:
+    parts = ["## History\n", "One chart per condition, one line per target (hover a point for "
+             "its commit and cache hit rate).\n"]
+    for condition in CONDITIONS:
+        subset = [r for r in records if r.condition == condition]
+        if subset:
+            parts.append(f"### {condition}\n\n" + _chart(condition, subset))
+    return "\n".join(parts)
+
+
+def render(source: Source) -> str:
+    records = load(source.perf_path)
+    if not records:
+        return "\n".join([_intro(source), _no_data(source)])
+    return "\n".join([_intro(source), _latest(records), _charts(records)])

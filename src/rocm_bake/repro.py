@@ -1,0 +1,160 @@
+"""Reproducibility check: build one target twice from empty caches and compare image digests.
+
+Each build runs ``docker buildx bake --no-cache`` with the target's output replaced by
+``type=oci,dest=FILE,rewrite-timestamp=true`` (the exporter that honours SOURCE_DATE_EPOCH on
+the ``docker`` driver with the containerd store), default attestations off (their build
+timestamps would differ by design). The target must pass a ``SOURCE_DATE_EPOCH`` build arg --
+in rocm-bake's bake files, a variable holding the pins' commit date.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tarfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rocm_bake import build, buildx, entitlements
+from rocm_bake.errors import RocmBakeError, UsageError
+
+EPOCH_ARG = "SOURCE_DATE_EPOCH"
+_INDEX = "application/vnd.oci.image.index.v1+json"
+
+
+@dataclass(frozen=True)
+class Image:
+    """What one build produced: its OCI tarball and the image's manifest, config and layers."""
+
+    tarball: Path
+    digest: str
+    config: str
+    layers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    target: str
+    source_date_epoch: str
+    images: tuple[Image, ...]
+
+    @property
+    def reproducible(self) -> bool:
+        return len({image.digest for image in self.images}) == 1
+
+    def differences(self) -> list[str]:
+        """What differs between the first build and each later one."""
+        first, out = self.images[0], []
+        for number, other in enumerate(self.images[1:], 2):
+            if other.config != first.config:
+                out.append(f"build {number}: image config differs")
+            if len(other.layers) != len(first.layers):
+                out.append(f"build {number}: {len(other.layers)} layers, build 1 has "
+                           f"{len(first.layers)}")
+            out += [f"build {number}: layer {i} differs ({a} vs {b})"
+                    for i, (a, b) in enumerate(zip(first.layers, other.layers, strict=False), 1)
+                    if a != b]
+        return out
+
+
+def _blob(archive: tarfile.TarFile, digest: str) -> dict[str, Any]:
+    member = archive.extractfile("blobs/" + digest.replace(":", "/", 1))
+    if member is None:
+        raise RocmBakeError(f"OCI layout has no blob {digest}")
+    data: dict[str, Any] = json.loads(member.read())
+    return data
+
+
+def _manifest_descriptor(archive: tarfile.TarFile, index: dict[str, Any]) -> dict[str, Any]:
+    """The image manifest an OCI index points at (through a nested index, skipping
+    attestation manifests)."""
+    for descriptor in index.get("manifests", []):
+        platform = descriptor.get("platform", {})
+        if platform.get("architecture") == "unknown":
+            continue  # an attestation manifest
+        if descriptor.get("mediaType") == _INDEX:
+            return _manifest_descriptor(archive, _blob(archive, descriptor["digest"]))
+        return dict(descriptor)
+    raise RocmBakeError("OCI layout holds no image manifest")
+
+
+def read_image(tarball: Path) -> Image:
+    """The image in an OCI layout tarball written by buildx's ``type=oci`` exporter."""
+    try:
+        with tarfile.open(tarball) as archive:
+            member = archive.extractfile("index.json")
+            if member is None:
+                raise RocmBakeError(f"{tarball} has no index.json")
+            descriptor = _manifest_descriptor(archive, json.loads(member.read()))
+            manifest = _blob(archive, descriptor["digest"])
+    except (OSError, tarfile.TarError, KeyError, json.JSONDecodeError) as exc:
+        raise RocmBakeError(f"cannot read OCI tarball {tarball}: {exc}") from None
+    return Image(tarball, descriptor["digest"], manifest["config"]["digest"],
+                 tuple(layer["digest"] for layer in manifest.get("layers", [])))
+
+
+def _epoch(prepared: build.PreparedBuild, target: str) -> str:
+    args = prepared.plan.targets[target].get("args") or {}
+    value = args.get(EPOCH_ARG)
+    if not value:
+        raise RocmBakeError(f"target {target} passes no {EPOCH_ARG} build arg: give the bake "
+                            f"file a {EPOCH_ARG} variable (the pins' commit date) and pass it")
+    if not str(value).isdigit():
+        raise RocmBakeError(f"{EPOCH_ARG}={value!r} of target {target} is not a Unix time")
+    return str(value)
+
+
+def prepare(target: str, files: Sequence[str], sets: Sequence[str] = (),
+            env: Mapping[str, str] | None = None) -> tuple[build.PreparedBuild, str]:
+    """Check the request against the bake model; returns the prepared build and the epoch."""
+    request = build.BuildRequest(targets=[target], files=list(files), sets=list(sets))
+    prepared = build.prepare(request, env)
+    if target not in prepared.definition.target_names:
+        raise UsageError(f"verify-repro needs one target (e.g. vllm-gfx950), {target!r} is a "
+                         "group")
+    return prepared, _epoch(prepared, target)
+
+
+def fs_entitlements(prepared: build.PreparedBuild, writes: Sequence[Path],
+                    cwd: Path | None = None) -> list[str]:
+    """The grants for one repro build: the plan's, plus writing the OCI tarball's directory."""
+    return entitlements.for_plan(prepared.plan, cwd, writes)
+
+
+def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: Path,
+               env: Mapping[str, str]) -> Image:
+    """One ``--no-cache`` build of the target into an OCI tarball."""
+    request = prepared.request
+    output = f"{target}.output=type=oci,dest={tarball},rewrite-timestamp=true"
+    argv = buildx.bake_argv(request.files, [target], [*request.target_overrides(), output],
+                            progress="plain",
+                            allow=fs_entitlements(prepared, [tarball.parent]))
+    argv = [*argv[:3], "--no-cache", *argv[3:]]
+    full_env = {**env, **prepared.invocation.env, EPOCH_ARG: epoch,
+                "BUILDX_NO_DEFAULT_ATTESTATIONS": "1"}
+    log = tarball.with_suffix(".log")
+    with log.open("w") as handle:
+        result = subprocess.run(argv, env=full_env, stdout=handle, stderr=subprocess.STDOUT,
+                                check=False)
+    if result.returncode != 0:
+        lines = log.read_text(errors="replace").strip().splitlines() or ["no output"]
+        raise RocmBakeError(f"build of {target} failed (exit {result.returncode}): "
+                            f"{lines[-1][:200]} (log: {log})")
+    return read_image(tarball)
+
+
+def verify(target: str, files: Sequence[str], workdir: Path, sets: Sequence[str] = (),
+           runs: int = 2, env: Mapping[str, str] | None = None) -> Verdict:
+    """Build ``target`` ``runs`` times into ``workdir`` and compare what came out."""
+    if runs < 2:
+        raise UsageError("verify-repro needs at least 2 runs")
+    base_env = dict(os.environ if env is None else env)
+    prepared, epoch = prepare(target, files, sets, base_env)
+    buildx.preflight(env={**base_env, **prepared.invocation.env})
+    workdir.mkdir(parents=True, exist_ok=True)
+    images = tuple(build_once(prepared, target, epoch, workdir / f"build-{n}.tar", base_env)
+                   for n in range(1, runs + 1))
+    return Verdict(target, epoch, images)

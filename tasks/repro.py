@@ -1,0 +1,43 @@
+"""inv verify-repro: build one target twice from empty caches and compare the image digests."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from invoke.context import Context
+from invoke.exceptions import Exit
+from invoke.tasks import task
+
+from rocm_bake import bakefile, repro
+from tasks._cli import reports_errors
+
+EXIT_DIFFERENT = 1
+
+
+@task(iterable=["file", "set_"], help={
+    "target": "the one target to check, e.g. vllm-gfx950 (it must pass SOURCE_DATE_EPOCH)",
+    "file": "bake file (repeatable; default: rocm-bake.hcl)",
+    "set_": "NAME=VALUE sets a bake variable; TARGET.FIELD=VALUE is passed to buildx --set",
+    "runs": "how many builds to compare (default 2)",
+    "keep": "keep the OCI tarballs and build logs in this directory",
+})
+@reports_errors
+def verify_repro(c: Context, target: str, file: list[str], set_: list[str], runs: int = 2,
+                 keep: str = "") -> None:
+    """Build TARGET twice with --no-cache and SOURCE_DATE_EPOCH; same image digest or not.
+
+    Exit status: 0 reproducible, 1 the digests differ, 2 it could not run.
+    """
+    files = list(file) or [bakefile.DEFAULT_FILE]
+    with tempfile.TemporaryDirectory(prefix="rocm-bake-repro-") as scratch:
+        workdir = Path(keep) if keep else Path(scratch)
+        verdict = repro.verify(target, files, workdir, sets=set_, runs=runs)
+    print(f"{verdict.target}: SOURCE_DATE_EPOCH={verdict.source_date_epoch}")
+    for number, image in enumerate(verdict.images, 1):
+        print(f"build {number}: {image.digest}")
+    if not verdict.reproducible:
+        for difference in verdict.differences():
+            print(difference)
+        raise Exit(f"verify-repro: {target} is not reproducible", code=EXIT_DIFFERENT)
+    print(f"reproducible: {verdict.images[0].digest}")

@@ -1,0 +1,53 @@
+"""Regenerate checks/drift/snapshots/upstream.json: the checker records a real run against
+the local upstream world (fixture tag names + realistic data, tests/drift/upstream.py), with
+the commit pins pointed at the world's commits; those commits are then renamed to the real
+pins of rocm-bake.hcl, so ``inv version-check --offline`` replays it on the real file.
+
+    .venv/bin/python -m tests.drift.make_snapshot
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from checks.drift import cli
+from rocm_bake import bakefile
+from tests.conftest import ROOT
+from tests.drift import upstream
+
+SNAPSHOT = ROOT / "checks" / "drift" / "snapshots" / "upstream.json"
+RECORDED_AT = "2026-08-20T12:00:00+00:00"
+NOTE = ("Synthetic upstream state for offline runs and the docs page: tag names from "
+        "../shared/fixtures/upstream (plus realistic tags where those snapshots stop early), "
+        "recorded by a real run against local servers; commit ids other than the pins are "
+        "synthetic. Regenerate: python -m tests.drift.make_snapshot")
+
+
+def generate(path: Path = SNAPSHOT) -> None:
+    real = bakefile.load([ROOT / "rocm-bake.hcl"], {})
+    with tempfile.TemporaryDirectory() as tmp, upstream.running(Path(tmp)) as world:
+        env = {**os.environ, **world.pins}
+        recorded = Path(tmp) / "recorded.json"
+        options = cli.Options(files=[str(ROOT / "rocm-bake.hcl")], rewrites=world.rewrites(),
+                              record=str(recorded), cache_dir=str(Path(tmp) / "cache"),
+                              output="json")
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            cli.run(options, env)
+        text = recorded.read_text()
+    for name, world_commit in world.pins.items():
+        text = text.replace(world_commit, str(real.value(name)))
+    data = json.loads(text)
+    data["recorded_at"] = RECORDED_AT
+    data = {"format": data["format"], "recorded_at": RECORDED_AT, "note": NOTE,
+            "answers": data["answers"]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    generate()
+    print(f"wrote {SNAPSHOT}")

@@ -1,0 +1,43 @@
+# app.Dockerfile (test variant, ~ vllm) - a C extension built with CC="$COMPILER_LAUNCHER gcc"
+# (the autotools/meson spelling), then the runtime image: base + every wheel of the cell
+# installed + /opt/rocm-bake/versions.json, its own wheel kept in /wheels.
+FROM base AS build
+
+ARG APP_VERSION
+ARG CACHE_TYPE
+ARG SOURCE_DATE_EPOCH
+
+RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core \
+    --mount=type=bind,from=plugin,source=/wheels,target=/deps/plugin \
+    pip install --no-cache-dir --no-index /deps/core/*.whl /deps/plugin/*.whl
+
+COPY src/app /src/app
+WORKDIR /src/app
+# The single quotes are deliberate: the inner bash expands COMPILER_LAUNCHER.
+# hadolint ignore=SC2016
+RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
+    COMPILER_CACHE_STATS_NAME=app with-compiler-cache.sh bash -euo pipefail -c ' \
+        CC="${COMPILER_LAUNCHER:+$COMPILER_LAUNCHER }gcc" \
+        python -m pip wheel --no-build-isolation --no-deps --no-index -w /wheels .' \
+    && ls /wheels/rb_app-*.whl
+
+FROM scratch AS wheels
+COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
+
+FROM base AS runtime
+
+ARG ROCM_BAKE_PINS
+ARG SOURCE_DATE_EPOCH
+
+RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core \
+    --mount=type=bind,from=plugin,source=/wheels,target=/deps/plugin \
+    --mount=type=bind,from=wheels,source=/wheels,target=/deps/app \
+    pip install --no-cache-dir --no-index /deps/core/*.whl /deps/plugin/*.whl /deps/app/*.whl \
+    && pip check \
+    && write-manifest.py /opt/rocm-bake/versions.json /deps/core /deps/plugin /deps/app \
+    && rb-app
+
+COPY --from=wheels /wheels/ /wheels/
+WORKDIR /
+ENTRYPOINT ["rb-app"]

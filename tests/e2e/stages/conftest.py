@@ -1,0 +1,78 @@
+"""Fixtures of the stage-graph engine tests: the Debian rootfs image and one build of the whole
+test variant (tests/e2e/stages/docker-bake.hcl), shared by the tests that read it back."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import build, repro
+from tests.conftest import ROOT, missing
+
+STAGES = Path(__file__).resolve().parent
+BAKE_FILE = "docker-bake.hcl"
+ARCH = "gfx950"
+
+
+@dataclass(frozen=True)
+class StageBuild:
+    dist: Path
+    tag: str
+    seconds: float
+
+
+@pytest.fixture(scope="session")
+def rootfs_image(engine: str) -> str:
+    """rocm-bake/debian:test from scripts/engine.sh rootfs-image (cached between runs)."""
+    if shutil.which("mmdebstrap") is None:
+        missing("mmdebstrap is not installed (scripts/engine.sh install)")
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "rootfs-image"],
+                          capture_output=True, text=True, timeout=1500, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/engine.sh rootfs-image failed: {proc.stderr.strip()[-800:]}")
+    return "rocm-bake/debian:test"
+
+
+def bake(targets: list[str], sets: list[str], engine: str, log: Path,
+         writes: list[Path]) -> None:
+    """docker buildx bake of the test variant, as the library prepares it, plus the file-system
+    grants buildx asks for (the `scripts` context lives outside this directory)."""
+    request = build.BuildRequest(targets=targets, files=[BAKE_FILE], sets=sets)
+    env = {**os.environ, "DOCKER_HOST": engine}
+    cwd = Path.cwd()
+    os.chdir(STAGES)
+    try:
+        prepared = build.prepare(request, env)
+        grants = repro.fs_entitlements(prepared, writes)
+    finally:
+        os.chdir(cwd)
+    argv = prepared.invocation.argv
+    argv = [*argv[:3], "--progress=plain", *(f"--allow={g}" for g in grants), *argv[3:]]
+    with log.open("w") as handle:
+        proc = subprocess.run(argv, cwd=STAGES, env={**env, **prepared.invocation.env},
+                              stdout=handle, stderr=subprocess.STDOUT, timeout=900, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"bake {targets} failed; last lines:\n"
+                    + "\n".join(log.read_text().splitlines()[-25:]))
+
+
+@pytest.fixture(scope="session")
+def stage_build(engine: str, rootfs_image: str,
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[StageBuild]:
+    """The whole test variant built once: the app runtime image and the wheels export."""
+    out = tmp_path_factory.mktemp("stages")
+    tag = f"t{uuid.uuid4().hex[:10]}"
+    started = time.monotonic()
+    bake(["all"], [f"DIST={out / 'dist'}", f"TAG={tag}"], engine, out / "bake.log",
+         [out / "dist"])
+    yield StageBuild(out / "dist" / ARCH, tag, time.monotonic() - started)
+    subprocess.run(["docker", "image", "rm", f"rocm-bake-e2e/app:{tag}-{ARCH}"],
+                   env={**os.environ, "DOCKER_HOST": engine}, capture_output=True, check=False)

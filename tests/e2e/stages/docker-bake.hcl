@@ -1,0 +1,187 @@
+# A test variant of rocm-bake.hcl's stage graph, small enough to build on the test engine in
+# a minute, with the same patterns:
+#
+#   base -> core (~ torch) -> plugin (~ triton/aiter) -> app (~ vllm, a runtime image)
+#   wheels-<arch> collects every wheel + versions.json of a cell into DIST/<arch>/
+#
+# - every compile stage writes wheels to /wheels; later stages install earlier wheels with
+#   RUN --mount=type=bind,from=<stage>; `target:` contexts link the cells;
+# - the base carries the project's own dockerfiles/scripts (named context `scripts`) and a
+#   stand-in ROCm: /opt/rocm/.info/version, llvm/bin/clang{,++} (gcc underneath) and a hipcc
+#   that honours HIP_CLANG_LAUNCHER / HIP_CLANG_PATH like the real one;
+# - compile steps run under with-compiler-cache.sh (CACHE_TYPE): the HIP wrapper directory
+#   (core), CMAKE_*_COMPILER_LAUNCHER (plugin) and CC="$COMPILER_LAUNCHER gcc" (app);
+# - the runtime image carries /opt/rocm-bake/versions.json (every pin, every wheel's version
+#   and sha256);
+# - SOURCE_DATE_EPOCH is the pins' commit date, passed to every target (reproducible builds).
+# No step touches the network (every RUN has --network=none).
+
+variable "GPU_ARCHS" {
+  type        = list(string)
+  default     = ["gfx950"]
+  description = "Build cells (the arch only changes the arch spellings passed to the stages)."
+}
+
+variable "BASE_IMAGE" {
+  type        = string
+  default     = "rocm-bake/debian:test"
+  description = "The Debian rootfs image from scripts/engine.sh rootfs-image (a local image)."
+}
+
+variable "ROCM_VERSION" {
+  type        = string
+  default     = "7.2.3"
+  description = "Version of the stand-in ROCm: below 7.13, so HIP goes through the wrapper directory."
+}
+
+variable "CACHE_TYPE" {
+  type        = string
+  default     = "ccache"
+  description = "Compiler cache of the compile steps: ccache, sccache or none."
+}
+
+variable "DIST" {
+  type        = string
+  default     = "dist"
+  description = "Where wheels-<arch> exports to (DIST/<arch>)."
+}
+
+variable "TAG" {
+  type        = string
+  default     = "e2e"
+  description = "Tag of the app image."
+}
+
+variable "SOURCE_DATE_EPOCH" {
+  type        = string
+  default     = "1767225600"
+  description = "Commit date of the pins (2026-01-01T00:00:00Z): file times and image dates of every build."
+}
+
+variable "CORE_VERSION" {
+  type        = string
+  default     = "1.2.3"
+  description = "Version of the rb-core wheel."
+}
+
+variable "PLUGIN_VERSION" {
+  type        = string
+  default     = "0.4.0"
+  description = "Version of the rb-plugin wheel."
+}
+
+variable "APP_VERSION" {
+  type        = string
+  default     = "2.0.1"
+  description = "Version of the rb-app wheel."
+}
+
+ALL_ARCHS = ["gfx950", "gfx1201"]
+
+ARCH_ARGS = { for a in ALL_ARCHS : a => {
+  PYTORCH_ROCM_ARCH = join(";", [a])
+  HCC_AMDGPU_TARGET = join(",", [a])
+} }
+
+PINS = {
+  BASE_IMAGE        = BASE_IMAGE
+  ROCM_VERSION      = ROCM_VERSION
+  CORE_VERSION      = CORE_VERSION
+  PLUGIN_VERSION    = PLUGIN_VERSION
+  APP_VERSION       = APP_VERSION
+  SOURCE_DATE_EPOCH = SOURCE_DATE_EPOCH
+}
+
+target "_common" {
+  context = "."
+  args = {
+    SOURCE_DATE_EPOCH = SOURCE_DATE_EPOCH
+  }
+}
+
+target "_compile" {
+  inherits = ["_common"]
+  args = {
+    CACHE_TYPE = CACHE_TYPE
+  }
+}
+
+target "base" {
+  matrix     = { arch = GPU_ARCHS }
+  name       = "base-${arch}"
+  inherits   = ["_common"]
+  dockerfile = "base.Dockerfile"
+  target     = "base"
+  contexts = {
+    scripts = "../../../dockerfiles/scripts"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    BASE_IMAGE   = BASE_IMAGE
+    ROCM_VERSION = ROCM_VERSION
+  })
+}
+
+target "core" {
+  matrix     = { arch = GPU_ARCHS }
+  name       = "core-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "core.Dockerfile"
+  target     = "wheels"
+  contexts   = { base = "target:base-${arch}" }
+  args       = { CORE_VERSION = CORE_VERSION }
+}
+
+target "plugin" {
+  matrix     = { arch = GPU_ARCHS }
+  name       = "plugin-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "plugin.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base = "target:base-${arch}"
+    core = "target:core-${arch}"
+  }
+  args = { PLUGIN_VERSION = PLUGIN_VERSION }
+}
+
+target "app" {
+  matrix     = { arch = GPU_ARCHS }
+  name       = "app-${arch}"
+  inherits   = ["_compile"]
+  dockerfile = "app.Dockerfile"
+  target     = "runtime"
+  contexts = {
+    base   = "target:base-${arch}"
+    core   = "target:core-${arch}"
+    plugin = "target:plugin-${arch}"
+  }
+  args = {
+    APP_VERSION    = APP_VERSION
+    ROCM_BAKE_PINS = jsonencode(PINS)
+  }
+  tags = ["rocm-bake-e2e/app:${TAG}-${arch}"]
+}
+
+target "wheels" {
+  matrix     = { arch = GPU_ARCHS }
+  name       = "wheels-${arch}"
+  inherits   = ["_common"]
+  dockerfile = "wheels-export.Dockerfile"
+  target     = "export"
+  contexts = {
+    base   = "target:base-${arch}"
+    core   = "target:core-${arch}"
+    plugin = "target:plugin-${arch}"
+    app    = "target:app-${arch}"
+  }
+  args   = { ROCM_BAKE_PINS = jsonencode(PINS) }
+  output = ["type=local,dest=${DIST}/${arch}"]
+}
+
+group "all" {
+  targets = concat([for a in GPU_ARCHS : "app-${a}"], [for a in GPU_ARCHS : "wheels-${a}"])
+}
+
+group "default" {
+  targets = [for a in GPU_ARCHS : "app-${a}"]
+}

@@ -1,0 +1,25 @@
+# plugin.Dockerfile (test variant, ~ triton/aiter) - a CMake-built shared library (through
+# CMAKE_C/CXX_COMPILER_LAUNCHER) packed into a wheel that needs the cell's rb-core, which is
+# installed from the core stage's /wheels by a bind mount.
+FROM base AS build
+
+ARG PLUGIN_VERSION
+ARG CACHE_TYPE
+ARG SOURCE_DATE_EPOCH
+
+RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core \
+    pip install --no-cache-dir --no-index --no-deps /deps/core/*.whl
+
+COPY src/plugin /src/plugin
+WORKDIR /src/plugin
+RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
+    COMPILER_CACHE_STATS_NAME=plugin with-compiler-cache.sh \
+        bash -euo pipefail -c 'cmake -S . -B cmake-build -DCMAKE_BUILD_TYPE=Release \
+            && cmake --build cmake-build' \
+    && cp cmake-build/librb_plugin.so rb_plugin/ \
+    && python -m pip wheel --no-build-isolation --no-deps --no-index -w /wheels . \
+    && ls /wheels/rb_plugin-*.whl
+
+FROM scratch AS wheels
+COPY --from=build /wheels/ /wheels/
+COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/

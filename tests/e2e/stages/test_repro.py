@@ -1,0 +1,50 @@
+"""inv verify-repro: the test variant's runtime image built twice from empty caches gives the
+same digest; a target that is not reproducible is reported; bad input is one line, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import repro
+from tests.conftest import ROOT, run_cli
+from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
+
+INV = ["inv", "--search-root", str(ROOT), "verify-repro"]
+
+
+@pytest.mark.engine
+def test_the_runtime_image_is_reproducible(engine: str, rootfs_image: str,
+                                           tmp_path: Path) -> None:
+    result = run_cli([*INV, "--file", BAKE_FILE, "--target", f"app-{ARCH}", "--keep",
+                      str(tmp_path)], cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1200)
+    assert result.returncode == 0, result.stdout + result.stderr
+    first, second = (repro.read_image(tmp_path / f"build-{n}.tar") for n in (1, 2))
+    assert first.digest == second.digest
+    assert first.layers == second.layers
+    assert f"reproducible: {first.digest}" in result.stdout
+
+
+@pytest.mark.engine
+def test_a_build_that_is_not_reproducible_exits_1(engine: str, tmp_path: Path) -> None:
+    result = run_cli([*INV, "--file", "docker-bake.hcl", "--target", "stamp", "--keep",
+                      str(tmp_path)], cwd=STAGES / "unrepro", env={"DOCKER_HOST": engine},
+                     timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "layer" in result.stdout and "differs" in result.stdout
+    assert "not reproducible" in result.stderr
+
+
+def test_a_target_without_source_date_epoch_exits_2() -> None:
+    result = run_cli([*INV, "--file", "docker-bake.hcl", "--target", "hello"],
+                     cwd=ROOT / "tests" / "e2e" / "stack")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: target hello passes no SOURCE_DATE_EPOCH")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_group_is_refused() -> None:
+    result = run_cli([*INV, "--file", BAKE_FILE, "--target", "all"], cwd=STAGES)
+    assert result.returncode == 2
+    assert "needs one target" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,158 @@
+"""For each lint rule, a small bad bake/Dockerfile pair it must catch and a good one it must
+accept. Each case is a set of files written into an empty directory: ``docker-bake.hcl`` is the
+bake file, everything else sits beside it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DIGEST = "sha256:" + "ab" * 32
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+@dataclass(frozen=True)
+class Case:
+    family: str
+    rule: str
+    bad: dict[str, str]
+    good: dict[str, str]
+
+
+def bake(body: str, variables: str = "") -> str:
+    return variables + body
+
+
+def target(extra: str = "", dockerfile: str = "Dockerfile", stage: str = "") -> str:
+    stage_line = f'  target = "{stage}"\n' if stage else ""
+    return (f'target "app" {{\n  dockerfile = "{dockerfile}"\n{stage_line}{extra}}}\n'
+            'group "default" {\n  targets = ["app"]\n}\n')
+
+
+def var(name: str, value: str) -> str:
+    return f'variable "{name}" {{\n  default = "{value}"\n}}\n'
+
+
+IMAGE = f"debian:bookworm@{DIGEST}"
+FROM = f"FROM {IMAGE} AS app\n"
+
+CASES: dict[str, Case] = {
+    "dockerfile-missing": Case(
+        "consistency", "dockerfile-missing",
+        bad={"docker-bake.hcl": target(dockerfile="missing.Dockerfile")},
+        good={"docker-bake.hcl": target(), "Dockerfile": FROM}),
+    "target-stage": Case(
+        "consistency", "target-stage",
+        bad={"docker-bake.hcl": target(stage="runtime"), "Dockerfile": FROM},
+        good={"docker-bake.hcl": target(stage="app"), "Dockerfile": FROM}),
+    "arg-undeclared": Case(
+        "consistency", "arg-undeclared",
+        # ONLY_GLOBAL is declared before FROM but never used in a FROM nor redeclared.
+        bad={"docker-bake.hcl": target('  args = { FOO = "1", ONLY_GLOBAL = "x" }\n',
+                                       stage="app"),
+             "Dockerfile": f"ARG ONLY_GLOBAL\nFROM {IMAGE} AS dep\nARG BAR\n"
+                           "FROM dep AS app\nRUN --network=none echo\n"},
+        # FOO is declared in a stage the target builds from; BASE is used in a FROM.
+        good={"docker-bake.hcl": target(f'  args = {{ FOO = "1", BASE = "{IMAGE}" }}\n',
+                                        stage="app"),
+              "Dockerfile": "ARG BASE\nFROM ${BASE} AS dep\nARG FOO\n"
+                            "FROM dep AS app\nRUN --network=none echo\n"}),
+    "arg-missing": Case(
+        "consistency", "arg-missing",
+        bad={"docker-bake.hcl": target(), "Dockerfile": FROM + "ARG NEEDED\n"},
+        # Passed, defaulted, or defaulted globally and redeclared.
+        good={"docker-bake.hcl": target('  args = { NEEDED = "" }\n'),
+              "Dockerfile": "ARG G=1\n" + FROM + "ARG NEEDED\nARG D=2\nARG G\n"}),
+    "context-missing": Case(
+        "consistency", "context-missing",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": "FROM base AS app\nCOPY --from=tools /x /x\n"},
+        good={"docker-bake.hcl":
+              target('  contexts = { base = "target:base", tools = "target:base" }\n')
+              + 'target "base" {\n  dockerfile = "base.Dockerfile"\n}\n',
+              "Dockerfile": "FROM base AS app\nCOPY --from=tools /x /x\n",
+              "base.Dockerfile": FROM}),
+    "pin-unused": Case(
+        "consistency", "pin-unused",
+        bad={"docker-bake.hcl": var("TOOL_VERSION", "1.2.3") + target(),
+             "Dockerfile": FROM},
+        good={"docker-bake.hcl": var("TOOL_VERSION", "1.2.3")
+              + target('  labels = { v = substr(TOOL_VERSION, 0, 1) }\n'),
+              "Dockerfile": FROM}),
+    "pin-source": Case(
+        "pins", "pin-source",
+        # A branch without a commit, and a commit without its human ref.
+        bad={"docker-bake.hcl": var("LIB_REPO", "https://example.org/lib.git")
+             + var("LIB_REF", "release/1.x") + var("TOOL_COMMIT", COMMIT)
+             + target('  args = { A = LIB_REPO, B = LIB_REF, C = TOOL_COMMIT }\n'),
+             "Dockerfile": FROM + "ARG A\nARG B\nARG C\n"},
+        good={"docker-bake.hcl": var("LIB_REPO", "https://example.org/lib.git")
+              + var("LIB_REF", "v1.4.2") + var("TOOL_COMMIT", COMMIT)
+              + var("TOOL_REF", "release/2.x")
+              + target('  args = { A = LIB_REPO, B = LIB_REF, C = TOOL_COMMIT, D = TOOL_REF }\n'),
+              "Dockerfile": FROM + "ARG A\nARG B\nARG C\nARG D\n"}),
+    "pin-version": Case(
+        "pins", "pin-version",
+        bad={"docker-bake.hcl": var("TOOL_VERSION", ">=1.2") + target(), "Dockerfile": FROM},
+        good={"docker-bake.hcl": var("TOOL_VERSION", "1.2.3") + target(), "Dockerfile": FROM}),
+    "pin-sha256": Case(
+        "pins", "pin-sha256",
+        bad={"docker-bake.hcl": var("TOOL_SHA256", "deadbeef") + target(), "Dockerfile": FROM},
+        good={"docker-bake.hcl": var("TOOL_SHA256", "ab" * 32) + target(),
+              "Dockerfile": FROM}),
+    "moving-ref": Case(
+        "pins", "moving-ref",
+        bad={"docker-bake.hcl": var("LIB_BRANCH", "main") + target(),
+             "Dockerfile": FROM + "ARG TOOL=latest\n"
+             "RUN --network=none pip install git+https://example.org/x.git@main\n"},
+        good={"docker-bake.hcl": var("LIB_BRANCH", "v1.0.0") + target(),
+              "Dockerfile": FROM + "ARG TOOL=1.0\n"}),
+    "base-image": Case(
+        "pins", "base-image",
+        bad={"docker-bake.hcl": target('  args = { BASE = "debian:bookworm" }\n'),
+             "Dockerfile": "ARG BASE\nFROM ${BASE} AS app\nCOPY --from=alpine:3 /x /x\n"},
+        good={"docker-bake.hcl": target(f'  args = {{ BASE = "{IMAGE}" }}\n'),
+              "Dockerfile": f"ARG BASE\nFROM ${{BASE}} AS app\nCOPY --from=alpine:3@{DIGEST} "
+                            "/x /x\n"}),
+    "download-sha256": Case(
+        "downloads", "download-sha256",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN apt-get install -y curl && curl -fsSLo /t.tgz "
+                                  "https://example.org/t.tgz\n",
+             "scripts/get.sh": "#!/bin/sh\nwget https://example.org/t.tgz\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN apt-get install -y curl && curl -fsSLo /t.tgz "
+                                   "https://example.org/t.tgz && echo 'ab  /t.tgz' | "
+                                   "sha256sum -c -\n",
+              "scripts/get.sh": "#!/bin/sh\nwget https://example.org/t.tgz\n"
+                                "echo 'ab  t.tgz' | sha256sum -c -\n"}),
+    "pip-pin": Case(
+        "downloads", "pip-pin",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + 'RUN pip install --no-cache-dir "cmake>=3.28" ninja\n',
+             "requirements/tools.txt": "wheel\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + 'RUN pip install --no-cache-dir "cmake==3.31.10" '
+                                   "/wheels/*.whl -r /src/requirements.txt\n",
+              "requirements/tools.txt": "# tools\nwheel==0.45.1\n"}),
+    "cache-hooks": Case(
+        "caching", "cache-hooks",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN --network=none pip wheel -w /wheels .\n"
+                                  "RUN --network=none with-compiler-cache.sh cmake --build b\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN --network=none --mount=type=cache,target=/c "
+                                   "with-compiler-cache.sh pip wheel -w /wheels .\n"
+                                   "RUN --network=none pip install /wheels/*.whl\n"}),
+    "cache-env": Case(
+        "caching", "cache-env",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "ENV HIP_CLANG_PATH=/opt/wrappers/bin\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "ENV ROCM_PATH=/opt/rocm\n"}),
+    "hadolint": Case(
+        "hadolint", "hadolint-DL3003",
+        bad={"docker-bake.hcl": target(), ".hadolint.yaml": "ignored: []\n",
+             "Dockerfile": FROM + "RUN cd /tmp && echo hi\n"},
+        good={"docker-bake.hcl": target(), ".hadolint.yaml": "ignored: []\n",
+              "Dockerfile": FROM + "WORKDIR /tmp\nRUN echo hi\n"}),
+}
