@@ -8,24 +8,26 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from rocm_bake.docgen import pages, site
-from rocm_bake.docgen.source import Source
 from tasks._cli import reports_errors
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_STALE = 1
+DEFAULT_ADDR = "127.0.0.1:8000"
 
 
 @task(help={
     "check": "write nothing; exit 1 when a committed generated page is stale",
     "serve": "after generating, preview the site with mkdocs serve (loopback only)",
-    "addr": f"address for --serve (default {site.DEFAULT_ADDR})",
+    "addr": f"address for --serve (default {DEFAULT_ADDR})",
     "site_dir": "where the built site goes (default: site/)",
 })
 @reports_errors
-def docs(c: Context, check: bool = False, serve: bool = False, addr: str = site.DEFAULT_ADDR,
+def docs(c: Context, check: bool = False, serve: bool = False, addr: str = DEFAULT_ADDR,
          site_dir: str = "site") -> None:
     """Regenerate the generated documentation pages, then build the site with mkdocs --strict."""
+    from rocm_bake.docgen import pages, site
+    from rocm_bake.docgen.source import Source
+
     source = Source(ROOT)
     if serve:
         site.check_loopback(addr)

@@ -5,19 +5,22 @@ from __future__ import annotations
 from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
-from tabulate import tabulate
 
-from rocm_bake import doctor as diagnosis
-from rocm_bake import fleet as fleets
-from rocm_bake import services as inspection
 from tasks._cli import reports_errors
+
+FLEET_FILE = "fleet.toml"
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)",
             "image": "also look up this image's manifest, e.g. rocm-bake/vllm:tag"})
 @reports_errors
-def services(c: Context, fleet: str = fleets.DEFAULT_FILE, image: str = "") -> None:
+def services(c: Context, fleet: str = FLEET_FILE, image: str = "") -> None:
     """Inspect the registry and the WebDAV store (read requests only): health and latency."""
+    from tabulate import tabulate
+
+    from rocm_bake import fleet as fleets
+    from rocm_bake import services as inspection
+
     config = fleets.load(fleet)
     session = inspection.ReadOnlySession()
     probes = inspection.registry(session, config.registry, image or None)
@@ -33,8 +36,13 @@ def services(c: Context, fleet: str = fleets.DEFAULT_FILE, image: str = "") -> N
 
 @task(help={"fleet": "fleet file (default: fleet.toml)"})
 @reports_errors
-def doctor(c: Context, fleet: str = fleets.DEFAULT_FILE) -> None:
+def doctor(c: Context, fleet: str = FLEET_FILE) -> None:
     """Check everything a build needs: docker, buildx, builders, nodes, services, disk, deps."""
+    from tabulate import tabulate
+
+    from rocm_bake import doctor as diagnosis
+    from rocm_bake import fleet as fleets
+
     findings = diagnosis.diagnose(fleets.load(fleet))
     rows = [[f.item, f.status, f.detail, f.fix] for f in findings]
     print(tabulate(rows, headers=["item", "status", "detail", "how to fix"],

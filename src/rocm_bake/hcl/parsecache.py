@@ -15,10 +15,10 @@ import io
 import os
 import pickle
 import tempfile
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from hcl2 import version as hcl2_version
 from hcl2.rules.tokens import StaticStringToken, StringToken
 
 FORMAT = "1"
@@ -35,8 +35,7 @@ def cache_dir() -> Path | None:
 
 
 def _key(text: str) -> str:
-    version = metadata.version("python-hcl2")
-    return hashlib.sha256(f"{FORMAT}\0{version}\0{text}".encode()).hexdigest()
+    return hashlib.sha256(f"{FORMAT}\0{hcl2_version.__version__}\0{text}".encode()).hexdigest()
 
 
 def load(text: str) -> Any | None:
