@@ -84,6 +84,12 @@ variable "CACHE_TYPE" {
   }
 }
 
+variable "CACHE_FALLBACK" {
+  type        = bool
+  default     = true
+  description = "The cache-from chain: after the ref keyed by the cell's exact pins, each cell also reads <cell>-rocm<ROCM_VERSION>-env-<CACHE_ENV>, the layers of the newest exporting build of that environment (written alongside the exact ref when CACHE_EXPORT=true), so a pin bump still reuses every stage it does not touch. false = exact refs only."
+}
+
 variable "CACHE_EXPORT" {
   type        = bool
   default     = false
@@ -183,7 +189,59 @@ variable "SCCACHE_SHA256" {
 variable "SCCACHE_SECRET_FILE" {
   type        = string
   default     = ""
-  description = "Optional file with remote compiler-cache settings and credentials (KEY=VALUE lines: SCCACHE_*, AWS_*, CCACHE_*), passed to compile steps only as the BuildKit secret 'sccache' (never a build arg, never in a layer). Empty = local cache mounts only."
+  description = "Optional file with remote compiler-cache settings and credentials (KEY=VALUE lines: SCCACHE_*, AWS_*, CCACHE_*), passed to compile steps only as the BuildKit secret 'sccache' (never a build arg, never in a layer). Empty = inv build writes it from SCCACHE_BACKEND and the variables below (credentials from the environment), or, with SCCACHE_BACKEND=none, local cache mounts only."
+}
+
+# sccache's shared level. None of these is a build arg (a changed endpoint must not invalidate
+# a layer): inv build turns them into the secret above and checks the backend before the build.
+variable "SCCACHE_BACKEND" {
+  type        = string
+  default     = "none"
+  description = "Shared level of sccache: none (the BuildKit cache mount only), webdav (SCCACHE_WEBDAV_URL) or s3 (SCCACHE_S3_BUCKET). Objects go under the key prefix <os>/<arch>/ of the environment's store (CACHE_ENV). An unreachable backend fails inv build before the build, in one line."
+  validation {
+    condition     = contains(["none", "webdav", "s3"], SCCACHE_BACKEND)
+    error_message = "SCCACHE_BACKEND must be one of: none, webdav, s3."
+  }
+}
+
+variable "SCCACHE_WEBDAV_URL" {
+  type        = string
+  default     = ""
+  description = "WebDAV store of the fleet (fleet.toml's webdav service), e.g. http://cache.example:8080. Environments are kept apart by key prefix: <CACHE_ENV>/<os>/<arch>/. Username/password/token only from the environment (SCCACHE_WEBDAV_USERNAME, SCCACHE_WEBDAV_PASSWORD, SCCACHE_WEBDAV_TOKEN), into the secret."
+}
+
+variable "SCCACHE_S3_BUCKET" {
+  type        = string
+  default     = ""
+  description = "S3 bucket base for sccache (CI): the bucket used is <SCCACHE_S3_BUCKET>-<CACHE_ENV>, objects under <os>/<arch>/. Credentials only from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), into the secret."
+}
+
+variable "SCCACHE_S3_REGION" {
+  type        = string
+  default     = ""
+  description = "Region of the sccache S3 bucket (empty = sccache's default)."
+}
+
+variable "SCCACHE_S3_ENDPOINT" {
+  type        = string
+  default     = ""
+  description = "S3 endpoint for a non-AWS store (http:// turns TLS off); empty = AWS."
+}
+
+variable "CACHE_ENV" {
+  type        = string
+  default     = "dev"
+  description = "Which environment's shared caches a build uses: ci, dev, nightly or prerelease (one sccache store each), so a pull request can never poison what a release build reads."
+  validation {
+    condition     = contains(["ci", "dev", "nightly", "prerelease"], CACHE_ENV)
+    error_message = "CACHE_ENV must be one of: ci, dev, nightly, prerelease."
+  }
+}
+
+variable "CACHE_READ_ONLY" {
+  type        = bool
+  default     = false
+  description = "Pull-request mode: sccache READ_ONLY (hits served, nothing written; misses count as write errors, expected) and no registry cache export (CACHE_EXPORT=true is refused)."
 }
 
 variable "CMAKE_VERSION" {
@@ -735,8 +793,8 @@ target "base" {
     "rocm-bake.arch"      = arch
   }
   tags       = ["${IMAGE_REPO}/base:${VERSION_TAG["base"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]},mode=min"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]},mode=min"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=min"] : []) : []
 }
 
 target "torch" {
@@ -767,8 +825,8 @@ target "torch" {
     "org.opencontainers.image.version"  = PYTORCH_VERSION
   }
   tags       = ["${IMAGE_REPO}/torch:${VERSION_TAG["torch"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]},mode=max"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "triton" {
@@ -794,8 +852,8 @@ target "triton" {
     "org.opencontainers.image.version"  = TRITON_VERSION
   }
   tags       = ["${IMAGE_REPO}/triton:${VERSION_TAG["triton"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]},mode=max"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "aiter" {
@@ -821,8 +879,8 @@ target "aiter" {
     "org.opencontainers.image.version" = AITER_REF
   }
   tags       = ["${IMAGE_REPO}/aiter:${VERSION_TAG["aiter"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]},mode=max"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 # CuPy links only the HIP runtime: it builds straight from base, so a torch bump
@@ -848,8 +906,8 @@ target "cupy" {
     "org.opencontainers.image.version" = CUPY_REF
   }
   tags       = ["${IMAGE_REPO}/cupy:${VERSION_TAG["cupy"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]},mode=max"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 # UCX (--with-rocm) + NIXL (nixl-rocm wheel).  No torch inside: builds from base.
@@ -878,8 +936,8 @@ target "nixl" {
     "rocm-bake.ucx-commit"              = UCX_COMMIT
   }
   tags       = ["${IMAGE_REPO}/nixl:${VERSION_TAG["nixl"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT},mode=max"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "vllm" {
@@ -911,8 +969,8 @@ target "vllm" {
     "rocm-bake.skipped"                 = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
   }
   tags       = ["${IMAGE_REPO}/vllm:${VERSION_TAG["vllm"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT},mode=max"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "lmcache" {
@@ -942,8 +1000,8 @@ target "lmcache" {
     "org.opencontainers.image.version"  = LMCACHE_REF
   }
   tags       = ["${IMAGE_REPO}/lmcache:${VERSION_TAG["lmcache"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT},mode=max"] : []
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 # Every wheel of one cell, plus rocm-bake-pins.txt, into dist/<arch>/.

@@ -9,6 +9,9 @@ set -Eeuo pipefail
 PROG=engine.sh
 DEFAULT_RUN_DIR=${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}
 PORT=${ROCM_BAKE_REGISTRY_PORT:-5000}
+# ROCM_BAKE_REGISTRY=none: start only dockerd (a second fleet node that uses the
+# registry another engine.sh start runs on 127.0.0.1:$PORT, which it still trusts).
+REGISTRY_MODE=${ROCM_BAKE_REGISTRY:-local}
 TIMEOUT=${ROCM_BAKE_ENGINE_TIMEOUT:-60}
 BASE_IMAGE=rocm-bake/busybox:test
 ROOTFS_IMAGE=rocm-bake/debian:test
@@ -57,6 +60,8 @@ RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}.
 OLD_DIR is \${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}.
 ROOTFS_DIR is \${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}.
 Environment: ROCM_BAKE_REGISTRY_PORT (default 5000),
+             ROCM_BAKE_REGISTRY=none (start: no registry of its own; the engine
+             still trusts 127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT, e.g. a second node),
              ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60).
 Exit status: 0 ok, 2 usage error or failure.
 EOF
@@ -415,7 +420,13 @@ cmd_start() {
     else
         command -v dockerd >/dev/null 2>&1 || die "dockerd not installed; run '$PROG install'"
     fi
-    if live_pid "$RUN_DIR/registry.pid" docker-registry >/dev/null; then
+    case "$REGISTRY_MODE" in
+    local | none) ;;
+    *) die "ROCM_BAKE_REGISTRY must be 'local' or 'none', got '$REGISTRY_MODE'" ;;
+    esac
+    if [ "$REGISTRY_MODE" = none ]; then
+        need_r=0
+    elif live_pid "$RUN_DIR/registry.pid" docker-registry >/dev/null; then
         registry_up || die "registry (pid $(cat "$RUN_DIR/registry.pid")) runs but 127.0.0.1:$PORT does not answer; run '$PROG stop $RUN_DIR'"
         log "start: registry already running on 127.0.0.1:$PORT"
         need_r=0
@@ -482,7 +493,8 @@ unmount_leftover() {
     for ((i = 0; i < 5; i++)); do
         awk -v d="$RUN_DIR/root" '$2 == d { f = 1 } END { exit !f }' /proc/mounts || return 0
         log "unmounting leftover mount $RUN_DIR/root"
-        umount "$RUN_DIR/root" || {
+        # -R: a killed dockerd also leaves its build containers' mounts beneath it.
+        umount -R "$RUN_DIR/root" || umount -R -l "$RUN_DIR/root" || {
             log "could not unmount $RUN_DIR/root"
             return 0
         }

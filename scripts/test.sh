@@ -13,13 +13,16 @@ export DOCKER_HOST
 bash scripts/engine.sh base-image
 bash scripts/webdav.sh install
 bash scripts/webdav.sh start >/dev/null
+# The cache test stack's downloads (LightGBM sdist, CMake wheel, sccache binary): fetched once
+# into /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
+bash scripts/cachestack.sh >/dev/null
 # The nox build sessions' virtualenvs are installed here, so the tests reuse them offline (-R).
 .venv/bin/nox --install-only -s build-gfx950 >/dev/null
 bash scripts/docs-deps.sh
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
 echo "== unit tests"
-"${pytest[@]}" tests/unit
+"${pytest[@]}" tests/unit tests/caches
 echo "== lint"
 .venv/bin/ruff check .
 .venv/bin/mypy
@@ -32,3 +35,5 @@ NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir site
 "${pytest[@]}" tests/docs
 echo "== buildx oracle, CLI and engine tests"
 "${pytest[@]}" tests/buildx tests/cli tests/e2e
+echo "== the fleet: two engines sharing one registry (inv fleet.*), the lanes (actionlint)"
+"${pytest[@]}" tests/fleet

@@ -12,8 +12,10 @@
 # Fails fast when the requested tool is missing (no silent uncached fallback) and when an
 # sccache server cannot start (a dead remote backend fails every compile anyway).
 # Zeroes the statistics before and writes them to STATS_DIR/<name>.{json,txt} after -- also
-# when the command fails -- and prints them.  The `wheels` stages copy STATS_DIR to
-# /compiler-cache, so a wheels export carries them (runtime images do not).
+# when the command fails -- and prints them (sccache: also one line
+# `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log).
+# The `wheels` stages copy STATS_DIR to /compiler-cache, so a wheels export carries them
+# (runtime images do not).
 # Remote-cache settings and credentials come only from a BuildKit secret mounted at
 # /run/secrets/sccache (KEY=VALUE lines; only SCCACHE_*, AWS_* and CCACHE_* keys are read).
 set -euo pipefail
@@ -54,6 +56,8 @@ write_stats() {
         sccache)
             sccache --show-stats --stats-format=json > "$stats_dir/$name.json" 2>&1 || true
             sccache --show-stats || true
+            # One machine-readable line for the build log (inv build's cache-health summary).
+            printf 'rocm-bake-cache-stats %s %s\n' "$name" "$(tr -d '\n' < "$stats_dir/$name.json")"
             sccache --stop-server > /dev/null 2>&1 || true ;;
         ccache)
             ccache --show-stats --verbose > "$stats_dir/$name.txt" 2>&1 || true
@@ -79,6 +83,12 @@ case "$cache_type" in
         load_secret
         if [ "$cache_type" = sccache ]; then
             export SCCACHE_DIR=${SCCACHE_DIR:-/root/.cache/sccache}
+            # A server of this step only: RUN --network=host shares 127.0.0.1:4226 with every
+            # other build container and the host, and a compile sent to another container's
+            # server fails (its file system) or uses its backend settings (a stale server).
+            if [ -z "${SCCACHE_SERVER_PORT:-}" ] && [ -z "${SCCACHE_SERVER_UDS:-}" ]; then
+                export SCCACHE_SERVER_UDS=${TMPDIR:-/tmp}/rocm-bake-sccache-$$.sock
+            fi
             sccache --stop-server > /dev/null 2>&1 || true
             timeout 30 sccache --start-server > /dev/null \
                 || die "the sccache server did not start (backend unreachable?)"

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from rocm_bake import bakefile, buildx, entitlements
+from rocm_bake import bakefile, buildx, caches, entitlements
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bakefile import Definition
 from rocm_bake.errors import RocmBakeError, UsageError
@@ -52,6 +54,8 @@ class PreparedBuild:
     definition: Definition
     plan: Plan
     invocation: buildx.BakeInvocation
+    # The sccache backend whose secret run() writes (SCCACHE_BACKEND without a secret file).
+    sccache: caches.SccacheBackend | None = None
 
 
 def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
@@ -69,20 +73,70 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         if target not in names:
             raise UsageError(f"unknown target {target!r}; valid targets and groups: "
                              f"{', '.join(sorted(names))}")
+    backend = caches.backend_from_definition(definition)
+    if backend is not None and not caches.secret_file(definition):
+        # The backend's settings reach the build only as this secret; it is written here
+        # without credentials (the plan checks it exists), run() adds them for the build.
+        additions["SCCACHE_SECRET_FILE"] = str(caches.write_secret(caches.secret_path(backend),
+                                                                   backend))
+        definition = bakefile.load(request.files, {**base_env, **additions})
+    else:
+        backend = None
     overrides = request.target_overrides()
     plan = definition.plan(request.targets, overrides, push=request.push)
     argv = buildx.bake_argv(request.files, request.targets, overrides, push=request.push,
                             allow=entitlements.for_plan(plan))
-    return PreparedBuild(request, definition, plan, buildx.BakeInvocation(argv, additions))
+    return PreparedBuild(request, definition, plan, buildx.BakeInvocation(argv, additions),
+                         backend)
 
 
 def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
     """Check the machine, then run the bake; a failed bake is an error (exit status 2)."""
     full_env = {**(os.environ if env is None else env), **prepared.invocation.env}
     buildx.preflight(env=full_env)
-    result = subprocess.run(prepared.invocation.argv, env=full_env, check=False)
-    if result.returncode != 0:
-        raise RocmBakeError(f"docker buildx bake failed with exit status {result.returncode}")
+    secret, backend = None, prepared.sccache
+    if backend is not None:
+        secret = caches.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
+                                     caches.credentials(full_env))
+    try:
+        # A requested sccache backend that cannot be used is one line now, not a failed build.
+        caches.preflight_build(prepared.definition)
+        returncode = _bake_with_health(prepared, full_env)
+    finally:
+        if secret is not None and backend is not None:   # no credentials left behind
+            caches.write_secret(secret, backend)
+    if returncode != 0:
+        raise RocmBakeError(f"docker buildx bake failed with exit status {returncode}")
+
+
+def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]) -> int:
+    """Run the bake with plain progress passed through to stderr; then one cache-health line
+    per target (CACHED steps, sccache hit rate) and a warning for a rebuild that hit below the
+    threshold or a read-write build that wrote nothing."""
+    argv = list(prepared.invocation.argv)
+    if not any(a.startswith("--progress") for a in argv):
+        argv = [*argv[:3], "--progress=plain", *argv[3:]]
+    lines: list[str] = []          # only what the summary needs: a torch log is large
+    seen: set[str] = set()
+    with subprocess.Popen(argv, env=dict(env), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, errors="replace") as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            sys.stderr.write(line)
+            step = line.split(" ", 1)[0]
+            if step.startswith("#") and (step not in seen or caches.STATS_MARK in line
+                                         or line.rstrip().endswith(" CACHED")):
+                seen.add(step)
+                lines.append(line)
+        returncode = proc.wait()
+    settings = caches.build_settings(prepared.definition) or {}
+    summary, warnings = caches.health_report(caches.parse_plain(lines),
+                                             read_only=caches.is_read_only(settings))
+    for line in summary:
+        print(f"cache: {line}", file=sys.stderr)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return returncode
 
 
 def split_csv(values: Sequence[str]) -> list[str]:

@@ -7,7 +7,10 @@ Each record is one timed build::
 
 ``time``, ``condition`` (frozen | hot | warm | cold), ``target`` and ``seconds`` are required;
 ``commit`` and ``cache_hit_rate`` (0..1) are optional. A malformed line is an error naming
-``file:line``: a page must never show numbers it could not read.
+``file:line``: a page must never show numbers it could not read. ``inv perf`` adds more
+fields, ignored here and read by :mod:`rocm_bake.perf.history` (``run``, ``repeat``,
+``pins_hash``, ``machine``, ``cached_steps``/``run_steps``, ``steps``, ``sccache``,
+``bytes_pulled``/``bytes_pushed``).
 """
 
 from __future__ import annotations

@@ -9,15 +9,16 @@ from rocm_bake.docgen import charts
 from rocm_bake.docgen import markdown as md
 from rocm_bake.docgen.perfdata import CONDITIONS, Record, duration, load
 from rocm_bake.docgen.source import Source
+from rocm_bake.perf import history
 
 PATH = "performance.md"
 
 CONDITION_HELP = {
     "frozen": "nothing changed: a no-op rebuild, every step from the BuildKit local cache",
-    "hot": "one source file touched: BuildKit re-runs the step, the compiler cache serves "
-           "every unchanged translation unit",
-    "warm": "a fresh builder with empty local caches, the shared caches full (registry layer "
-            "cache, sccache on WebDAV/S3)",
+    "hot": "the local layer cache gone (a fresh builder), the registry layer cache available: "
+           "layers are pulled, nothing is compiled",
+    "warm": "a pin change invalidates the compile layers; sccache (WebDAV/S3) is populated and "
+            "serves every unchanged translation unit",
     "cold": "no cache anywhere: every layer and every translation unit is built",
 }
 
@@ -87,8 +88,21 @@ def _charts(records: Sequence[Record]) -> str:
     return "\n".join(parts)
 
 
+def _summary(source: Source) -> str:
+    """Medians, ratios to cold and hit rates of the newest ``inv perf`` run, per target."""
+    return "\n".join([
+        "## Medians and ratios\n",
+        "The newest `./inv perf` run per target (`benchmarks/perf.py`: every condition prepared "
+        "for real — builder cache pruned, fresh registry cache refs, an empty or populated "
+        "sccache store, a touched pin). Aims: warm/cold ≤ 0.10, hot/cold ≤ 0.05, "
+        "frozen/cold ≤ 0.02. `./inv perf-report` draws the same history as an HTML page "
+        "(per-step timeline, hit-rate trend); `./inv perf-serve` serves it live.\n",
+        history.markdown(history.load(source.perf_path)),
+    ])
+
+
 def render(source: Source) -> str:
     records = load(source.perf_path)
     if not records:
         return "\n".join([_intro(source), _no_data(source)])
-    return "\n".join([_intro(source), _latest(records), _charts(records)])
+    return "\n".join([_intro(source), _latest(records), _summary(source), _charts(records)])

@@ -56,7 +56,8 @@ def render(source: Source) -> str:
     contexts = {str(ctx.name): ctx for ctx in collection.to_contexts()}
     docs = {name: inspect.cleandoc(collection[name].__doc__ or "(no docstring)")
             for name in sorted(contexts)}
-    summary = [[f"[`{name}`](#{name})", md.cell(doc.splitlines()[0])]
+    # the heading's anchor, as the toc extension slugifies it (`fleet.build` -> `fleetbuild`)
+    summary = [[f"[`{name}`](#{name.replace('.', '')})", md.cell(doc.splitlines()[0])]
                for name, doc in docs.items()]
     parts = [
         md.header("the invoke collection in tasks/"),

@@ -1,0 +1,12 @@
+"""Build every cell across the fleet's BuildKit nodes at once (``inv fleet.*``).
+
+buildx does not spread the targets of one platform over several nodes (docker/buildx#1081),
+and ``target:``-linked targets must share a node, so rocm-bake shards the cells itself:
+
+- ``nodes``     — a docker context per node, how to reach a node, its status;
+- ``cells``     — the cells to build, their dependencies and time estimates (perf history);
+- ``runner``    — the scheduler: longest path first, every node busy up to its capacity,
+  results handed over through the registry, a dead node's cells retried elsewhere;
+- ``record``    — per-cell logs, the JSON record of a run, the summary;
+- ``progress``  — the live table on a terminal.
+"""

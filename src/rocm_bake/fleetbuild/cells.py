@@ -1,0 +1,117 @@
+"""What a fleet run builds: the cells, their dependencies (``target:`` contexts) and the
+time each is expected to take (the perf history, else a static estimate)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_bake import bakefile, graph
+from rocm_bake.build import ARCH_VARIABLE
+from rocm_bake.docgen import perfdata
+from rocm_bake.errors import RocmBakeError
+
+# Seconds a cold cell of each component takes when the perf history knows nothing of it:
+# the order of magnitude of the upstream builds (torch about an hour cold), so the longest
+# work starts first even on a fresh fleet.
+STATIC_SECONDS = {"base": 300.0, "torch": 3600.0, "triton": 1200.0, "aiter": 1800.0,
+                  "cupy": 900.0, "nixl": 600.0, "vllm": 1800.0, "lmcache": 600.0,
+                  "wheels": 60.0}
+DEFAULT_SECONDS = 60.0
+
+
+class FleetBuildError(RocmBakeError):
+    """A fleet run cannot start (bad cell names, no usable node)."""
+
+
+@dataclass(frozen=True)
+class FleetCell:
+    name: str
+    component: str
+    arch: str
+    depends: tuple[str, ...]            # cells it takes through target: contexts
+    contexts: dict[str, str]            # context name -> the cell it links to
+    estimate: float                     # seconds expected
+    estimate_source: str                # "history" | "static"
+    priority: float = 0.0               # the longest path from here to the end, in seconds
+    platforms: tuple[str, ...] = ()     # the target's platforms (empty: the node's own)
+
+
+def estimates(history: Path | None) -> dict[str, float]:
+    """Median seconds per target from the perf history (all conditions)."""
+    if history is None:
+        return {}
+    by_target: dict[str, list[float]] = {}
+    for record in perfdata.load(history):
+        by_target.setdefault(record.target, []).append(record.seconds)
+    return {t: statistics.median(v) for t, v in by_target.items()}
+
+
+def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str] = (),
+           env: Mapping[str, str] | None = None, history: Path | None = None
+           ) -> list[FleetCell]:
+    """The cells to build: ``wanted`` names cells or components (all when empty), plus every
+    cell they depend on; ordered longest path first."""
+    all_cells = [c for c in graph.cells(files, archs, env) if c.target]
+    by_name = {c.target: c for c in all_cells if c.target}
+    chosen: set[str] = set()
+    for want in wanted:
+        hits = [n for n, c in by_name.items() if want in (n, c.component)]
+        if not hits:
+            raise FleetBuildError(f"no cell or component named {want!r} "
+                                  f"(cells: {', '.join(sorted(by_name))})")
+        chosen.update(hits)
+    if not wanted:
+        chosen = set(by_name)
+    todo = list(chosen)
+    while todo:                                   # the dependency closure
+        for dep in by_name[todo.pop()].depends:
+            if dep not in by_name:
+                raise FleetBuildError(f"a cell depends on {dep!r}, which is not a cell")
+            if dep not in chosen:
+                chosen.add(dep)
+                todo.append(dep)
+    known = estimates(history)
+    base_env = dict(env or {})
+    if archs:
+        base_env[ARCH_VARIABLE] = ",".join(archs)
+    definition = bakefile.load(files, base_env) if chosen else None
+    out: dict[str, FleetCell] = {}
+    for name in chosen:
+        cell = by_name[name]
+        contexts: dict[str, str] = {}
+        platforms: tuple[str, ...] = ()
+        if definition is not None:
+            target = definition.plan([name]).to_json()["target"][name]
+            platforms = tuple(str(p) for p in target.get("platforms") or ())
+            for key, value in (target.get("contexts") or {}).items():
+                if isinstance(value, str) and value.startswith("target:"):
+                    contexts[key] = value.removeprefix("target:")
+        if name in known:
+            seconds, source = known[name], "history"
+        else:
+            seconds, source = STATIC_SECONDS.get(cell.component, DEFAULT_SECONDS), "static"
+        out[name] = FleetCell(name, cell.component, cell.arch, tuple(cell.depends), contexts,
+                              seconds, source, platforms=platforms)
+    return prioritised(out)
+
+
+def prioritised(cells: Mapping[str, FleetCell]) -> list[FleetCell]:
+    """Each cell's priority = its estimate plus the longest chain of cells waiting on it;
+    highest first (the critical path starts first, then the longest work)."""
+    dependents: dict[str, list[str]] = {n: [] for n in cells}
+    for cell in cells.values():
+        for dep in cell.depends:
+            dependents.setdefault(dep, []).append(cell.name)
+    memo: dict[str, float] = {}
+
+    def path(name: str) -> float:
+        if name not in memo:
+            memo[name] = cells[name].estimate + max(
+                (path(d) for d in dependents[name] if d in cells), default=0.0)
+        return memo[name]
+
+    ranked = [FleetCell(**{**c.__dict__, "priority": path(c.name)}) for c in cells.values()]
+    return sorted(ranked, key=lambda c: (-c.priority, c.name))

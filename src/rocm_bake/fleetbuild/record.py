@@ -1,0 +1,141 @@
+"""What a fleet run leaves behind: one log per cell attempt, the JSON record, the summary."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rocm_bake.docgen.perfdata import duration
+
+_VERTEX = re.compile(r"^#(\d+) \[[^\]]*\] RUN ")
+_CACHED = re.compile(r"^#(\d+) CACHED\s*$")
+
+
+@dataclass
+class Attempt:
+    node: str
+    start: float            # seconds since the epoch
+    end: float = 0.0
+    returncode: int | None = None
+    log: str = ""
+    error: str = ""
+    node_lost: bool = False
+    run_steps: int = 0      # RUN steps executed
+    cached_steps: int = 0   # RUN steps served from a cache
+
+    @property
+    def seconds(self) -> float:
+        return max(0.0, self.end - self.start)
+
+
+@dataclass
+class CellRecord:
+    cell: str
+    depends: list[str]
+    estimate: float
+    ref: str
+    status: str = "pending"     # pending | running | built | failed | blocked
+    reason: str = ""
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def node(self) -> str:
+        return self.attempts[-1].node if self.attempts else ""
+
+    @property
+    def seconds(self) -> float:
+        return self.attempts[-1].seconds if self.attempts else 0.0
+
+
+@dataclass
+class RunRecord:
+    run_id: str
+    started: float
+    log_dir: str
+    nodes: dict[str, dict[str, object]]
+    cells: dict[str, CellRecord]
+    finished: float = 0.0
+    exit_status: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        cells = []
+        for rec in self.cells.values():
+            data = asdict(rec)
+            data["node"] = rec.node
+            data["seconds"] = round(rec.seconds, 3)
+            for attempt, raw in zip(rec.attempts, data["attempts"], strict=True):
+                raw["seconds"] = round(attempt.seconds, 3)
+            cells.append(data)
+        return {"run_id": self.run_id, "started": self.started, "finished": self.finished,
+                "wall_seconds": round(self.finished - self.started, 3),
+                "exit_status": self.exit_status, "log_dir": self.log_dir,
+                "nodes": self.nodes, "cells": cells}
+
+    def write(self, path: Path) -> None:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+
+def count_steps(log: Path) -> tuple[int, int]:
+    """(RUN steps executed, RUN steps cached) from a ``--progress=plain`` log."""
+    runs: set[str] = set()
+    cached: set[str] = set()
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0, 0
+    for line in text.splitlines():
+        if m := _VERTEX.match(line):
+            runs.add(m.group(1))
+        elif m := _CACHED.match(line):
+            cached.add(m.group(1))
+    return len(runs - cached), len(runs & cached)
+
+
+def summary_rows(run: RunRecord) -> list[list[str]]:
+    """One row per cell: cell, status, node, time, attempts, RUN steps run/cached, note."""
+    rows = []
+    for rec in sorted(run.cells.values(), key=lambda r: (r.attempts[0].start if r.attempts
+                                                         else float("inf"), r.cell)):
+        last = rec.attempts[-1] if rec.attempts else None
+        tried = " → ".join(a.node for a in rec.attempts) or "-"
+        rows.append([rec.cell, rec.status, tried, duration(rec.seconds) if last else "-",
+                     str(len(rec.attempts)),
+                     f"{last.run_steps}/{last.cached_steps}" if last else "-",
+                     rec.reason])
+    return rows
+
+
+SUMMARY_HEADERS = ["cell", "status", "node", "time", "attempts", "RUN run/cached", "note"]
+
+
+def perf_records(run: RunRecord, commit: str = "", condition: str = "warm"
+                 ) -> list[dict[str, object]]:
+    """The perf-history lines of a run (docgen/perfdata.py's format): one per built cell,
+    its last attempt's time; ``cache_hit_rate`` is the share of RUN steps served cached."""
+    out: list[dict[str, object]] = []
+    for rec in run.cells.values():
+        if rec.status != "built":
+            continue
+        last = rec.attempts[-1]
+        line: dict[str, object] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(last.end)),
+            "condition": condition, "target": rec.cell, "seconds": round(last.seconds, 3)}
+        if commit:
+            line["commit"] = commit
+        steps = last.run_steps + last.cached_steps
+        if steps:
+            line["cache_hit_rate"] = round(last.cached_steps / steps, 4)
+        out.append(line)
+    return out
+
+
+def append_perf(path: Path, lines: list[dict[str, object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        for line in lines:
+            out.write(json.dumps(line, sort_keys=True) + "\n")

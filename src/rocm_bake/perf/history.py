@@ -1,0 +1,159 @@
+"""The perf history (``perf/history.jsonl``): one JSON object per timed build, appended.
+
+The fields :mod:`rocm_bake.docgen.perfdata` reads (``time``, ``condition``, ``target``,
+``seconds``, ``commit``, ``cache_hit_rate``) plus, from ``inv perf``: ``run`` (one invocation
+of ``inv perf``), ``repeat``, ``pins_hash``, ``machine``, ``cached_steps``/``run_steps``,
+``steps`` (every RUN step: name, seconds, cached), ``sccache`` (hits, misses, writes,
+write_errors, per compile step) and ``bytes_pulled``/``bytes_pushed`` (registry traffic).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rocm_bake import caches
+from rocm_bake.docgen import perfdata
+
+PATH = Path("perf") / "history.jsonl"
+CONDITIONS = ("frozen", "hot", "warm", "cold")
+AIMS = {"warm": 0.10, "hot": 0.05, "frozen": 0.02}
+
+
+def git_commit(cwd: Path) -> str:
+    proc = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=cwd,
+                          capture_output=True, text=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def pins_hash(values: Mapping[str, object]) -> str:
+    """A short hash of the pins (the bake variables) a measurement was taken with."""
+    text = json.dumps({k: str(v) for k, v in sorted(values.items())}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def machine() -> str:
+    return f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus"
+
+
+def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: float,
+           steps: Sequence[caches.Step], stats: Sequence[caches.CacheStats], commit: str,
+           pins: str, bytes_pulled: int = 0, bytes_pushed: int = 0,
+           when: datetime | None = None) -> dict[str, object]:
+    runs = [s for s in steps if s.is_run]
+    total = caches.total(stats)
+    out: dict[str, object] = {
+        "time": (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "condition": condition, "target": target, "seconds": round(seconds, 3),
+        "commit": commit, "run": run_id, "repeat": repeat, "pins_hash": pins,
+        "machine": machine(),
+        "cached_steps": sum(1 for s in runs if s.cached), "run_steps": len(runs),
+        "steps": [s.to_json() for s in runs],
+        "sccache": {"hits": total.hits, "misses": total.misses, "writes": total.writes,
+                    "write_errors": total.write_errors,
+                    "per_step": [s.to_json() for s in stats]},
+        "bytes_pulled": bytes_pulled, "bytes_pushed": bytes_pushed,
+    }
+    if total.hit_rate is not None:
+        out["cache_hit_rate"] = round(total.hit_rate, 4)
+    return out
+
+
+def append(path: Path, records: Iterable[Mapping[str, object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        for item in records:
+            handle.write(json.dumps(item, sort_keys=True) + "\n")
+
+
+def load(path: Path) -> list[dict[str, object]]:
+    """Every record as JSON (validated by docgen.perfdata, which the docs use)."""
+    perfdata.load(path)                       # raises on any malformed line, naming file:line
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+@dataclass(frozen=True)
+class ConditionSummary:
+    condition: str
+    count: int
+    minimum: float
+    median: float
+    maximum: float
+    hit_rate: float | None
+
+
+def _seconds(item: Mapping[str, object]) -> float:
+    value = item.get("seconds")
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def summarize(records: Sequence[Mapping[str, object]], target: str | None = None,
+              run: str | None = None) -> dict[str, ConditionSummary]:
+    """Min/median/max seconds and median hit rate per condition (of one run, or all)."""
+    out = {}
+    for condition in CONDITIONS:
+        subset = [r for r in records if r.get("condition") == condition
+                  and (target is None or r.get("target") == target)
+                  and (run is None or r.get("run") == run)]
+        if not subset:
+            continue
+        secs = [_seconds(r) for r in subset]
+        rates = [float(v) for r in subset
+                 if isinstance(v := r.get("cache_hit_rate"), int | float)]
+        out[condition] = ConditionSummary(condition, len(subset), min(secs),
+                                          statistics.median(secs), max(secs),
+                                          statistics.median(rates) if rates else None)
+    return out
+
+
+def ratios(summary: Mapping[str, ConditionSummary]) -> dict[str, float]:
+    """Median of each condition over the median cold build."""
+    cold = summary.get("cold")
+    if cold is None or cold.median <= 0:
+        return {}
+    return {c: s.median / cold.median for c, s in summary.items() if c != "cold"}
+
+
+def markdown(records: Sequence[Mapping[str, object]]) -> str:
+    """The summary for the docs: per target, the newest run's medians and ratios to cold."""
+    if not records:
+        return "No measurements recorded yet.\n"
+    lines = []
+    targets = list(dict.fromkeys(str(r.get("target")) for r in records))
+    for target in targets:
+        mine = [r for r in records if r.get("target") == target]
+        newest = str(mine[-1].get("run") or "")
+        subset = [r for r in mine if str(r.get("run") or "") == newest] if newest else mine
+        summary = summarize(subset)
+        ratio = ratios(summary)
+        first = subset[0]
+        lines.append(f"### `{target}`\n")
+        lines.append(f"Run `{newest or 'n/a'}` at commit `{first.get('commit') or 'n/a'}` on "
+                     f"{first.get('machine') or 'an unrecorded machine'}, "
+                     f"{max(s.count for s in summary.values())} repeat(s).\n")
+        lines.append("| condition | runs | min | median | max | median / cold | aim | "
+                     "sccache hit rate |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for condition in CONDITIONS:
+            s = summary.get(condition)
+            if s is None:
+                continue
+            r = ratio.get(condition)
+            aim = AIMS.get(condition)
+            rate = f"{s.hit_rate:.1%}" if s.hit_rate is not None else "—"
+            lines.append(f"| {condition} | {s.count} | {s.minimum:.1f} s | {s.median:.1f} s | "
+                         f"{s.maximum:.1f} s | {f'{r:.3f}' if r is not None else '—'} | "
+                         f"{f'≤ {aim:.2f}' if aim else '—'} | {rate} |")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""``inv perf-report`` / ``inv perf-serve``: the perf history as one self-contained HTML page
+(inline SVG drawn by inline script from the embedded records: no CDN, works from file://) and a
+markdown summary for the docs. Served, the page re-reads ``history.jsonl`` every few seconds,
+so a run in flight shows up as its records are appended."""
+
+from __future__ import annotations
+
+import html
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from rocm_bake.perf import history
+
+_PAGE = (Path(__file__).parent / "report.html").read_text(encoding="utf-8")
+
+
+def _md_to_html(text: str) -> str:
+    """The summary's markdown tables as HTML (headings, tables and paragraphs only)."""
+    out: list[str] = []
+    rows: list[list[str]] = []
+
+    def flush() -> None:
+        if rows:
+            head, *body = rows
+            out.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>"
+                                 for r in body) + "</table>")
+            rows.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
+            if not all(set(c) <= {"-"} for c in cells):
+                rows.append(cells)
+            continue
+        flush()
+        if line.startswith("### "):
+            out.append(f"<h3>{html.escape(line[4:].replace('`', ''))}</h3>")
+        elif line.strip():
+            out.append(f"<p>{html.escape(line.replace('`', ''))}</p>")
+    flush()
+    return "\n".join(out)
+
+
+def render(records: Sequence[Mapping[str, object]]) -> str:
+    data = json.dumps(list(records)).replace("</", "<\\/")
+    return (_PAGE.replace("__SUMMARY__", _md_to_html(history.markdown(records)))
+            .replace("__DATA__", data))
+
+
+def write(history_path: Path, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``report.html`` and ``summary.md`` into ``out_dir``."""
+    records = history.load(history_path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    page, summary = out_dir / "report.html", out_dir / "summary.md"
+    page.write_text(render(records), encoding="utf-8")
+    summary.write_text(history.markdown(records), encoding="utf-8")
+    return page, summary
+
+
+def serve(history_path: Path, port: int = 8001,
+          ready: threading.Event | None = None) -> ThreadingHTTPServer:
+    """Serve the report on 127.0.0.1:``port`` (rendered per request from the history)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path.split("?")[0] in ("/", "/index.html", "/report.html"):
+                body = render(history.load(history_path)).encode()
+                kind = "text/html; charset=utf-8"
+            elif self.path.split("?")[0] == "/history.jsonl":
+                body = history_path.read_bytes() if history_path.is_file() else b""
+                kind = "application/x-ndjson"
+            else:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    if ready is not None:
+        ready.set()
+    return server

@@ -1,0 +1,104 @@
+"""One measured bake: the library's prepared invocation plus ``--progress=rawjson``, under a
+watchdog, with the sccache statistics the build exported and the health of its caches."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rocm_bake import build, caches, entitlements
+from rocm_bake.errors import RocmBakeError
+
+DEFAULT_TIMEOUT = 1800.0
+STATS_SUBDIR = "compiler-cache"
+
+
+@dataclass
+class BakeRun:
+    """What one bake did: wall time, its steps (CACHED or run) and its compiler-cache stats
+    (only of compile steps that ran in *this* build: a CACHED step's exported stats are an
+    earlier build's)."""
+
+    returncode: int
+    seconds: float
+    steps: list[caches.Step]
+    stats: list[caches.CacheStats]
+    log: Path
+    settings: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def run_steps(self) -> list[caches.Step]:
+        return [s for s in self.steps if s.is_run]
+
+    @property
+    def all_cached(self) -> bool:
+        return all(s.cached for s in self.run_steps)
+
+    @property
+    def hit_rate(self) -> float | None:
+        return caches.total(self.stats).hit_rate if self.stats else None
+
+    def step(self, text: str) -> caches.Step:
+        """The RUN step whose name contains ``text``."""
+        found = [s for s in self.run_steps if text in s.name]
+        if not found:
+            raise RocmBakeError(f"no RUN step containing {text!r} in {self.log}")
+        return found[0]
+
+    def summary(self, label: str) -> str:
+        return caches.summary_line(label, self.steps, self.stats)
+
+    def warnings(self, rebuild: bool) -> list[str]:
+        read_only = caches.is_read_only(self.settings)
+        return [w for s in self.stats
+                for w in caches.health_warnings(s, read_only=read_only, rebuild=rebuild)]
+
+
+def _stats_ran(dist: Path, steps: Sequence[caches.Step]) -> list[caches.CacheStats]:
+    """Statistics of the compile steps that ran (COMPILER_CACHE_STATS_NAME=<name> in the step)."""
+    directory = next((p for p in (dist / STATS_SUBDIR, *dist.glob(f"*/{STATS_SUBDIR}"))
+                      if p.is_dir()), None)
+    if directory is None:
+        return []
+    ran = [s.name for s in steps if s.is_run and not s.cached]
+    return [st for st in caches.load_stats(directory)
+            if any(f"COMPILER_CACHE_STATS_NAME={st.name} " in name for name in ran)]
+
+
+def bake(request: build.BuildRequest, cwd: Path, workdir: Path, dist: Path,
+         env: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
+         preflight: bool = True) -> BakeRun:
+    """Bake ``request`` in ``cwd`` (the bake file's directory) with rawjson progress into
+    ``workdir``; ``dist`` is where the build exports (emptied first). With ``preflight`` the
+    sccache backend of SCCACHE_SECRET_FILE is checked before the build."""
+    base_env = dict(os.environ if env is None else env)
+    here = Path.cwd()
+    os.chdir(cwd)
+    try:
+        prepared = build.prepare(request, base_env)
+        grants = entitlements.for_plan(prepared.plan, cwd, [dist.parent])
+    finally:
+        os.chdir(here)
+    full_env = {**base_env, **prepared.invocation.env}
+    settings = caches.build_settings(prepared.definition)
+    if preflight:
+        caches.preflight_build(prepared.definition)
+    if dist.exists():
+        shutil.rmtree(dist)
+    argv = list(prepared.invocation.argv)
+    argv = [*argv[:3], "--progress=rawjson", *(f"--allow={g}" for g in grants
+                                                if f"--allow={g}" not in argv), *argv[3:]]
+    workdir.mkdir(parents=True, exist_ok=True)
+    log = workdir / f"bake-{time.strftime('%Y%m%dT%H%M%S')}-{time.monotonic_ns()}.jsonl"
+    started = time.monotonic()
+    with log.open("w") as handle:
+        rc = caches.run_with_watchdog(argv, full_env, timeout, stdout=handle, stderr=handle,
+                                      cwd=cwd)
+    seconds = time.monotonic() - started
+    steps = caches.parse_progress(log.read_text(errors="replace").splitlines())
+    stats = (caches.stats_from_steps(steps) or _stats_ran(dist, steps)) if rc == 0 else []
+    return BakeRun(rc, seconds, steps, stats, log, dict(settings or {}))

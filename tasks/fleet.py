@@ -1,0 +1,151 @@
+"""inv fleet.create / fleet.status / fleet.rm / fleet.build: the BuildKit nodes of fleet.toml."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from invoke.context import Context
+from invoke.exceptions import Exit
+from invoke.tasks import task
+
+from tasks._cli import reports_errors
+
+FLEET_FILE = "fleet.toml"
+
+
+@task(help={"fleet": "fleet file (default: fleet.toml)"})
+@reports_errors
+def create(c: Context, fleet: str = FLEET_FILE) -> None:
+    """Create a docker context per node (with the docker driver a context is a builder)."""
+    _contexts(fleet, remove=False)
+
+
+@task(help={"fleet": "fleet file (default: fleet.toml)"})
+@reports_errors
+def rm(c: Context, fleet: str = FLEET_FILE) -> None:
+    """Remove the docker contexts fleet.create made."""
+    _contexts(fleet, remove=True)
+
+
+def _contexts(fleet: str, remove: bool) -> None:
+    from tabulate import tabulate
+
+    from rocm_bake import fleet as fleets
+    from rocm_bake.fleetbuild import nodes
+
+    config = fleets.load(fleet)
+    changes = (nodes.remove_contexts if remove else nodes.create_contexts)(config)
+    print(tabulate([[ch.node, ch.context, ch.action, ch.detail] for ch in changes],
+                   headers=["node", "context", "action", "detail"]))
+    failed = [ch for ch in changes if ch.action == "failed"]
+    if failed:
+        raise Exit(f"error: {failed[0].node}: {failed[0].detail}", code=2)
+
+
+@task(help={"fleet": "fleet file (default: fleet.toml)"})
+@reports_errors
+def status(c: Context, fleet: str = FLEET_FILE) -> None:
+    """One row per node: driver, BuildKit version, reachable, build cache size."""
+    from tabulate import tabulate
+
+    from rocm_bake import fleet as fleets
+    from rocm_bake.fleetbuild import nodes
+
+    rows = nodes.status(fleets.load(fleet))
+    print(tabulate([[s.node, s.endpoint, s.driver, s.buildkit, "yes" if s.reachable else "NO",
+                     s.cache_size, s.capacity, s.detail] for s in rows],
+                   headers=["node", "endpoint", "driver", "BuildKit", "reachable",
+                            "cache", "capacity", "detail"]))
+    down = [s.node for s in rows if not s.reachable]
+    if down:
+        raise Exit(f"error: unreachable node(s): {', '.join(down)}", code=2)
+
+
+@task(iterable=["cells", "arch", "set", "file", "node"],
+      help={"cells": "cells or components to build (repeatable or comma-separated; default "
+                     "all); their dependencies are added",
+            "arch": "arches (repeatable or comma-separated; default: the bake file's GPU_ARCHS)",
+            "file": "bake file(s) (default: rocm-bake.hcl)",
+            "fleet": "fleet file (default: fleet.toml)",
+            "node": "use only these nodes of the fleet (repeatable)",
+            "set": "NAME=VALUE sets a bake variable; TARGET.FIELD=VALUE goes to buildx --set",
+            "prefix": "repository prefix in the registry (default rocm-bake/fleet)",
+            "tag": "tag of the handed-over images (default: the run id)",
+            "read_only": "read the registry cache, never write it (pull-request builds)",
+            "retries": "attempts on another node after a node is lost (default 2)",
+            "log_dir": "where logs and run.json go (default fleet-logs/<run-id>/)",
+            "history": "perf history for time estimates (default perf/history.jsonl)",
+            "json": "print the run record as JSON instead of the summary",
+            "perf_out": "append each built cell's time to this perf history (e.g. "
+                        "perf/history.jsonl; condition warm)",
+            "commit": "the commit recorded with --perf-out (default: git rev-parse HEAD)"})
+@reports_errors
+def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = None,
+          file: list[str] | None = None, fleet: str = FLEET_FILE,
+          node: list[str] | None = None, set: list[str] | None = None,
+          prefix: str = "rocm-bake/fleet", tag: str = "", read_only: bool = False,
+          retries: int = 2, log_dir: str = "fleet-logs", history: str = "perf/history.jsonl",
+          json: bool = False, perf_out: str = "", commit: str = "") -> None:
+    """Build cells (target x arch) over every node of the fleet at once; exit 0 all built,
+    2 something could not be built (named)."""
+    import json as jsonlib
+    from pathlib import Path
+
+    from tabulate import tabulate
+
+    from rocm_bake import fleet as fleets
+    from rocm_bake.build import ARCH_VARIABLE, split_csv
+    from rocm_bake.fleetbuild import cells as fleet_cells
+    from rocm_bake.fleetbuild import record, runner
+    from rocm_bake.fleetbuild.progress import Progress
+
+    variables: dict[str, str] = {}
+    overrides: list[str] = []
+    for item in set or []:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise Exit(f"error: --set {item!r}: expected NAME=VALUE or TARGET.FIELD=VALUE",
+                       code=2)
+        if "." in name:
+            overrides.append(item)
+        else:
+            variables[name] = value
+    archs = split_csv(arch or [])
+    env = {**os.environ, **variables}
+    if archs:                       # the bakes on the nodes must see the same matrix
+        env[ARCH_VARIABLE] = ",".join(archs)
+    files = file or ["rocm-bake.hcl"]
+    hist = Path(history)
+    selected = fleet_cells.select(files, archs, split_csv(cells or []), env,
+                                  hist if hist.is_file() else None)
+    config = runner.select_nodes(fleets.load(fleet), node or [])
+    request = runner.FleetRequest(files, selected, prefix=prefix, tag=tag,
+                                  cache_write=not read_only, retries=retries,
+                                  overrides=overrides, log_root=Path(log_dir))
+    done = runner.run(config, request, env, Progress())
+    rec = done.record
+    if perf_out:
+        record.append_perf(Path(perf_out), record.perf_records(rec, commit or _head()))
+    if json:
+        print(jsonlib.dumps(rec.to_json(), indent=2))
+    else:
+        print(tabulate(record.summary_rows(rec), headers=record.SUMMARY_HEADERS))
+        lost = [n for n, v in rec.nodes.items() if v["lost"]]
+        print(f"\n{len(rec.cells)} cells on {len(config.nodes)} node(s) in "
+              f"{rec.finished - rec.started:.1f}s"
+              + (f"; lost: {', '.join(lost)}" if lost else "")
+              + f"; record {done.json_path}")
+    if rec.exit_status:
+        bad = [f"{r.cell} ({r.status}: {r.reason})" for r in rec.cells.values()
+               if r.status != "built"]
+        print(f"error: not built: {'; '.join(bad)}", file=sys.stderr)
+        raise Exit(code=rec.exit_status)
+
+
+def _head() -> str:
+    import subprocess
+
+    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else ""

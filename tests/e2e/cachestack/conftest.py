@@ -1,0 +1,119 @@
+"""Fixtures of the cache engine tests: the test stack (docker-bake.hcl here: LightGBM through
+sccache on the real WebDAV store, registry layer cache on the real registry) and ONE cold build
+of it per session, shared by the tests that rebuild under the other conditions."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import build, caches
+from rocm_bake.perf import runner
+from tests.conftest import ROOT, missing
+
+STACK = Path(__file__).resolve().parent
+BAKE_FILE = "docker-bake.hcl"
+TARGET = "lightgbm"
+COMPILE_STEP = "COMPILER_CACHE_STATS_NAME=lightgbm"
+WEBDAV_PORT = int(os.environ.get("ROCM_BAKE_WEBDAV_PORT", "8080"))
+ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"))
+
+
+def downloads() -> Path:
+    """The setup downloads (scripts/cachestack.sh): fetched at setup, never by a test."""
+    path = Path(os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cachestack"))
+    if not (path / "sccache").is_file() or not (path / "lightgbm-4.7.0.tar.gz").is_file():
+        missing(f"the cache stack's downloads are not in {path} (scripts/cachestack.sh)")
+    return path
+
+
+def count_lines(path: Path, needle: str) -> int:
+    if not path.is_file():
+        return 0
+    return sum(1 for line in path.read_text(errors="replace").splitlines() if needle in line)
+
+
+@dataclass
+class Stack:
+    """The test stack on the real engine with its own registry cache repository and its own
+    WebDAV directory (so the session's first build is really cold)."""
+
+    engine: str
+    webdav: Path
+    work: Path
+    uid: str
+
+    @property
+    def cache_repo(self) -> str:
+        return f"127.0.0.1:5000/rocm-bake-cachestack-{self.uid}/buildcache"
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{WEBDAV_PORT}"
+
+    def secret(self, name: str, read_only: bool = False, endpoint: str | None = None) -> Path:
+        backend = caches.SccacheBackend("webdav", environment="ci",
+                                        endpoint=endpoint or self.endpoint, read_only=read_only,
+                                        namespace=f"cachestack-{self.uid}")
+        return caches.write_secret(self.work / f"{name}.secret", backend)
+
+    def sets(self, name: str, pin: str, secret: Path, export: bool,
+             probe: str = "1") -> list[str]:
+        return [f"SCCACHE_SECRET_FILE={secret}", f"CACHE_EXPORT={str(export).lower()}",
+                f"CACHE_REPO={self.cache_repo}", f"LIGHTGBM_PIN={pin}",
+                f"PROBE_DEFINE={probe}", f"DOWNLOADS={downloads()}",
+                f"DIST={self.work / name / 'dist'}"]
+
+    def bake(self, name: str, pin: str, *, read_only: bool = False, export: bool = True,
+             probe: str = "1", secret: Path | None = None,
+             preflight: bool = True) -> runner.BakeRun:
+        secret = secret or self.secret(name, read_only)
+        request = build.BuildRequest(targets=[TARGET], files=[BAKE_FILE],
+                                     sets=self.sets(name, pin, secret, export, probe))
+        run = runner.bake(request, STACK, self.work / name, self.work / name / "dist",
+                          env={**os.environ, "DOCKER_HOST": self.engine}, timeout=900,
+                          preflight=preflight)
+        if run.returncode != 0:
+            lines = [line for s in run.steps for line in s.log][-20:]
+            pytest.fail(f"bake {name} failed (exit {run.returncode}, {run.log}):\n"
+                        + "".join(lines))
+        return run
+
+    def docker(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["docker", *args], env={**os.environ, "DOCKER_HOST": self.engine},
+                              capture_output=True, text=True, timeout=300, check=False)
+
+    def webdav_puts(self) -> int:
+        return count_lines(self.webdav / "access.log", f"PUT /cachestack-{self.uid}/")
+
+    def registry_puts(self) -> int:
+        """PUT requests to this stack's cache repository (other pushes may run meanwhile)."""
+        path = ENGINE_DIR / "registry.log"
+        if not path.is_file():
+            return 0
+        repo = self.cache_repo.removeprefix("127.0.0.1:5000/")
+        return sum(1 for line in path.read_text(errors="replace").splitlines()
+                   if "http.request.method=PUT" in line and f"/v2/{repo}/" in line)
+
+
+@pytest.fixture(scope="session")
+def stack(engine: str, webdav: Path, tmp_path_factory: pytest.TempPathFactory) -> Stack:
+    """The Debian rootfs image (scripts/engine.sh rootfs-image) and a fresh stack."""
+    downloads()
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "rootfs-image"],
+                          capture_output=True, text=True, timeout=1500, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/engine.sh rootfs-image failed: {proc.stderr.strip()[-800:]}")
+    return Stack(engine, webdav, tmp_path_factory.mktemp("cachestack"), uuid.uuid4().hex[:10])
+
+
+@pytest.fixture(scope="session")
+def cold(stack: Stack) -> runner.BakeRun:
+    """The cold build: empty WebDAV prefix, empty registry cache refs, a pin never built; it
+    writes both shared caches (a push/schedule build)."""
+    return stack.bake("cold", f"cold-{stack.uid}")

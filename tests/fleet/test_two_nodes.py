@@ -1,0 +1,203 @@
+"""inv fleet.* on two real Docker engines sharing one registry (see conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from rocm_bake.docgen import perfdata
+from tests.conftest import ROOT, VENV_BIN, minimal_env, run_cli
+from tests.fleet.conftest import BAKE_FILE, NODE2_DIR, TwoNodes, fresh_salt
+
+PREFIX = "rocm-bake-test/fleet"
+CELLS = {"base-a1", "base-a2", "mid-a1", "mid-a2", "top-a1", "top-a2"}
+
+
+def build_argv(nodes: TwoNodes, log_dir: Path, *extra: str) -> list[str]:
+    return [str(VENV_BIN / "inv"), "fleet.build", "--file", BAKE_FILE,
+            "--fleet", str(nodes.fleet_file), "--arch", "a1,a2", "--prefix", PREFIX,
+            "--log-dir", str(log_dir), "--history", "/nonexistent", *extra]
+
+
+def record(log_dir: Path) -> dict[str, Any]:
+    (path,) = log_dir.glob("*/run.json")
+    data = json.loads(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def cells(rec: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["cell"]: c for c in rec["cells"]}
+
+
+def in_registry(cell: str, tag: str) -> bool:
+    response = requests.head(
+        f"http://127.0.0.1:5000/v2/{PREFIX}/{cell}/manifests/{tag}", timeout=5,
+        headers={"Accept": "application/vnd.oci.image.index.v1+json, "
+                            "application/vnd.oci.image.manifest.v1+json"})
+    return response.status_code == 200
+
+
+def prune_build_caches(nodes: TwoNodes) -> None:
+    for host in (nodes.node1, nodes.node2):
+        subprocess.run(["docker", "builder", "prune", "-af"], env=minimal_env(
+            {"DOCKER_HOST": host}), capture_output=True, timeout=120, check=True)
+
+
+def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
+        two_nodes: TwoNodes, tmp_path: Path) -> None:
+    salt = fresh_salt()
+    perf = tmp_path / "perf" / "history.jsonl"
+    first = run_cli(build_argv(two_nodes, tmp_path / "first", "--perf-out", str(perf),
+                               "--commit", "abc1234"), env={"SALT": salt, "SLEEP": "2"})
+    assert first.returncode == 0, first.stderr[-2000:]
+    rec = record(tmp_path / "first")
+    by_cell = cells(rec)
+    assert set(by_cell) == CELLS
+    assert all(c["status"] == "built" for c in by_cell.values())
+    assert {c["node"] for c in by_cell.values()} == {"node1", "node2"}
+    # concurrency: two cells on different nodes whose build intervals overlap
+    spans = [(c["node"], c["attempts"][-1]["start"], c["attempts"][-1]["end"])
+             for c in by_cell.values()]
+    assert any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2]
+               for a in spans for b in spans), spans
+    # dependencies came from the registry: every cell's image is there, and each dependent
+    # took its dependency as a docker-image:// context, never a target: link
+    assert all(in_registry(cell, rec["run_id"]) for cell in CELLS)
+    mid_log = Path(by_cell["mid-a1"]["attempts"][-1]["log"]).read_text()
+    assert f"mid-a1.contexts.base=docker-image://127.0.0.1:5000/{PREFIX}/base-a1:" in mid_log
+    assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
+    assert "6 cells on 2 node(s)" in first.stdout
+    # the perf record: one line per built cell, in the perf history's own format
+    history = perfdata.load(perf)
+    assert {r.target for r in history} == CELLS
+    assert all(r.commit == "abc1234" and r.cache_hit_rate == 0 and r.seconds > 1
+               for r in history)
+
+    # second run: nothing left in the nodes' own build caches; the registry cache serves all
+    prune_build_caches(two_nodes)
+    second = run_cli(build_argv(two_nodes, tmp_path / "second"), env={"SALT": salt,
+                                                                      "SLEEP": "2"})
+    assert second.returncode == 0, second.stderr[-2000:]
+    again = cells(record(tmp_path / "second"))
+    for name, cell in again.items():
+        attempt = cell["attempts"][-1]
+        assert (attempt["run_steps"], attempt["cached_steps"]) == (0, 1), name
+        log = Path(attempt["log"]).read_text()
+        assert "CACHED" in log and "importing cache manifest" in log, name
+
+
+def test_a_node_killed_mid_run_loses_nothing(two_nodes: TwoNodes, tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    proc = subprocess.Popen(build_argv(two_nodes, log_dir), cwd=ROOT, text=True,
+                            env=minimal_env({"SALT": fresh_salt(), "SLEEP": "3"}),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim = ""
+    try:
+        deadline = time.time() + 120
+        while not victim and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            runs = list(log_dir.glob("*/run.json"))
+            if not runs:
+                continue
+            try:
+                rec = json.loads(runs[0].read_text())
+            except json.JSONDecodeError:
+                continue
+            for cell in rec["cells"]:
+                # a cell of the second level (its dependency already handed over) whose
+                # RUN step is under way on node2
+                if cell["status"] == "running" and cell["node"] == "node2" and cell["depends"]:
+                    log = Path(cell["attempts"][-1]["log"])
+                    if log.is_file() and "] RUN " in log.read_text():
+                        victim = cell["cell"]
+        assert victim, "no cell ever ran on node2"
+        pid = int((NODE2_DIR / "docker.pid").read_text().strip())
+        assert b"dockerd" in Path(f"/proc/{pid}/cmdline").read_bytes()   # the one we started
+        os.kill(pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        two_nodes.restart_node2()
+    assert proc.returncode == 0, stderr[-2000:]
+    rec = record(log_dir)
+    by_cell = cells(rec)
+    assert all(c["status"] == "built" for c in by_cell.values())
+    assert rec["nodes"]["node2"]["lost"] is not None
+    tries = by_cell[victim]["attempts"]
+    assert [a["node"] for a in tries] == ["node2", "node1"]
+    assert tries[0]["node_lost"] and not tries[1]["node_lost"]
+    # nothing after the loss ran on node2; every image is in the registry
+    lost_at = rec["nodes"]["node2"]["lost"]["time"]
+    assert all(a["node"] == "node1" for c in by_cell.values() for a in c["attempts"]
+               if a["start"] > lost_at)
+    assert all(in_registry(cell, rec["run_id"]) for cell in CELLS)
+    assert "lost: node2" in stdout
+    assert "retried after losing node2" in stdout
+
+
+def test_a_failing_cell_and_what_it_blocks_are_named_exit_2(
+        two_nodes: TwoNodes, tmp_path: Path) -> None:
+    result = run_cli(build_argv(two_nodes, tmp_path, "--set", "mid-a1.args.SLEEP=not-a-number"),
+                     env={"SALT": fresh_salt(), "SLEEP": "1"})
+    assert result.returncode == 2, result.stderr[-2000:]
+    by_cell = cells(record(tmp_path))
+    assert by_cell["mid-a1"]["status"] == "failed"
+    assert by_cell["top-a1"]["status"] == "blocked"
+    assert len(by_cell["mid-a1"]["attempts"]) == 1        # a live node's failure: no retry
+    assert all(by_cell[c]["status"] == "built" for c in ("base-a1", "base-a2", "mid-a2",
+                                                         "top-a2"))
+    assert "not built: " in result.stderr
+    assert "mid-a1 (failed" in result.stderr and "top-a1 (blocked: needs mid-a1)" in result.stderr
+
+
+def test_status_create_and_rm(two_nodes: TwoNodes, tmp_path: Path) -> None:
+    inv = str(VENV_BIN / "inv")
+    fleet = str(two_nodes.fleet_file)
+    status = run_cli([inv, "fleet.status", "--fleet", fleet])
+    assert status.returncode == 0, status.stderr
+    rows = [line.split() for line in status.stdout.splitlines()[2:]]
+    assert [r[0] for r in rows] == ["node1", "node2"]
+    assert all(r[2] == "docker" and r[3].startswith("v") and r[4] == "yes" for r in rows), rows
+
+    config = {"DOCKER_CONFIG": str(tmp_path / "docker")}
+    created = run_cli([inv, "fleet.create", "--fleet", fleet], env=config)
+    assert created.returncode == 0, created.stderr
+    assert created.stdout.count(" created") == 2
+    probe = run_cli(["docker", "--context", "rocm-bake-node2", "info", "--format",
+                     "{{.ServerVersion}}"], env={**config, "DOCKER_HOST": ""})
+    assert probe.returncode == 0, probe.stderr
+    again = run_cli([inv, "fleet.create", "--fleet", fleet], env=config)
+    assert again.stdout.count(" exists") == 2
+    removed = run_cli([inv, "fleet.rm", "--fleet", fleet], env=config)
+    assert removed.returncode == 0 and removed.stdout.count(" removed") == 2, removed.stdout
+
+
+def test_status_names_an_unreachable_node(tmp_path: Path) -> None:
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text('[registry]\nurl = "http://127.0.0.1:5000"\n[[nodes]]\nname = "gone"\n'
+                     f'endpoint = "unix://{tmp_path}/nothing.sock"\n')
+    result = run_cli([str(VENV_BIN / "inv"), "fleet.status", "--fleet", str(fleet)])
+    assert result.returncode == 2
+    assert "unreachable node(s): gone" in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--cells", "nope"], "no cell or component named 'nope'"),
+    (["--node", "node9"], "no node named node9"),
+])
+def test_bad_requests_are_one_line(two_nodes: TwoNodes, tmp_path: Path, args: list[str],
+                                   message: str) -> None:
+    result = run_cli(build_argv(two_nodes, tmp_path, *args))
+    assert result.returncode == 2
+    assert message in result.stderr

@@ -1,0 +1,115 @@
+"""The fleet scheduler's parts without an engine: cell selection, priorities, argv, logs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rocm_bake.fleet import Fleet, Node
+from rocm_bake.fleetbuild import cells, nodes, record, runner
+from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
+from tests.conftest import ROOT
+from tests.fleet.conftest import BAKE_FILE
+
+FILES = [str(ROOT / BAKE_FILE)]
+
+
+def test_selection_adds_dependencies_and_orders_longest_path_first() -> None:
+    chosen = cells.select(FILES, ["a1", "a2"], ["top-a2"])
+    assert [c.name for c in chosen] == ["base-a2", "mid-a2", "top-a2"]
+    by_name = {c.name: c for c in chosen}
+    assert by_name["top-a2"].contexts == {"mid": "mid-a2"}
+    assert by_name["base-a2"].priority == sum(c.estimate for c in chosen)
+
+
+def test_components_expand_to_every_arch() -> None:
+    assert {c.name for c in cells.select(FILES, ["a1", "a2", "a3"], ["base"])} == {
+        "base-a1", "base-a2", "base-a3"}
+
+
+def test_unknown_cell_is_an_error() -> None:
+    with pytest.raises(FleetBuildError, match="no cell or component named 'x-a1'"):
+        cells.select(FILES, ["a1"], ["x-a1"])
+
+
+def test_perf_history_beats_the_static_estimate(tmp_path: Path) -> None:
+    history = tmp_path / "history.jsonl"
+    history.write_text("\n".join(json.dumps(
+        {"time": f"2026-11-2{i}T02:17:00Z", "condition": "warm", "target": "mid-a1",
+         "seconds": s}) for i, s in enumerate([900, 1000, 5000])) + "\n")
+    chosen = {c.name: c for c in cells.select(FILES, ["a1", "a2"], [], history=history)}
+    assert (chosen["mid-a1"].estimate, chosen["mid-a1"].estimate_source) == (1000, "history")
+    assert chosen["mid-a2"].estimate_source == "static"
+    # the a1 chain now holds the longest path: it starts first
+    assert next(iter(chosen.values())).name == "base-a1"
+
+
+def test_the_real_bake_file_starts_with_the_critical_path() -> None:
+    chosen = cells.select([str(ROOT / "rocm-bake.hcl")], ["gfx950"], ["vllm"])
+    assert [c.name for c in chosen][:2] == ["base-gfx950", "torch-gfx950"]
+    assert "lmcache-gfx950" not in {c.name for c in chosen}
+
+
+def test_bake_argv_hands_dependencies_over_through_the_registry() -> None:
+    cell = FleetCell("mid-a1", "mid", "a1", ("base-a1",), {"base": "base-a1"}, 1.0, "static")
+    request = runner.FleetRequest(["f.hcl"], [cell], prefix="p/q", cache_write=False,
+                                  overrides=["mid-a1.args.X=1"])
+    refs = runner.Refs("127.0.0.1:5000", "p/q", "run1")
+    argv = runner.bake_argv(request, cell, refs, Node("n", "unix:///x.sock"))
+    assert argv[:5] == ["docker", "buildx", "bake", "-f", "f.hcl"]
+    sets = [argv[i + 1] for i, a in enumerate(argv) if a == "--set"]
+    assert sets == ["mid-a1.tags=127.0.0.1:5000/p/q/mid-a1:run1",
+                    "mid-a1.contexts.base=docker-image://127.0.0.1:5000/p/q/base-a1:run1",
+                    "mid-a1.cache-from=type=registry,ref=127.0.0.1:5000/p/q/buildcache:mid-a1",
+                    "mid-a1.cache-to=",
+                    "mid-a1.args.X=1"]
+    assert "--push" in argv
+    by_context = runner.bake_argv(request, cell, refs, Node("n", "ctx"))
+    assert by_context[:3] == ["docker", "--context", "ctx"]
+
+
+def test_registry_host() -> None:
+    assert runner.registry_host("http://127.0.0.1:5000/") == "127.0.0.1:5000"
+    with pytest.raises(FleetBuildError):
+        runner.registry_host("nohost")
+
+
+def test_select_nodes() -> None:
+    fleet = Fleet((Node("a", "unix:///a"), Node("b", "unix:///b")), "http://r/", None)
+    assert [n.name for n in runner.select_nodes(fleet, ["b"]).nodes] == ["b"]
+    with pytest.raises(FleetBuildError, match="no node named c"):
+        runner.select_nodes(fleet, ["c"])
+
+
+def test_count_steps(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    log.write_text("#5 [1/2] RUN --network=none true\n#5 CACHED\n\n"
+                   "#6 [2/2] RUN --network=none make\n#6 DONE 2.0s\n"
+                   "#7 [internal] load build definition\n#7 DONE 0.0s\n")
+    assert record.count_steps(log) == (1, 1)
+    assert record.count_steps(tmp_path / "missing.log") == (0, 0)
+
+
+def test_watchdog_stops_the_bakes_of_a_node_that_stops_answering(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fleet = Fleet((Node("a", "unix:///nowhere.sock"),), "http://127.0.0.1:5000/", None)
+    cell = FleetCell("c-x", "c", "x", (), {}, 1.0, "static")
+    run = runner.FleetRun(fleet, runner.FleetRequest(["f.hcl"], [cell], log_root=tmp_path))
+    proc = subprocess.Popen(["sleep", "60"])
+    run.procs["c-x"] = ("a", proc)
+    run.busy["a"] = 1
+    run.watch_every = 0
+    monkeypatch.setattr(nodes, "reachable", lambda *a, **k: False)
+    run._watch()
+    assert proc.wait(timeout=10) != 0
+
+
+def test_a_cell_only_goes_to_a_node_of_its_platforms() -> None:
+    cell = FleetCell("c-x", "c", "x", (), {}, 1.0, "static", platforms=("linux/arm64",))
+    assert not runner.can_build(Node("amd", "unix:///a"), cell)
+    assert runner.can_build(Node("both", "unix:///b", ("linux/amd64", "linux/arm64")), cell)
+    assert runner.can_build(Node("amd", "unix:///a"), FleetCell("d", "d", "x", (), {}, 1.0,
+                                                                "static"))
