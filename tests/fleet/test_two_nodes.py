@@ -95,40 +95,50 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
         assert "CACHED" in log and "importing cache manifest" in log, name
 
 
+def _victim_on_node2(proc: subprocess.Popen[str], log_dir: Path) -> str:
+    """Wait until a cell's RUN step is under way on node2; "" if the build never put one there
+    (which cells land on which node depends on timing)."""
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        runs = list(log_dir.glob("*/run.json"))
+        if not runs:
+            continue
+        try:
+            rec = json.loads(runs[0].read_text())
+        except json.JSONDecodeError:
+            continue
+        for cell in rec["cells"]:
+            if cell["status"] == "running" and cell["node"] == "node2":
+                log = Path(cell["attempts"][-1]["log"])
+                if log.is_file() and "] RUN " in log.read_text():
+                    return str(cell["cell"])
+    return ""
+
+
 def test_a_node_killed_mid_run_loses_nothing(two_nodes: TwoNodes, tmp_path: Path) -> None:
-    log_dir = tmp_path / "logs"
-    proc = subprocess.Popen(build_argv(two_nodes, log_dir), cwd=ROOT, text=True,
-                            env=minimal_env({"SALT": fresh_salt(), "SLEEP": "3"}),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    victim = ""
-    try:
-        deadline = time.time() + 120
-        while not victim and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-            runs = list(log_dir.glob("*/run.json"))
-            if not runs:
-                continue
-            try:
-                rec = json.loads(runs[0].read_text())
-            except json.JSONDecodeError:
-                continue
-            for cell in rec["cells"]:
-                # a cell of the second level (its dependency already handed over) whose
-                # RUN step is under way on node2
-                if cell["status"] == "running" and cell["node"] == "node2" and cell["depends"]:
-                    log = Path(cell["attempts"][-1]["log"])
-                    if log.is_file() and "] RUN " in log.read_text():
-                        victim = cell["cell"]
-        assert victim, "no cell ever ran on node2"
-        pid = int((NODE2_DIR / "docker.pid").read_text().strip())
-        assert b"dockerd" in Path(f"/proc/{pid}/cmdline").read_bytes()   # the one we started
-        os.kill(pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-        two_nodes.restart_node2()
+    victim, stdout, stderr = "", "", ""
+    for attempt in range(3):  # again (fresh salt) only if no cell was caught running on node2
+        log_dir = tmp_path / f"logs{attempt}"
+        proc = subprocess.Popen(build_argv(two_nodes, log_dir), cwd=ROOT, text=True,
+                                env=minimal_env({"SALT": fresh_salt(), "SLEEP": "5"}),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            victim = _victim_on_node2(proc, log_dir)
+            if victim:
+                pid = int((NODE2_DIR / "docker.pid").read_text().strip())
+                assert b"dockerd" in Path(f"/proc/{pid}/cmdline").read_bytes()  # ours
+                os.kill(pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+            two_nodes.restart_node2()
+        assert proc.returncode == 0 or victim, f"the fleet build failed: {stderr[-1500:]}"
+        if victim:
+            break
+    assert victim, "in 3 runs no cell was caught running on node2"
     assert proc.returncode == 0, stderr[-2000:]
     rec = record(log_dir)
     by_cell = cells(rec)
