@@ -21,19 +21,40 @@ bash scripts/cachestack.sh >/dev/null
 bash scripts/docs-deps.sh
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
-echo "== unit tests"
-"${pytest[@]}" tests/unit tests/caches
-echo "== lint"
-.venv/bin/ruff check .
-.venv/bin/mypy
-.venv/bin/inv lint
-echo "== lint rules and the drift checker against local git and HTTP servers"
-"${pytest[@]}" tests/lint tests/drift
-echo "== docs: generated pages fresh, strict offline build, the site in headless Chromium"
-.venv/bin/inv docs --check
-NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir site
-"${pytest[@]}" tests/docs
-echo "== buildx oracle, CLI and engine tests"
-"${pytest[@]}" tests/buildx tests/cli tests/e2e
-echo "== the fleet: two engines sharing one registry (inv fleet.*), the lanes (actionlint)"
-"${pytest[@]}" tests/fleet
+# Every stage runs, whatever an earlier one did; the failures are listed at the end and the
+# exit status is non-zero if any stage failed.
+failed=()
+stage() {  # stage NAME COMMAND...
+    local name=$1 started=$SECONDS
+    shift
+    echo "== $name"
+    if "$@"; then
+        echo "-- $name: ok ($((SECONDS - started)) s)"
+    else
+        echo "-- $name: FAILED ($((SECONDS - started)) s)"
+        failed+=("$name")
+    fi
+}
+lint() {
+    .venv/bin/ruff check . && .venv/bin/mypy && .venv/bin/inv lint
+}
+docs() {
+    .venv/bin/inv docs --check &&
+        NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir site &&
+        "${pytest[@]}" tests/docs
+}
+stage "unit tests" "${pytest[@]}" tests/unit tests/caches
+stage "lint" lint
+stage "lint rules and the drift checker against local git and HTTP servers" \
+    "${pytest[@]}" tests/lint tests/drift
+stage "docs: generated pages fresh, strict offline build, the site in headless Chromium" docs
+stage "buildx oracle, CLI and engine tests" "${pytest[@]}" tests/buildx tests/cli tests/e2e
+stage "the fleet: two engines sharing one registry (inv fleet.*), the lanes (actionlint)" \
+    "${pytest[@]}" tests/fleet
+
+if ((${#failed[@]})); then
+    printf 'FAILED stages (%d):\n' "${#failed[@]}"
+    printf '  %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "every stage passed"

@@ -14,6 +14,7 @@ from checks.drift.session import Session, Settings
 from checks.drift.snapshot import Snapshot
 from checks.drift.web import WebSettings
 from rocm_bake import bakefile
+from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
 
 DEFAULT_GITHUB_API = "https://api.github.com"
@@ -42,12 +43,13 @@ class Options:
     only: list[str] = field(default_factory=list)
 
 
-def run(options: Options, env: Mapping[str, str] | None = None) -> int:
-    """Run the check, print what was asked for, return the exit status."""
+def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = SYSTEM) -> int:
+    """Run the check, print what was asked for, return the exit status. ``clock`` is what
+    waits (rate limits, retries) and keeps the deadline."""
     environ = dict(os.environ if env is None else env)
     _validate(options)
     files = [Path(f) for f in options.files]
-    settings = _settings(options, environ)
+    settings = _settings(options, environ, clock)
     session = Session(settings)
     try:
         report = session.check(bakefile.load(files, environ))
@@ -107,7 +109,7 @@ def _validate(options: Options) -> None:
         raise UsageError("--workers must be >= 1 and --retries >= 0")
 
 
-def _settings(options: Options, env: Mapping[str, str]) -> Settings:
+def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Settings:
     rewrites = [_rewrite(r) for r in options.rewrites]
     if options.github_api:
         rewrites.append((DEFAULT_GITHUB_API, options.github_api.rstrip("/")))
@@ -123,7 +125,7 @@ def _settings(options: Options, env: Mapping[str, str]) -> Settings:
     return Settings(web=web, deadline=options.deadline, workers=options.workers,
                     cache_dir=cache, offline=offline, record=record,
                     progress=sys.stderr.isatty() and not options.explain,
-                    only=tuple(options.only))
+                    only=tuple(options.only), clock=clock)
 
 
 def _rewrite(text: str) -> tuple[str, str]:

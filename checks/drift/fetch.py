@@ -8,7 +8,6 @@ import contextlib
 import hashlib
 import json
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from checks.drift import atomic
 from checks.drift.model import Explanation, Query
 from checks.drift.snapshot import Snapshot
+from rocm_bake.clock import SYSTEM, Clock
 
 
 class UnavailableError(Exception):
@@ -24,12 +24,13 @@ class UnavailableError(Exception):
 
 
 class Deadline:
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, clock: Clock = SYSTEM) -> None:
         self.seconds = seconds
-        self.end = time.monotonic() + seconds
+        self.clock = clock
+        self.end = clock.monotonic() + seconds
 
     def remaining(self) -> float:
-        return self.end - time.monotonic()
+        return self.end - self.clock.monotonic()
 
     def check(self) -> float:
         left = self.remaining()

@@ -22,6 +22,7 @@ from checks.drift.verdicts import Checker, pinned_version
 from checks.drift.web import Web, WebSettings
 from rocm_bake.bake.variables import display
 from rocm_bake.bakefile import Definition
+from rocm_bake.clock import SYSTEM, Clock
 
 Task = Callable[[], list[Finding]]
 
@@ -36,6 +37,7 @@ class Settings:
     record: Snapshot | None = None
     progress: bool = False
     only: tuple[str, ...] = ()
+    clock: Clock = SYSTEM
 
 
 class Session:
@@ -43,7 +45,7 @@ class Session:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.deadline = Deadline(settings.deadline)
+        self.deadline = Deadline(settings.deadline, settings.clock)
         self.fetcher = Fetcher(self.deadline, settings.offline, settings.record,
                                settings.cache_dir / "answers" if settings.cache_dir else None)
         self.web = Web(settings.web, self.fetcher, self.deadline)

@@ -67,6 +67,7 @@ class Web:
         self.settings = settings
         self.fetcher = fetcher
         self.deadline = deadline
+        self.clock = deadline.clock
         self.session = requests.Session()
         adapter = requests.adapters.HTTPAdapter(pool_connections=settings.pool,
                                                 pool_maxsize=settings.pool)
@@ -136,14 +137,14 @@ class Web:
         return data, f"HTTP 200 ({len(body)} bytes)"
 
     def _rate_limited(self, declared: str, response: requests.Response) -> str:
-        wait = _rate_limit_wait(response)
+        wait = _rate_limit_wait(response, self.clock.time())
         if wait is None:
             raise UnavailableError(f"HTTP {response.status_code} {response.reason} at {declared}")
         left = self.deadline.remaining()
         if wait <= self.settings.max_wait and wait < left - 1:
             self._sleep(wait)
             return f"rate limited (waited {wait:.0f} s for the reset)"
-        until = time.strftime("%H:%M:%S UTC", time.gmtime(time.time() + wait))
+        until = time.strftime("%H:%M:%S UTC", time.gmtime(self.clock.time() + wait))
         hint = "" if self.settings.token else "; set GITHUB_TOKEN for a higher limit"
         raise UnavailableError(f"rate limited at {declared} until {until} (in {wait:.0f} s, longer "
                           f"than the {min(self.settings.max_wait, left):.0f} s this run may "
@@ -151,7 +152,7 @@ class Web:
 
     def _sleep(self, seconds: float) -> None:
         left = self.deadline.remaining()
-        time.sleep(max(0.0, min(seconds, left)))
+        self.clock.sleep(max(0.0, min(seconds, left)))
 
     # -- ETag cache ---------------------------------------------------------------------
     def _path(self, url: str, accept: str) -> Path | None:
@@ -178,18 +179,19 @@ class Web:
                 atomic.write_text(path, json.dumps({"etag": etag, "response": data}))
 
 
-def _rate_limit_wait(response: requests.Response) -> float | None:
-    """Seconds until a rate limit resets, or None when the response is no rate limit."""
+def _rate_limit_wait(response: requests.Response, now: float) -> float | None:
+    """Seconds from ``now`` until a rate limit resets, or None when the response is no rate
+    limit."""
     retry_after = response.headers.get("Retry-After")
     if retry_after:
         if retry_after.strip().isdigit():
             return float(retry_after.strip())
         parsed = email.utils.parsedate_to_datetime(retry_after)
-        return max(0.0, parsed.timestamp() - time.time())
+        return max(0.0, parsed.timestamp() - now)
     if response.headers.get("X-RateLimit-Remaining") == "0":
         reset = response.headers.get("X-RateLimit-Reset", "")
         if reset.isdigit():
-            return max(0.0, float(reset) - time.time())
+            return max(0.0, float(reset) - now)
     return None
 
 

@@ -85,7 +85,7 @@ class PageView:
 
 
 def console_errors(chrome: webdriver.Chrome) -> list[str]:
-    entries: list[dict[str, Any]] = chrome.get_log("browser")  # type: ignore[no-untyped-call]
+    entries: list[dict[str, Any]] = chrome.get_log("browser")  # type: ignore[no-untyped-call, unused-ignore]
     return [str(e.get("message")) for e in entries if e.get("level") in ("SEVERE", "ERROR")]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from checks.drift import cli
+from rocm_bake.clock import SYSTEM
 from rocm_bake.errors import RocmBakeError
 from tests.drift import upstream
 from tests.drift.upstream import Upstream
@@ -62,11 +63,12 @@ class Checker:
         defaults: dict[str, Any] = {"files": files, "rewrites": self.world.rewrites(),
                                     "cache_dir": str(self.cache), "output": "json",
                                     "deadline": 60.0, "retries": 1, "max_wait": 5.0}
+        clock = options.pop("clock", SYSTEM)
         defaults.update(options)
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = cli.run(cli.Options(**defaults), dict(env or {}))
+                code = cli.run(cli.Options(**defaults), dict(env or {}), clock)
             except RocmBakeError as exc:
                 print(f"error: {exc}", file=err)
                 code = exc.exit_code

@@ -3,14 +3,14 @@ still reported. Real local server, real timeouts, real redirect loops."""
 
 from __future__ import annotations
 
-import threading
-import time
+import re
 from typing import Any
 
 import pytest
 
 from tests.drift.conftest import Checker, Run, pin
 from tests.drift.webworld import Route
+from tests.manualclock import ManualClock
 
 GOOD = pin("TRITON_VERSION", "3.9.0", pypi="triton")
 
@@ -31,8 +31,11 @@ def reason(result: Run) -> str:
 
 
 def test_timeout(checker: Checker) -> None:
-    route = Route('{"releases": {}}', fault="timeout", state={"sleep": 3})
-    result = faulty(checker, "slow-project", route, timeout=0.5, retries=0)
+    route = Route('{"releases": {}}', fault="hang")
+    try:
+        result = faulty(checker, "slow-project", route, timeout=0.5, retries=0)
+    finally:
+        route.release.set()
     assert reason(result).startswith("timed out after 0.5 s at https://pypi.org/pypi/slow-project")
 
 
@@ -53,49 +56,61 @@ def test_transient_500_is_retried(checker: Checker) -> None:
 
 
 def test_rate_limit_with_a_far_reset_is_reported_not_waited(checker: Checker) -> None:
-    reset = int(time.time()) + 3600
+    clock = ManualClock()
     route = Route('{"message": "API rate limit exceeded"}', status=403, headers={
-        "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)})
+        "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(clock.time()) + 3600)})
     checker.world.web.add("/repos/limited/repo/releases", route)
-    start = time.monotonic()
-    result = checker.run(GOOD + pin("BAD_VERSION", "1.0.0", github="limited/repo"))
-    assert time.monotonic() - start < 5
+    result = checker.run(GOOD + pin("BAD_VERSION", "1.0.0", github="limited/repo"), clock=clock)
+    assert clock.sleeps == []                       # reported at once, never waited for
     assert result.code == 2 and result.pin("TRITON_VERSION")["status"] == "up to date"
     detail = result.pin("BAD_VERSION")["detail"]
     assert detail.startswith("rate limited at https://api.github.com/repos/limited/repo/"
-                             "releases?per_page=100 until "), detail
+                             "releases?per_page=100 until 01:00:00 UTC (in 3600 s"), detail
     assert "set GITHUB_TOKEN" in detail and route.hits == 1
 
 
-def test_rate_limit_with_a_near_reset_is_waited_for(checker: Checker) -> None:
-    route = Route("[]", status=403, headers={"X-RateLimit-Remaining": "0",
-                                             "X-RateLimit-Reset": str(int(time.time()) + 1)})
-    checker.world.web.add("/repos/soon/repo/releases", route)
-
-    def recover() -> None:
-        time.sleep(0.5)
+def recover_on_sleep(clock: ManualClock, route: Route, body: str | None = None) -> None:
+    """While the checker waits, the server's limit resets: its next answer is a 200."""
+    def recover(_seconds: float) -> None:
         route.status, route.headers = 200, {}
-        route.body = '[{"tag_name": "v1.0.0", "assets": []}]'
-    threading.Thread(target=recover, daemon=True).start()
-    result = checker.run(pin("SOON_VERSION", "1.0.0", github="soon/repo"), retries=2)
+        if body is not None:
+            route.body = body
+    clock.on_sleep(recover)
+
+
+def test_rate_limit_with_a_near_reset_is_waited_for(checker: Checker) -> None:
+    clock = ManualClock()
+    route = Route("[]", status=403, headers={"X-RateLimit-Remaining": "0",
+                                             "X-RateLimit-Reset": str(int(clock.time()) + 3)})
+    checker.world.web.add("/repos/soon/repo/releases", route)
+    recover_on_sleep(clock, route, '[{"tag_name": "v1.0.0", "assets": []}]')
+    result = checker.run(pin("SOON_VERSION", "1.0.0", github="soon/repo"), retries=2,
+                         clock=clock)
     assert result.pin("SOON_VERSION")["status"] == "up to date", result.out
+    assert clock.sleeps[0] == 3                      # waited exactly until the reset
     assert route.hits == 2
 
 
 def test_retry_after_is_honoured(checker: Checker) -> None:
-    route = Route('{"releases": {"2.0.0": []}}', fault="flaky-500", state={"failures": 0})
-    route.status = 429
-    route.headers = {"Retry-After": "1"}
+    clock = ManualClock()
+    route = Route('{"releases": {"2.0.0": []}}', status=429, headers={"Retry-After": "1"})
     checker.world.web.add("/pypi/busy-project/json", route)
-
-    def recover() -> None:
-        time.sleep(0.3)
-        route.status, route.headers = 200, {}
-    threading.Thread(target=recover, daemon=True).start()
-    start = time.monotonic()
-    result = checker.run(pin("BUSY_VERSION", "2.0.0", pypi="busy-project"), retries=2)
+    recover_on_sleep(clock, route)
+    result = checker.run(pin("BUSY_VERSION", "2.0.0", pypi="busy-project"), retries=2,
+                         clock=clock)
     assert result.pin("BUSY_VERSION")["status"] == "up to date", result.out
-    assert time.monotonic() - start >= 0.9
+    assert clock.sleeps[0] == 1                      # the server's Retry-After, to the second
+    assert route.hits == 2
+
+
+def test_a_rate_limit_longer_than_the_deadline_is_not_waited_for(checker: Checker) -> None:
+    clock = ManualClock()
+    route = Route("[]", status=429, headers={"Retry-After": "4"})
+    checker.world.web.add("/pypi/patient-project/json", route)
+    result = faulty(checker, "patient-project", None, deadline=3, clock=clock)
+    assert clock.sleeps == []
+    assert reason(result).startswith("rate limited at https://pypi.org/pypi/patient-project/"
+                                      "json until "), reason(result)
 
 
 def test_malformed_json(checker: Checker) -> None:
@@ -133,13 +148,17 @@ def test_unknown_git_repository(checker: Checker) -> None:
     assert detail.startswith("git ls-remote failed for https://github.com/no/such.git:"), detail
 
 
-def test_total_deadline(checker: Checker) -> None:
-    checker.world.web.add("/pypi/glacial-project/json",
-                          Route('{"releases": {}}', fault="timeout", state={"sleep": 4}))
-    start = time.monotonic()
-    result = faulty(checker, "glacial-project", None, deadline=1.5, timeout=20, retries=0)
-    assert time.monotonic() - start < 4
-    assert "deadline" in reason(result) or "timed out" in reason(result), reason(result)
+def test_total_deadline_caps_each_request(checker: Checker) -> None:
+    route = checker.world.web.add("/pypi/glacial-project/json",
+                                  Route('{"releases": {}}', fault="hang"))
+    try:
+        result = faulty(checker, "glacial-project", None, deadline=1.5, timeout=20, retries=0)
+    finally:
+        route.release.set()
+    # the request's own timeout was cut to what was left of the 1.5 s run, not its 20 s
+    match = re.match(r"timed out after (\d+\.\d) s", reason(result))
+    assert match or "deadline" in reason(result), reason(result)
+    assert match is None or float(match.group(1)) <= 1.5, reason(result)
 
 
 @pytest.mark.parametrize("field", ["git", "pypi"])

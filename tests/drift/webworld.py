@@ -4,6 +4,7 @@ with ETags, pagination, injectable latency and faults."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import json
@@ -26,13 +27,14 @@ class Route:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     etag: bool = True
-    fault: str = ""            # timeout | truncated | redirect-loop | flaky-500
+    fault: str = ""            # hang | truncated | redirect-loop | flaky-500
     delay: float = 0.0
     token: str = ""            # required bearer token
     alternate: Route | None = None   # served for a PEP 691 Accept header
     hits: int = 0
     conditional_hits: int = 0
     state: dict[str, Any] = field(default_factory=dict)
+    release: threading.Event = field(default_factory=threading.Event)   # ends a "hang"
 
 
 class World:
@@ -158,9 +160,12 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(raw)
 
 
-def _timeout(handler: Handler, route: Route) -> bool:
-    time.sleep(float(route.state.get("sleep", 5)))
-    handler._send(200, route.content_type, route.body)
+def _hang(handler: Handler, route: Route) -> bool:
+    """Accept the request and answer nothing until the test sets ``route.release`` (or a
+    minute passes, so that a forgotten release cannot keep a server thread forever)."""
+    route.release.wait(60)
+    with contextlib.suppress(OSError):     # the client gave up long ago: that was the point
+        handler._send(200, route.content_type, route.body)
     return True
 
 
@@ -189,7 +194,7 @@ def _flaky(handler: Handler, route: Route) -> bool:
 
 
 FAULTS: dict[str, Callable[[Handler, Route], bool]] = {
-    "timeout": _timeout, "truncated": _truncated, "redirect-loop": _redirect_loop,
+    "hang": _hang, "truncated": _truncated, "redirect-loop": _redirect_loop,
     "flaky-500": _flaky}
 
 
