@@ -110,7 +110,7 @@ variable "ROCM_VERSION" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 ROCM_VERSION_SOURCE = {
   git  = "https://github.com/ROCm/ROCm.git"
   tags = "^rocm-(?P<version>[0-9]+\\.[0-9]+(\\.[0-9]+)?)$"
@@ -170,7 +170,7 @@ variable "SCCACHE_VERSION" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 SCCACHE_VERSION_SOURCE = {
   github = "mozilla/sccache"
   tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
@@ -294,7 +294,7 @@ variable "PYTORCH_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 PYTORCH_COMMIT_SOURCE = {
   git    = PYTORCH_REPO
   tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
@@ -313,7 +313,7 @@ variable "PYTORCH_VERSION" {
   description = "torch version PYTORCH_COMMIT builds (the wheel reports 2.12.0a0+git6bbd260 or similar); used in tags and labels."
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 PYTORCH_VERSION_SOURCE = {
   pypi = "torch"
   wheels = {
@@ -341,7 +341,7 @@ variable "TORCHVISION_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 TORCHVISION_COMMIT_SOURCE = {
   git  = TORCHVISION_REPO
   tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
@@ -369,7 +369,7 @@ variable "TORCHAUDIO_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 TORCHAUDIO_COMMIT_SOURCE = {
   git  = TORCHAUDIO_REPO
   tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
@@ -401,7 +401,7 @@ variable "TRITON_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 TRITON_COMMIT_SOURCE = {
   git    = TRITON_REPO
   tags   = "^v(?P<version>[3-9]\\.[0-9]+\\.[0-9]+)$"
@@ -420,7 +420,7 @@ variable "TRITON_VERSION" {
   description = "Triton version TRITON_COMMIT builds; used in tags and labels."
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 TRITON_VERSION_SOURCE = {
   pypi = "triton"
 }
@@ -445,7 +445,7 @@ variable "AITER_REF" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 AITER_REF_SOURCE = {
   git  = AITER_REPO
   tags = "^v(?P<version>[0-9].*)$"
@@ -481,7 +481,7 @@ variable "CUPY_REF" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 CUPY_REF_SOURCE = {
   git  = CUPY_REPO
   tags = "^v(?P<version>[0-9].*)$"
@@ -517,7 +517,7 @@ variable "UCX_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 UCX_COMMIT_SOURCE = {
   git  = UCX_REPO
   tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
@@ -545,7 +545,7 @@ variable "NIXL_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 NIXL_COMMIT_SOURCE = {
   git  = NIXL_REPO
   tags = "^v?(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+.*)$"
@@ -577,7 +577,7 @@ variable "VLLM_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 VLLM_COMMIT_SOURCE = {
   git  = VLLM_REPO
   tags = "^v(?P<version>[0-9].*)$"
@@ -593,7 +593,7 @@ variable "VLLM_REF" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 VLLM_REF_SOURCE = {
   pypi = "vllm"
   tags = "^v(?P<version>[0-9].*)$"
@@ -622,7 +622,7 @@ variable "LMCACHE_COMMIT" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 LMCACHE_COMMIT_SOURCE = {
   git  = LMCACHE_REPO
   tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
@@ -638,7 +638,7 @@ variable "LMCACHE_REF" {
   }
 }
 
-# Where this pin comes from (read by `inv version-check`; see checks/drift/declarations.py).
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 LMCACHE_REF_SOURCE = {
   github = "LMCache/LMCache"
   tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from tests.drift import upstream  # noqa: E402
 
 INV = str(Path(sys.executable).parent / "inv")
-ENGINE = ("import json, sys; from checks.drift import cli; "
+ENGINE = ("import json, sys; from rocm_bake_checks.drift import cli; "
           "sys.exit(cli.run(cli.Options(**json.loads(sys.argv[1]))))")
 NVCHECKER_VENV = Path("/tmp/rocm-bake-nvchecker")
 
@@ -201,7 +201,7 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
           "requests answered 304 from the ETag cache)")
     print(f"nvchecker {version(nvchecker)}:             {theirs:6.2f} s   "
           "(19 entries: newest tag/version only)")
-    print(f"same check without invoke (warm): {engine:5.2f} s   (python -c: checks.drift.cli.run)")
+    print(f"same check without invoke (warm): {engine:5.2f} s   (python -c: rocm_bake_checks.drift.cli.run)")
     print(f"`inv --list` alone:              {inv:6.2f} s   (invoke + every task module)")
     print(f"ratio ours/nvchecker: {ours / theirs:.2f}x cold, {cached / theirs:.2f}x warm, "
           f"{engine / theirs:.2f}x warm without invoke")

@@ -1,4 +1,5 @@
-"""inv lint: hadolint, bake <-> Dockerfile consistency and the pin policy (checks/lint)."""
+"""inv lint: hadolint, bake <-> Dockerfile consistency and the pin policy
+(rocm_bake_checks.lint)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ def lint(c: Context, file: list[str], only: list[str]) -> None:
 
     Exit status: 0 clean, 1 findings, 2 the lint could not run.
     """
-    from checks import lint as lint_checks
     from rocm_bake import bakefile
+    from rocm_bake_checks import lint as lint_checks
 
     files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
     findings = lint_checks.run(Path.cwd(), files, tuple(only) or lint_checks.FAMILIES)

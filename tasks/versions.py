@@ -41,7 +41,7 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
                   retries: int = 2, max_wait: float = 60.0, github_api: str = "",
                   pypi: str = "", cache_dir: str = "") -> None:
     """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check."""
-    from checks.drift import cli
+    from rocm_bake_checks.drift import cli
 
     options = cli.Options(
         files=list(file) or ["rocm-bake.hcl"], output="json" if json_ else

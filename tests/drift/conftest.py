@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from checks.drift import cli
 from rocm_bake.clock import SYSTEM
 from rocm_bake.errors import RocmBakeError
+from rocm_bake_checks.drift import cli
 from tests.drift import upstream
 from tests.drift.upstream import Upstream
 

@@ -1,5 +1,6 @@
-"""Regenerate checks/drift/snapshots/upstream.json: the checker records a real run against
-the local upstream world (fixture tag names + realistic data, tests/drift/upstream.py), with
+"""Regenerate src/rocm_bake_checks/drift/snapshots/upstream.json: the checker records a real
+run against the local upstream world (fixture tag names + realistic data,
+tests/drift/upstream.py), with
 the commit pins pointed at the world's commits; those commits are then renamed to the real
 pins of rocm-bake.hcl, so ``inv version-check --offline`` replays it on the real file.
 
@@ -14,12 +15,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from checks.drift import cli
 from rocm_bake import bakefile
+from rocm_bake_checks.drift import cli
 from tests.conftest import ROOT
 from tests.drift import upstream
 
-SNAPSHOT = ROOT / "checks" / "drift" / "snapshots" / "upstream.json"
+SNAPSHOT = ROOT / "src" / "rocm_bake_checks" / "drift" / "snapshots" / "upstream.json"
 RECORDED_AT = "2026-08-20T12:00:00+00:00"
 NOTE = ("Synthetic upstream state for offline runs and the docs page: tag names from "
         "../shared/fixtures/upstream (plus realistic tags where those snapshots stop early), "

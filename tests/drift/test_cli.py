@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import ROOT, VENV_BIN, run_cli
 from tests.drift import make_snapshot
 
-SNAPSHOT = "checks/drift/snapshots/upstream.json"
+SNAPSHOT = "src/rocm_bake_checks/drift/snapshots/upstream.json"
 
 
 def one_line_error(result_err: str, code: int, *fragments: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from checks.drift import versions
+from rocm_bake_checks.drift import versions
 from tests.drift.conftest import Checker, pin
 
 GH = "https://github.com"

@@ -7,7 +7,7 @@ import re
 import pytest
 from packaging.version import Version
 
-from checks.drift import versions
+from rocm_bake_checks.drift import versions
 
 
 @pytest.mark.parametrize(("label", "expected"), [
@@ -54,7 +54,7 @@ def test_tag_pattern() -> None:
 
 
 def test_ls_remote_peels_annotated_tags_and_keeps_literal_tags_prefix() -> None:
-    from checks.drift.sources.git import parse_ls_remote  # noqa: PLC0415
+    from rocm_bake_checks.drift.sources.git import parse_ls_remote  # noqa: PLC0415
     output = ("a" * 40 + "\trefs/tags/v1.0\n" + "b" * 40 + "\trefs/tags/v1.0^{}\n" +
               "c" * 40 + "\trefs/tags/tags/archive/old\n" + "d" * 40 + "\trefs/heads/main\n")
     refs = parse_ls_remote(output)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from checks.drift import wheels
-from checks.drift.declarations import WheelSpec
+from rocm_bake_checks.drift import wheels
+from rocm_bake_checks.drift.declarations import WheelSpec
 from tests.drift.conftest import Checker, pin
 
 WANT = {"package": "torch", "variant": "rocm6.3", "python": "cp312",

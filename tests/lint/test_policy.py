@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from checks import lint
+from rocm_bake_checks import lint
 from tests.lint.cases import CASES
 from tests.lint.test_rules import write
 

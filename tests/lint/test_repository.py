@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checks import lint
+from rocm_bake_checks import lint
 from tests.conftest import ROOT, run_cli
 from tests.lint.cases import CASES
 from tests.lint.test_rules import write

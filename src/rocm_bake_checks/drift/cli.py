@@ -1,0 +1,146 @@
+"""``inv version-check``: options in, report out, exit status 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rocm_bake import bakefile
+from rocm_bake.clock import SYSTEM, Clock
+from rocm_bake.errors import UsageError
+from rocm_bake_checks.drift import docs, explain, prdiff, render, snapshot
+from rocm_bake_checks.drift.model import Report
+from rocm_bake_checks.drift.session import Session, Settings
+from rocm_bake_checks.drift.snapshot import Snapshot
+from rocm_bake_checks.drift.web import WebSettings
+
+DEFAULT_GITHUB_API = "https://api.github.com"
+DEFAULT_PYPI = "https://pypi.org"
+
+
+@dataclass
+class Options:
+    files: list[str] = field(default_factory=lambda: [bakefile.DEFAULT_FILE])
+    output: str = "table"  # table | json | markdown
+    explain: str = ""
+    pr: str = ""
+    record: str = ""
+    offline: str = ""
+    docs: bool = False
+    check: bool = False
+    deadline: float = 120.0
+    workers: int = 32
+    timeout: float = 20.0
+    retries: int = 2
+    max_wait: float = 60.0
+    rewrites: list[str] = field(default_factory=list)
+    github_api: str = ""
+    pypi: str = ""
+    cache_dir: str = ""
+    only: list[str] = field(default_factory=list)
+
+
+def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = SYSTEM) -> int:
+    """Run the check, print what was asked for, return the exit status. ``clock`` is what
+    waits (rate limits, retries) and keeps the deadline."""
+    environ = dict(os.environ if env is None else env)
+    _validate(options)
+    files = [Path(f) for f in options.files]
+    settings = _settings(options, environ, clock)
+    session = Session(settings)
+    try:
+        report = session.check(bakefile.load(files, environ))
+        if options.pr:
+            with prdiff.temporary() as tmp:
+                base = session.check(prdiff.base_definition(files, options.pr, environ,
+                                                            Path(tmp)))
+            report = prdiff.only_introduced(report, base)
+    finally:
+        session.close()
+    if settings.record is not None:
+        settings.record.save(Path(options.record))
+    try:
+        return _output(options, report, files[0].parent, environ)
+    except BrokenPipeError:   # `inv version-check | head`: the reader left, keep the status
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return report.exit_code()
+
+
+def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]) -> int:
+    if options.explain:
+        print(explain.render(report, options.explain))
+    elif options.output == "json":
+        print(render.as_json(report))
+    elif options.output == "markdown":
+        print(render.markdown(report), end="")
+    else:
+        print(render.table(report))
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(render.markdown(report))
+    if options.docs:
+        page = root / docs.PAGE
+        if options.check:
+            if docs.stale(report, page):
+                print(f"error: {page} is stale: regenerate it with inv version-check --docs"
+                      f"{' --offline ' + options.offline if options.offline else ''}",
+                      file=sys.stderr)
+                return 1
+            return 0
+        docs.write(report, page)
+    return report.exit_code()
+
+
+def _validate(options: Options) -> None:
+    if options.offline and options.record:
+        raise UsageError("--offline and --record exclude each other (replay or record, not both)")
+    if options.check and not options.docs:
+        raise UsageError("--check compares the docs page: use it with --docs")
+    if options.output not in ("table", "json", "markdown"):
+        raise UsageError(f"unknown output {options.output!r}")
+    for number, name in ((options.deadline, "--deadline"), (options.timeout, "--timeout")):
+        if number <= 0:
+            raise UsageError(f"{name} must be a positive number of seconds, not {number:g}")
+    if options.workers < 1 or options.retries < 0:
+        raise UsageError("--workers must be >= 1 and --retries >= 0")
+
+
+def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Settings:
+    rewrites = [_rewrite(r) for r in options.rewrites]
+    if options.github_api:
+        rewrites.append((DEFAULT_GITHUB_API, options.github_api.rstrip("/")))
+    if options.pypi:
+        rewrites.append((DEFAULT_PYPI, options.pypi.rstrip("/")))
+    cache = Path(options.cache_dir) if options.cache_dir else _default_cache(env)
+    web = WebSettings(github_api=DEFAULT_GITHUB_API, pypi=DEFAULT_PYPI,
+                      token=env.get("GITHUB_TOKEN", ""), timeout=options.timeout,
+                      retries=options.retries, max_wait=options.max_wait, cache_dir=cache,
+                      rewrites=tuple(rewrites), pool=options.workers)
+    offline = snapshot.load(Path(options.offline)) if options.offline else None
+    record = Snapshot("") if options.record else None
+    return Settings(web=web, deadline=options.deadline, workers=options.workers,
+                    cache_dir=cache, offline=offline, record=record,
+                    progress=sys.stderr.isatty() and not options.explain,
+                    only=tuple(options.only), clock=clock)
+
+
+def _rewrite(text: str) -> tuple[str, str]:
+    prefix, sep, replacement = text.partition("=")
+    if not sep or not prefix or not replacement:
+        raise UsageError(f"--rewrite {text!r}: expected PREFIX=REPLACEMENT, e.g. "
+                         "https://github.com/=git://127.0.0.1:9418/")
+    return prefix, replacement
+
+
+def _default_cache(env: Mapping[str, str]) -> Path | None:
+    configured = env.get("ROCM_BAKE_DRIFT_CACHE")
+    if configured == "off":
+        return None
+    if configured:
+        return Path(configured)
+    base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".cache")
+    return Path(base) / "rocm-bake" / "drift"

@@ -1,0 +1,146 @@
+"""Every question asked upstream goes through one ``Fetcher``: asked once per run (even by
+concurrent pins), logged for ``--explain``, recorded for ``--record``, answered from the
+snapshot with ``--offline``, and never past the total deadline."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rocm_bake.clock import SYSTEM, Clock
+from rocm_bake_checks.drift import atomic
+from rocm_bake_checks.drift.model import Explanation, Query
+from rocm_bake_checks.drift.snapshot import Snapshot
+
+
+class UnavailableError(Exception):
+    """Something could not be checked; the message is the reason, on one line."""
+
+
+class Deadline:
+    def __init__(self, seconds: float, clock: Clock = SYSTEM) -> None:
+        self.seconds = seconds
+        self.clock = clock
+        self.end = clock.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return self.end - self.clock.monotonic()
+
+    def check(self) -> float:
+        left = self.remaining()
+        if left <= 0:
+            raise UnavailableError(f"total deadline of {self.seconds:g} s exceeded")
+        return left
+
+
+Compute = Callable[[], tuple[Any, str]]
+
+
+@dataclass
+class _Slot:
+    lock: threading.Lock
+    done: bool = False
+    value: Any = None
+    error: str = ""
+
+
+class Fetcher:
+    """Memoised, recorded or replayed answers to queries (``key`` -> JSON-able value)."""
+
+    def __init__(self, deadline: Deadline, offline: Snapshot | None = None,
+                 record: Snapshot | None = None, durable_dir: Path | None = None) -> None:
+        self.deadline = deadline
+        self.offline = offline
+        self.record = record
+        self.durable_dir = durable_dir
+        self._slots: dict[str, _Slot] = {}
+        self._lock = threading.Lock()
+        self.cache_hits = 0
+        self.requests = 0
+
+    def count(self, from_cache: bool) -> None:
+        with self._lock:
+            self.requests += 1
+            self.cache_hits += from_cache
+
+    def ask(self, key: str, compute: Compute, log: Explanation, durable: bool = False) -> Any:
+        """The answer to ``key``; raises UnavailableError with the reason it could not be had.
+
+        ``durable`` answers are functions of immutable objects only (the key names commit
+        ids): once computed they are kept on disk and never recomputed."""
+        if self.offline is not None:
+            return self._replay(key, log)
+        with self._lock:
+            slot = self._slots.setdefault(key, _Slot(threading.Lock()))
+        with slot.lock:
+            if slot.done:
+                log.queries.append(Query(key, "asked earlier in this run"))
+            elif durable and self._load_durable(key, slot):
+                log.queries.append(Query(key, "answered from the cache (immutable commits)"))
+                self._keep(key, slot)
+            else:
+                self._compute(key, slot, compute, log)
+                if durable and not slot.error:
+                    self._store_durable(key, slot.value)
+        if slot.error:
+            raise UnavailableError(slot.error)
+        return slot.value
+
+    def _compute(self, key: str, slot: _Slot, compute: Compute, log: Explanation) -> None:
+        try:
+            self.deadline.check()
+            slot.value, outcome = compute()
+            log.queries.append(Query(key, outcome))
+        except UnavailableError as exc:
+            slot.error = str(exc)
+            log.queries.append(Query(key, f"failed: {exc}"))
+        slot.done = True
+        self._keep(key, slot)
+
+    def _keep(self, key: str, slot: _Slot) -> None:
+        if self.record is not None:
+            with self._lock:
+                self.record.answers[key] = ({"error": slot.error} if slot.error
+                                            else {"value": slot.value})
+
+    def _durable_path(self, key: str) -> Path | None:
+        if self.durable_dir is None:
+            return None
+        return self.durable_dir / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
+
+    def _load_durable(self, key: str, slot: _Slot) -> bool:
+        path = self._durable_path(key)
+        if path is None or not path.exists():
+            return False
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        if not isinstance(entry, dict) or entry.get("key") != key:
+            return False
+        slot.value, slot.done = entry.get("value"), True
+        return True
+
+    def _store_durable(self, key: str, value: Any) -> None:
+        path = self._durable_path(key)
+        if path is not None:
+            with contextlib.suppress(OSError):   # the cache is an optimisation only
+                atomic.write_text(path, json.dumps({"key": key, "value": value}))
+
+    def _replay(self, key: str, log: Explanation) -> Any:
+        assert self.offline is not None
+        entry = self.offline.answers.get(key)
+        if not isinstance(entry, dict):
+            log.queries.append(Query(key, "not in the snapshot"))
+            raise UnavailableError(f"offline: the snapshot has no answer for {key}")
+        if "error" in entry:
+            log.queries.append(Query(key, f"replayed failure: {entry['error']}"))
+            raise UnavailableError(str(entry["error"]))
+        log.queries.append(Query(key, f"replayed from the snapshot of {self.offline.recorded_at}"))
+        return entry.get("value")

@@ -1,0 +1,63 @@
+"""``--pr BASE_REF``: only the drift a pull request introduces. The bake files are read at
+BASE_REF through gitpython, checked with the same fetcher (nothing is asked twice), and a
+head finding that was already drift on the base is left out of the verdict."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import git
+from git.exc import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
+
+from rocm_bake import bakefile
+from rocm_bake.bakefile import Definition
+from rocm_bake.errors import UsageError
+from rocm_bake_checks.drift.model import Finding, Report
+
+
+def base_definition(files: Sequence[Path], ref: str, env: Mapping[str, str],
+                    workdir: Path) -> Definition:
+    """The bake files as they are at ``ref``, evaluated with the same environment."""
+    first = files[0].resolve()
+    try:
+        repo = git.Repo(first.parent, search_parent_directories=True)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        raise UsageError(f"--pr {ref}: {first.parent} is not in a git repository") from None
+    top = Path(str(repo.working_tree_dir)).resolve()
+    copies: list[Path] = []
+    for path in files:
+        relative = path.resolve().relative_to(top).as_posix()
+        try:
+            text = repo.git.show(f"{ref}:{relative}")
+        except GitCommandError as exc:
+            reason = str(exc.stderr).strip().splitlines()[-1:] or ["unknown revision"]
+            raise UsageError(f"--pr {ref}: cannot read {relative} at {ref} "
+                             f"({reason[0].strip().strip(chr(39))})") from None
+        copy = workdir / relative
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(text + "\n", encoding="utf-8")
+        copies.append(copy)
+    return bakefile.load(copies, env)
+
+
+def only_introduced(head: Report, base: Report) -> Report:
+    """Drop head drift that the base already had; keep everything else."""
+    was_drift = {f.name for f in base.all() if f.status.is_drift}
+    keep: list[Finding] = []
+    pre_existing: list[Finding] = []
+    for finding in head.findings:
+        (pre_existing if finding.status.is_drift and finding.name in was_drift
+         else keep).append(finding)
+    coherence: list[Finding] = []
+    for finding in head.coherence:
+        (pre_existing if finding.status.is_drift and finding.name in was_drift
+         else coherence).append(finding)
+    head.findings, head.coherence = keep, coherence
+    head.not_reported = [f.name for f in pre_existing]
+    return head
+
+
+def temporary() -> tempfile.TemporaryDirectory[str]:
+    return tempfile.TemporaryDirectory(prefix="rocm-bake-pr-")

@@ -1,0 +1,162 @@
+"""One run of the checker: every pin, wheel and coherence rule as a task in a bounded pool,
+under one total deadline, with a progress line on a TTY."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from rocm_bake.bake.variables import display
+from rocm_bake.bakefile import Definition
+from rocm_bake.clock import SYSTEM, Clock
+from rocm_bake_checks.drift import declarations, policy, wheels
+from rocm_bake_checks.drift.coherence import Coherence
+from rocm_bake_checks.drift.declarations import PinSpec
+from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
+from rocm_bake_checks.drift.model import Finding, Report, Status
+from rocm_bake_checks.drift.snapshot import Snapshot
+from rocm_bake_checks.drift.sources.git import GitSource
+from rocm_bake_checks.drift.verdicts import Checker, pinned_version
+from rocm_bake_checks.drift.web import Web, WebSettings
+
+Task = Callable[[], list[Finding]]
+
+
+@dataclass
+class Settings:
+    web: WebSettings = field(default_factory=WebSettings)
+    deadline: float = 120.0
+    workers: int = 32
+    cache_dir: Path | None = None
+    offline: Snapshot | None = None
+    record: Snapshot | None = None
+    progress: bool = False
+    only: tuple[str, ...] = ()
+    clock: Clock = SYSTEM
+
+
+class Session:
+    """Shares one fetcher (so ``--pr`` checks base and head without asking twice)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.deadline = Deadline(settings.deadline, settings.clock)
+        self.fetcher = Fetcher(self.deadline, settings.offline, settings.record,
+                               settings.cache_dir / "answers" if settings.cache_dir else None)
+        self.web = Web(settings.web, self.fetcher, self.deadline)
+        self.git = GitSource(self.fetcher, self.deadline, settings.cache_dir,
+                             settings.web.rewrite)
+        self.checker = Checker(self.web, self.git)
+        if settings.offline is not None:
+            self.checked_at = settings.offline.recorded_at
+        else:
+            self.checked_at = datetime.now(UTC).replace(microsecond=0).isoformat()
+        if settings.record is not None:
+            settings.record.recorded_at = self.checked_at
+        self.pool = cf.ThreadPoolExecutor(max_workers=max(1, settings.workers),
+                                          thread_name_prefix="drift")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def today(self) -> date:
+        return datetime.fromisoformat(self.checked_at).date()
+
+    def check(self, definition: Definition) -> Report:
+        specs, untracked = declarations.read(definition)
+        if self.settings.only:
+            specs = [s for s in specs if s.name in self.settings.only]
+        tasks: list[tuple[str, Task]] = []
+        for spec in specs:
+            tasks.append((spec.name, lambda s=spec: [self._pin(s)]))  # type: ignore[misc]
+            if spec.wheels is not None:
+                tasks.append((f"{spec.name}[wheel]",
+                              lambda s=spec: [self._wheel(s)]))  # type: ignore[misc]
+        coherence = Coherence(definition, specs, self.git)
+        rules = [] if self.settings.only else coherence.rules()
+        self._plan_git(specs, coherence if rules else None)
+        for url in self.git.planned():   # first in the queue: fetches overlap ls-remote
+            self.pool.submit(_quietly, self.git.sync, url)
+        for rule in rules:
+            tasks.append((rule[0], lambda r=rule: _some(Coherence.run(r))))  # type: ignore[misc]
+        results = self._run(tasks)
+        pins = [f for name, _ in tasks[:len(tasks) - len(rules)] for f in results[name]]
+        checks = [f for name, _ in tasks[len(tasks) - len(rules):] for f in results[name]]
+        report = Report(pins, checks, self.checked_at,
+                        "offline" if self.settings.offline else "live",
+                        self.fetcher.cache_hits, self.fetcher.requests)
+        for variable in definition.variables():
+            report.values[variable.name] = display(variable.value) if variable.value is not \
+                None else ""
+            report.descriptions[variable.name] = variable.description or ""
+        report.untracked = untracked
+        report.upstreams = {s.name: s.display_upstream for s in specs}
+        return report
+
+    def _plan_git(self, specs: list[PinSpec], coherence: Coherence | None) -> None:
+        for spec in specs:
+            if spec.upstream == "git" and spec.pin == "commit":
+                self.git.plan(spec.location, spec.branch)
+        for url in coherence.repositories() if coherence else []:
+            self.git.plan(url)
+
+    def _pin(self, spec: PinSpec) -> Finding:
+        return policy.apply(self.checker.check(spec), spec.policy, self.today)
+
+    def _wheel(self, spec: PinSpec) -> Finding:
+        assert spec.wheels is not None
+        finding = wheels.verdict(self.web, spec, pinned_version(spec), spec.wheels)
+        return finding
+
+    def _run(self, tasks: list[tuple[str, Task]]) -> dict[str, list[Finding]]:
+        results: dict[str, list[Finding]] = {}
+        pool = self.pool
+        futures = {pool.submit(task): name for name, task in tasks}
+        total = len(futures)
+        try:
+            for done_count, future in enumerate(
+                    cf.as_completed(futures, timeout=max(0.0, self.deadline.remaining()) + 2),
+                    start=1):
+                results[futures[future]] = _result(future, futures[future])
+                self._progress(done_count, total, futures[future])
+        except cf.TimeoutError:
+            pass
+        finally:
+            self._progress(0, 0, "")
+        for name, _ in tasks:
+            if name not in results:
+                results[name] = [Finding(name, "", "", Status.UNCHECKED,
+                                         f"total deadline of {self.settings.deadline:g} s "
+                                         "exceeded before this was checked")]
+        return results
+
+    def _progress(self, done: int, total: int, name: str) -> None:
+        if not self.settings.progress:
+            return
+        line = f"[{done}/{total}] {name}" if total else ""
+        sys.stderr.write(f"\r\033[K{line}")
+        sys.stderr.flush()
+
+
+def _result(future: cf.Future[list[Finding]], name: str) -> list[Finding]:
+    """A task's findings; a bug in a task is 'could not check' (exit 2), never a pass."""
+    try:
+        return future.result()
+    except Exception as exc:
+        return [Finding(name, "", "", Status.UNCHECKED,
+                        f"internal error: {type(exc).__name__}: {exc}")]
+
+
+def _quietly(action: Callable[[str], None], url: str) -> None:
+    with contextlib.suppress(UnavailableError):   # reported by whoever needs the history
+        action(url)
+
+
+def _some(finding: Finding | None) -> list[Finding]:
+    return [finding] if finding is not None else []

@@ -1,0 +1,249 @@
+"""Git upstreams through gitpython: refs by ``ls-remote`` (annotated tags peeled to their
+commits) and commit history from a blob-less bare fetch kept in a cache directory (the
+commits and trees of the release tags and the branch, never a checkout, never blobs)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import git
+from git.exc import GitCommandError
+
+from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
+from rocm_bake_checks.drift.model import Explanation
+from rocm_bake_checks.drift.sources import Listing
+
+HEX40 = re.compile(r"^[0-9a-f]{40}$")
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
+_REPO_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_LOCK = threading.Lock()
+
+
+class GitSource:
+    def __init__(self, fetcher: Fetcher, deadline: Deadline, cache_dir: Path | None,
+                 rewrite: Any) -> None:
+        self.fetcher = fetcher
+        self.deadline = deadline
+        self.cache_dir = cache_dir
+        self.rewrite = rewrite
+        self._branches: dict[str, set[str]] = {}
+        self._synced: dict[str, str] = {}   # url -> "" (done) or the error
+
+    # -- one blob-less fetch per repository and run ---------------------------------------
+    def plan(self, url: str, branch: str = "") -> None:
+        """Declare, before the run, that ``url``'s history (and ``branch``) will be needed."""
+        branches = self._branches.setdefault(url, set())
+        if branch:
+            branches.add(branch)
+
+    def planned(self) -> list[str]:
+        return sorted(self._branches)
+
+    def sync(self, url: str) -> None:
+        """Fetch every tag and the planned branches of ``url`` into a cache seen for the
+        first time, early and in parallel with ``ls-remote``. A warm cache is fetched into
+        only when an answer is not already cached; offline runs never fetch."""
+        if self.fetcher.offline is not None or self.cache_dir is None:
+            return
+        if (self._path(url) / "HEAD").exists():
+            return
+        with _repo_lock(url):
+            self._sync_locked(url)
+
+    def _sync_locked(self, url: str) -> None:
+        if url not in self._synced:
+            try:
+                repo = self._repo(url)
+                refspecs = ["+refs/tags/*:refs/tags/*", *(
+                    f"+refs/heads/{b}:refs/heads/{b}" for b in sorted(self._branches.get(url,
+                                                                                   ())))]
+                self._git(repo, ["fetch", "--quiet", "--filter=blob:none", "--no-tags",
+                                 "origin", *refspecs], url)
+                self._synced[url] = ""
+            except UnavailableError as exc:
+                self._synced[url] = str(exc)
+        if self._synced[url]:
+            raise UnavailableError(self._synced[url])
+
+    # -- refs ---------------------------------------------------------------------------
+    def listing(self, url: str, log: Explanation) -> Listing:
+        refs = self.fetcher.ask(f"git ls-remote {url}", lambda: self._ls_remote(url), log)
+        if not isinstance(refs, dict):
+            raise UnavailableError(f"bad snapshot entry for git ls-remote {url}")
+        tags = dict(refs.get("tags", {}))
+        return Listing(names=sorted(tags), commits=tags, heads=dict(refs.get("heads", {})))
+
+    def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
+        output = self._git(None, ["ls-remote", "--tags", "--heads", self.rewrite(url)], url)
+        return parse_ls_remote(output), "git ls-remote"
+
+    # -- history ------------------------------------------------------------------------
+    def history(self, url: str, commit: str, releases: Sequence[str], commits: dict[str, str],
+                branch: str, head: str, log: Explanation) -> dict[str, Any]:
+        """Where ``commit`` sits relative to the release tags and the branch head."""
+        newest = releases[0] if releases else ""
+        digest = hashlib.sha256("\n".join(releases).encode()).hexdigest()[:16]
+        key = (f"git history {url} {commit} newest={newest}@{commits.get(newest, '')} "
+               f"branch={branch}@{head} releases={digest}")
+        value = self.fetcher.ask(
+            key, lambda: self._history(url, commit, releases, commits, branch), log,
+            durable=_immutable(commit, newest, commits, head))
+        if not isinstance(value, dict):
+            raise UnavailableError(f"bad snapshot entry for {key}")
+        return value
+
+    def _history(self, url: str, commit: str, releases: Sequence[str], commits: dict[str, str],
+                 branch: str) -> tuple[dict[str, Any], str]:
+        with _repo_lock(url):
+            self.plan(url, branch)
+            self._sync_locked(url)
+            repo = self._repo(url)
+            present = self._has_commit(repo, commit) or self._fetch_commit(repo, commit, url)
+            if not present:
+                return {"present": False}, "blob-less fetch (commit not found)"
+            return self._relations(repo, url, commit, releases, branch), "blob-less fetch"
+
+    def _relations(self, repo: Path, url: str, commit: str, releases: Sequence[str],
+                   branch: str) -> dict[str, Any]:
+        release_set = set(releases)
+        merged = self._lines(repo, ["tag", "--merged", commit], url)
+        containing = self._lines(repo, ["tag", "--contains", commit], url)
+        out: dict[str, Any] = {
+            "present": True,
+            "merged": [t for t in releases if t in set(merged)],
+            "contained_in": [t for t in releases if t in set(containing) & release_set],
+        }
+        if releases:
+            out["newest"] = self._counts(repo, url, commit, f"refs/tags/{releases[0]}")
+        if branch:
+            out["branch"] = self._counts(repo, url, commit, f"refs/heads/{branch}")
+        return out
+
+    def _counts(self, repo: Path, url: str, commit: str, ref: str) -> dict[str, int]:
+        text = self._git(repo, ["rev-list", "--left-right", "--count", f"{commit}...{ref}"], url)
+        ahead, behind = (int(n) for n in text.split())
+        return {"behind": behind, "ahead": ahead}
+
+    # -- a file at a commit (coherence) ---------------------------------------------------
+    def show(self, url: str, commit: str, path: str, log: Explanation) -> str | None:
+        key = f"git show {url} {commit}:{path}"
+        value = self.fetcher.ask(key, lambda: self._show(url, commit, path), log,
+                                 durable=bool(HEX40.match(commit)))
+        return value if isinstance(value, str) else None
+
+    def _show(self, url: str, commit: str, path: str) -> tuple[str | None, str]:
+        with _repo_lock(url):
+            self._sync_locked(url)
+            repo = self._repo(url)
+            if not self._has_commit(repo, commit) and not self._fetch_commit(repo, commit, url):
+                raise UnavailableError(f"commit {commit[:12]} not found in {url}")
+            try:
+                text = self._git(repo, ["cat-file", "-p", f"{commit}:{path}"], url,
+                                 quiet_fail=True)
+            except _MissingError:
+                return None, f"{path} does not exist at {commit[:12]}"
+            return text, "blob fetched on demand"
+
+    # -- plumbing -----------------------------------------------------------------------
+    def _path(self, url: str) -> Path:
+        if self.cache_dir is None:
+            raise UnavailableError("commit history needs a cache directory (--cache-dir)")
+        return self.cache_dir / "git" / (hashlib.sha256(url.encode()).hexdigest()[:20] + ".git")
+
+    def _repo(self, url: str) -> Path:
+        path = self._path(url)
+        if not (path / "HEAD").exists():
+            git.Repo.init(path, bare=True)
+            for name, value in (("core.repositoryformatversion", "1"),
+                                ("extensions.partialClone", "origin"),
+                                ("remote.origin.promisor", "true"),
+                                ("remote.origin.partialclonefilter", "blob:none"),
+                                ("gc.auto", "0")):
+                self._git(path, ["config", name, value], url)
+        self._git(path, ["config", "remote.origin.url", self.rewrite(url)], url)
+        return path
+
+    def _has_commit(self, repo: Path, commit: str) -> bool:
+        """True only for a commit object: a tag object's id is not a commit pin."""
+        try:
+            kind = self._git(repo, ["cat-file", "-t", commit], "", quiet_fail=True)
+        except _MissingError:
+            return False
+        return kind.strip() == "commit"
+
+    def _fetch_commit(self, repo: Path, commit: str, url: str) -> bool:
+        try:
+            self._git(repo, ["fetch", "--quiet", "--filter=blob:none", "--no-tags", "origin",
+                             commit], url, quiet_fail=True)
+        except _MissingError:
+            return False
+        return self._has_commit(repo, commit)
+
+    def _lines(self, repo: Path, args: list[str], url: str) -> list[str]:
+        return [line.strip() for line in self._git(repo, args, url).splitlines() if line.strip()]
+
+    def _git(self, repo: Path | None, args: list[str], url: str,
+             quiet_fail: bool = False) -> str:
+        left = self.deadline.check()
+        runner = git.cmd.Git(str(repo) if repo else None)
+        env = {**os.environ, **GIT_ENV}
+        if repo is not None:
+            env["GIT_DIR"] = str(repo)
+        try:
+            out = runner.execute(["git", *args], env=env, kill_after_timeout=max(1.0, left),
+                                 stdout_as_string=True, strip_newline_in_stdout=False)
+        except GitCommandError as exc:
+            if quiet_fail:
+                raise _MissingError from None
+            raise UnavailableError(f"git {args[0]} failed for {url}: {_stderr(exc)}") from None
+        return str(out)
+
+
+class _MissingError(Exception):
+    pass
+
+
+def _immutable(commit: str, newest: str, commits: dict[str, str], head: str) -> bool:
+    """A history answer is immutable when every ref in its key is a full commit id."""
+    return bool(HEX40.match(commit)) and (not newest or bool(HEX40.match(commits.get(newest,
+                                                                                      "")))) \
+        and (not head or bool(HEX40.match(head)))
+
+
+def _repo_lock(url: str) -> threading.Lock:
+    with _LOCKS_LOCK:
+        return _REPO_LOCKS.setdefault(url, threading.Lock())
+
+
+def _stderr(exc: GitCommandError) -> str:
+    text = exc.stderr if isinstance(exc.stderr, str) else str(exc)
+    lines = [ln.strip().removeprefix("stderr: ").strip("'") for ln in text.splitlines()
+             if ln.strip()]
+    useful = [ln for ln in lines if ln.startswith(("fatal", "error", "remote"))] or lines
+    return (useful[-1] if useful else f"exit status {exc.status}")[:200]
+
+
+def parse_ls_remote(output: str) -> dict[str, Any]:
+    """``sha<TAB>ref`` lines to {tags: {name: commit}, heads: {name: commit}}; annotated tags
+    (listed twice, the second time as ``name^{}``) resolve to the commit, not the tag object."""
+    tags: dict[str, str] = {}
+    peeled: dict[str, str] = {}
+    heads: dict[str, str] = {}
+    for line in output.splitlines():
+        sha, _, ref = line.strip().partition("\t")
+        if ref.startswith("refs/tags/"):
+            name = ref.removeprefix("refs/tags/")
+            if name.endswith("^{}"):
+                peeled[name.removesuffix("^{}")] = sha
+            else:
+                tags[name] = sha
+        elif ref.startswith("refs/heads/"):
+            heads[ref.removeprefix("refs/heads/")] = sha
+    return {"tags": {name: peeled.get(name, sha) for name, sha in sorted(tags.items())},
+            "heads": dict(sorted(heads.items()))}

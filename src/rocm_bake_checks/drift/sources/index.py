@@ -1,0 +1,80 @@
+"""Wheel indexes: PEP 691 JSON and PEP 503 HTML simple indexes, and plain directory
+listings (one page listing every file, like repo.radeon.com's). Only file names matter."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import urllib.parse
+from html.parser import HTMLParser
+
+from packaging.utils import canonicalize_name
+
+from rocm_bake_checks.drift.fetch import UnavailableError
+from rocm_bake_checks.drift.model import Explanation
+from rocm_bake_checks.drift.web import HTML_ACCEPT, PEP691_ACCEPT, Web
+
+PEP691 = "application/vnd.pypi.simple.v1+json"
+
+
+def project_files(web: Web, root: str, package: str, log: Explanation) -> list[str]:
+    """File names of ``package`` under a simple index root. Tries the normalized name first,
+    then the spellings some indexes really use (``amd_aiter/``)."""
+    base = root.rstrip("/")
+    spellings = list(dict.fromkeys([canonicalize_name(package), package,
+                                    package.replace("-", "_"), package.lower()]))
+    failures: list[str] = []
+    for name in spellings:
+        try:
+            response = web.get(f"{base}/{name}/", PEP691_ACCEPT, log)
+        except UnavailableError as exc:
+            if "HTTP 404" not in str(exc):
+                raise
+            failures.append(name)
+            continue
+        return parse_project_page(response["body"], response.get("content_type", ""),
+                                  f"{base}/{name}/")
+    raise UnavailableError(f"HTTP 404 Not Found at {base}/{failures[0]}/ (also tried "
+                      f"{', '.join(failures[1:]) or 'no other spelling'}): unknown package?")
+
+
+def listing_files(web: Web, url: str, log: Explanation) -> list[str]:
+    response = web.get(url, HTML_ACCEPT, log)
+    return [name for name in _html_files(response["body"], url) if name]
+
+
+def parse_project_page(body: str, content_type: str, url: str) -> list[str]:
+    if content_type.split(";", maxsplit=1)[0].strip() == PEP691:
+        try:
+            data = json.loads(body)
+            files = data["files"]
+            return [str(f["filename"]) for f in files]
+        except (ValueError, KeyError, TypeError):
+            raise UnavailableError(f"malformed PEP 691 JSON from {url}") from None
+    return _html_files(body, url)
+
+
+class _Anchors(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            href = dict(attrs).get("href")
+            if href:
+                self.hrefs.append(href)
+
+
+def _html_files(body: str, url: str) -> list[str]:
+    lowered = body.lower()
+    if "<html" in lowered and "</html>" not in lowered:
+        raise UnavailableError(f"truncated HTML from {url} (no closing </html>)")
+    parser = _Anchors()
+    parser.feed(body)
+    parser.close()
+    names = []
+    for href in parser.hrefs:
+        path = urllib.parse.urlsplit(href).path
+        names.append(urllib.parse.unquote(posixpath.basename(path)))
+    return names

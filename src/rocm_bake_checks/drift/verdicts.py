@@ -1,0 +1,239 @@
+"""One verdict per pin: what the source holds, which names the rules keep, who wins, and how
+the pin compares (up to date / behind / ahead / pin not found upstream / could not check)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from rocm_bake_checks.drift import versions, wheels
+from rocm_bake_checks.drift.declarations import PinSpec
+from rocm_bake_checks.drift.fetch import UnavailableError
+from rocm_bake_checks.drift.model import Candidate, Explanation, Finding, Status
+from rocm_bake_checks.drift.sources import Listing, github, index, pypi
+from rocm_bake_checks.drift.sources.git import GitSource
+from rocm_bake_checks.drift.versions import Distance, Pick
+from rocm_bake_checks.drift.web import Web
+
+
+@dataclass
+class Outcome:
+    """A verdict and what policy needs to judge it."""
+
+    finding: Finding
+    distance: Distance | None = None
+    commits_behind: int = 0
+
+
+@dataclass(frozen=True)
+class Release:
+    raw: str
+    version: Version
+
+
+class Checker:
+    def __init__(self, web: Web, git: GitSource) -> None:
+        self.web = web
+        self.git = git
+
+    # -- entry point --------------------------------------------------------------------
+    def check(self, spec: PinSpec) -> Outcome:
+        finding = Finding(spec.name, spec.value, spec.pin, Status.UNCHECKED, "",
+                          upstream=spec.display_upstream)
+        try:
+            return self._check(spec, finding)
+        except UnavailableError as exc:
+            finding.status = Status.UNCHECKED
+            finding.detail = str(exc)
+            return Outcome(finding)
+
+    def _check(self, spec: PinSpec, finding: Finding) -> Outcome:
+        log = finding.explanation
+        listing = self.listing(spec, log)
+        pinned = pinned_version(spec)
+        releases = self.releases(spec, listing, pinned, log)
+        if spec.pin == "commit":
+            return self._commit(spec, finding, listing, releases)
+        if spec.pin == "branch":
+            return _branch(spec, finding, listing)
+        if spec.pin == "tag" and spec.value not in listing.names:
+            finding.status = Status.NOT_FOUND
+            finding.detail = f"tag {spec.value} does not exist upstream ({len(listing.names)} " \
+                             "names seen)"
+            return Outcome(finding)
+        return _compare(spec, finding, pinned, releases, listing)
+
+    # -- what the source holds ----------------------------------------------------------
+    def listing(self, spec: PinSpec, log: Explanation) -> Listing:
+        if spec.upstream == "git":
+            return self.git.listing(spec.location, log)
+        if spec.upstream == "github":
+            return github.releases(self.web, spec.location, log)
+        if spec.upstream == "pypi":
+            return pypi.releases(self.web, spec.location, log)
+        names: list[str] = []
+        for location in spec.locations:
+            if spec.upstream == "index":
+                names.extend(index.project_files(self.web, location, spec.package, log))
+            else:
+                names.extend(index.listing_files(self.web, location, log))
+        return Listing(names=names)
+
+    def releases(self, spec: PinSpec, listing: Listing, pinned: Version | None,
+                 log: Explanation) -> list[Release]:
+        """The names the rules keep, newest first; every name seen goes to the explanation."""
+        kept: list[Release] = []
+        skipped = 0
+        for name in listing.names:
+            pick = self._pick(spec, name, listing, pinned)
+            if pick.dropped.startswith("not PEP 440"):
+                skipped += 1
+            log.candidates.append(Candidate(name, str(pick.version or ""), pick.dropped))
+            if not pick.dropped and pick.version is not None:
+                kept.append(Release(name, pick.version))
+        kept.sort(key=lambda r: (versions.sort_key(r.version), r.raw), reverse=True)
+        dropped = len(listing.names) - len(kept)
+        log.notes.append(f"{len(listing.names)} names seen, {len(kept)} kept, {dropped} dropped "
+                         f"({skipped} not PEP 440)")
+        if kept:
+            log.winner = (f"{kept[0].raw} ({kept[0].version}): highest by PEP 440 public "
+                          "version, then by the ROCm version of the local label")
+        return kept
+
+    def _pick(self, spec: PinSpec, name: str, listing: Listing, pinned: Version | None) -> Pick:
+        if name in listing.dropped:
+            return Pick(name, None, listing.dropped[name])
+        if spec.upstream in ("git", "github"):
+            pick = versions.from_name(name, spec.tags)
+        elif spec.upstream == "pypi":
+            version = versions.parse(name)
+            pick = Pick(name, version, "" if version else f"not PEP 440 ({name!r})")
+        else:
+            pick = wheels.judge(name, spec.package, spec.wheel_filter)
+        return versions.admit(pick, pinned, spec.prerelease, spec.wheel_filter.variant)
+
+    # -- commit pins --------------------------------------------------------------------
+    def _commit(self, spec: PinSpec, finding: Finding, listing: Listing,
+                releases: list[Release]) -> Outcome:
+        if spec.upstream != "git":
+            raise UnavailableError("a commit pin needs a git source (git = URL)")
+        if spec.branch and spec.branch not in listing.heads:
+            finding.status = Status.NOT_FOUND
+            finding.detail = f"branch {spec.branch} does not exist upstream"
+            return Outcome(finding)
+        if not releases and not spec.branch:
+            raise UnavailableError("no tag matches the release pattern and no branch is declared")
+        names = [r.raw for r in releases]
+        history = self.git.history(spec.location, spec.value, names, listing.commits,
+                                   spec.branch, listing.heads.get(spec.branch, ""),
+                                   finding.explanation)
+        if not history.get("present"):
+            finding.status = Status.NOT_FOUND
+            where = f"tags or {spec.branch}" if spec.branch else "tags"
+            finding.detail = f"commit {spec.value[:12]} is not in {spec.location} ({where} " \
+                             "fetched, and not fetchable by id)"
+            return Outcome(finding)
+        return _judge_commit(spec, finding, releases, history)
+
+
+def pinned_version(spec: PinSpec) -> Version | None:
+    match = spec.tags.match(spec.value)
+    return versions.parse(match["version"] if match else spec.value)
+
+
+def _compare(spec: PinSpec, finding: Finding, pinned: Version | None, releases: list[Release],
+             listing: Listing) -> Outcome:
+    if not releases:
+        seen = finding.explanation.notes[-1] if finding.explanation.notes else ""
+        raise UnavailableError(f"none of the {len(listing.names)} upstream names is a release "
+                               f"under the declared rules ({seen})")
+    if pinned is None:
+        raise UnavailableError(f"pin {spec.value!r} is not a PEP 440 version under the pattern "
+                               f"{spec.tags.pattern}")
+    newest = releases[0]
+    finding.newest = newest.raw
+    key, top = versions.sort_key(pinned), versions.sort_key(newest.version)
+    published = any(versions.sort_key(r.version) == key for r in releases)
+    if key == top:
+        finding.status = Status.UP_TO_DATE
+        finding.detail = f"newest release is {newest.raw}"
+        return Outcome(finding)
+    if key > top:
+        finding.status = Status.AHEAD
+        note = "" if published else " (the pinned version is not published upstream)"
+        finding.detail = f"newer than every upstream release (newest {newest.raw}){note}"
+        return Outcome(finding)
+    distance = versions.distance(pinned, newest.version, [r.version for r in releases])
+    if not published and spec.pin == "version":
+        finding.status = Status.NOT_FOUND
+        finding.detail = f"{pinned} is not a release upstream (newest {newest.raw})"
+        return Outcome(finding, distance)
+    finding.status = Status.BEHIND
+    finding.behind = distance.describe()
+    finding.detail = f"newest {newest.raw}: {finding.behind}"
+    return Outcome(finding, distance)
+
+
+def _branch(spec: PinSpec, finding: Finding, listing: Listing) -> Outcome:
+    head = listing.heads.get(spec.value)
+    if head is None:
+        finding.status = Status.NOT_FOUND
+        finding.detail = f"branch {spec.value} does not exist upstream"
+        return Outcome(finding)
+    finding.status = Status.UP_TO_DATE
+    finding.newest = head[:12]
+    finding.detail = f"floating branch, head now {head[:12]} (not reproducible: pin a commit)"
+    return Outcome(finding)
+
+
+def _judge_commit(spec: PinSpec, finding: Finding, releases: list[Release],
+                  history: dict[str, object]) -> Outcome:
+    merged = _strs(history.get("merged"))
+    contained = _strs(history.get("contained_in"))
+    newest_counts = _counts(history.get("newest"))
+    branch_counts = _counts(history.get("branch"))
+    facts = []
+    if merged:
+        facts.append(f"based on {merged[0]}")
+    facts.append(f"first released in {contained[-1]}" if contained else "in no release yet")
+    by_name = {r.raw: r for r in releases}
+    distance = None
+    if releases and merged:
+        distance = versions.distance(by_name[merged[0]].version, releases[0].version,
+                                     [r.version for r in releases])
+    if releases:
+        finding.newest = releases[0].raw
+    behind = newest_counts.get("behind", 0)
+    branch_behind = branch_counts.get("behind", 0)
+    if releases and behind:
+        finding.status = Status.BEHIND
+        finding.behind = f"{_commits(behind)} behind {releases[0].raw}"
+    elif spec.branch and branch_behind:
+        finding.status = Status.BEHIND
+        finding.behind = f"{spec.branch} head moved: {_commits(branch_behind)} since the pin"
+    elif releases and newest_counts.get("ahead", 0) and not spec.branch:
+        finding.status = Status.AHEAD
+        finding.behind = f"{_commits(newest_counts['ahead'])} after {releases[0].raw}"
+    else:
+        finding.status = Status.UP_TO_DATE
+        at = f"head of {spec.branch}" if spec.branch else f"at {releases[0].raw}"
+        finding.behind = at if not releases or not newest_counts.get("ahead") else \
+            f"{at}, {_commits(newest_counts['ahead'])} after {releases[0].raw}"
+    finding.detail = "; ".join([finding.behind, *facts])
+    commits = max(behind, branch_behind)
+    return Outcome(finding, distance if finding.status == Status.BEHIND else None, commits)
+
+
+def _commits(count: int) -> str:
+    return f"{count} commit{'s' if count != 1 else ''}"
+
+
+def _strs(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _counts(value: object) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, int)}

@@ -1,0 +1,204 @@
+"""HTTP GETs for the sources: bounded retries, rate limits honoured, ETag revalidation.
+
+- 5xx, timeouts and broken connections are retried (``retries`` times, short backoff);
+- 403/429 with ``Retry-After`` or ``X-RateLimit-Remaining: 0`` + ``X-RateLimit-Reset`` wait
+  until the reset when that is soon enough (``max_wait`` and the deadline), else the reason is
+  reported ("rate limited until ..."), never retried blindly;
+- a response with an ``ETag`` is cached on disk; the next run sends ``If-None-Match`` and a
+  ``304`` is answered from the cache (GitHub does not count those against the rate limit);
+- ``GITHUB_TOKEN`` is sent only to the GitHub API base and never printed or recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+import requests.adapters
+
+from rocm_bake_checks.drift import atomic
+from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
+from rocm_bake_checks.drift.model import Explanation
+
+JSON_ACCEPT = "application/json"
+PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
+HTML_ACCEPT = "text/html, */*;q=0.1"
+USER_AGENT = "rocm-bake-version-check/1"
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    github_api: str = "https://api.github.com"
+    pypi: str = "https://pypi.org"
+    token: str = ""
+    timeout: float = 20.0
+    retries: int = 2
+    max_wait: float = 60.0
+    cache_dir: Path | None = None
+    rewrites: tuple[tuple[str, str], ...] = ()
+    pool: int = 8
+
+    def rewrite(self, url: str) -> str:
+        """The URL actually fetched for a declared one (``--rewrite PREFIX=REPLACEMENT``)."""
+        for prefix, replacement in self.rewrites:
+            if url.startswith(prefix):
+                return replacement + url[len(prefix):]
+        return url
+
+    def unrewrite(self, url: str) -> str:
+        """A fetched URL (a ``Link: rel=next``) back in the bake file's terms."""
+        for prefix, replacement in self.rewrites:
+            if url.startswith(replacement):
+                return prefix + url[len(replacement):]
+        return url
+
+
+class Web:
+    """GETs through the fetcher: ``get(url)`` returns {status, url, content_type, body, next}."""
+
+    def __init__(self, settings: WebSettings, fetcher: Fetcher, deadline: Deadline) -> None:
+        self.settings = settings
+        self.fetcher = fetcher
+        self.deadline = deadline
+        self.clock = deadline.clock
+        self.session = requests.Session()
+        adapter = requests.adapters.HTTPAdapter(pool_connections=settings.pool,
+                                                pool_maxsize=settings.pool)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self.session.max_redirects = 10
+
+    def get(self, url: str, accept: str, log: Explanation) -> dict[str, Any]:
+        kind = accept.split(",", maxsplit=1)[0]
+        key = f"GET {url}" + ("" if accept == JSON_ACCEPT else f" [{kind}]")
+        value = self.fetcher.ask(key, lambda: self._get(url, accept), log)
+        if not isinstance(value, dict):
+            raise UnavailableError(f"bad snapshot entry for {key}")
+        return value
+
+    # -- one request, retried -----------------------------------------------------------
+    def _get(self, declared: str, accept: str) -> tuple[dict[str, Any], str]:
+        url = self.settings.rewrite(declared)
+        attempts = self.settings.retries + 1
+        last = ""
+        for attempt in range(attempts):
+            if attempt:
+                self._sleep(min(0.2 * 2 ** attempt, 2.0))
+            outcome = self._attempt(declared, url, accept)
+            if isinstance(outcome, tuple):
+                return outcome
+            last = outcome
+        raise UnavailableError(f"{last} at {declared} after {attempts} attempts")
+
+    def _attempt(self, declared: str, url: str, accept: str) -> tuple[dict[str, Any], str] | str:
+        left = self.deadline.check()
+        cached = self._cached(url, accept)
+        headers = {"Accept": accept, "User-Agent": USER_AGENT}
+        if cached:
+            headers["If-None-Match"] = cached["etag"]
+        if self.settings.token and declared.startswith(self.settings.github_api):
+            headers["Authorization"] = f"Bearer {self.settings.token}"
+        timeout = max(0.05, min(self.settings.timeout, left))
+        try:
+            response = self.session.get(url, headers=headers, timeout=timeout)
+            body = response.text
+        except requests.TooManyRedirects:
+            raise UnavailableError(f"redirect loop at {declared} (over 10 redirects)") from None
+        except requests.Timeout:
+            return f"timed out after {timeout:.1f} s"
+        except requests.RequestException as exc:
+            return f"connection failed ({_short(exc)})"
+        status = response.status_code
+        if status == 304 and cached:
+            self.fetcher.count(from_cache=True)
+            return cached["response"], "HTTP 304 Not Modified: answered from the ETag cache"
+        self.fetcher.count(from_cache=False)
+        if status in (403, 429):
+            return self._rate_limited(declared, response)
+        if status >= 500:
+            return f"HTTP {status} {response.reason}"
+        if status == 404:
+            raise UnavailableError(f"HTTP 404 Not Found at {declared} (unknown package, project or "
+                              "repository?)")
+        if status != 200:
+            raise UnavailableError(f"HTTP {status} {response.reason} at {declared}")
+        data = {"status": status, "content_type": response.headers.get("Content-Type", ""),
+                "body": body,
+                "next": self.settings.unrewrite(response.links.get("next", {}).get("url", ""))}
+        if response.headers.get("ETag"):
+            self._store(url, accept, response.headers["ETag"], data)
+        return data, f"HTTP 200 ({len(body)} bytes)"
+
+    def _rate_limited(self, declared: str, response: requests.Response) -> str:
+        wait = _rate_limit_wait(response, self.clock.time())
+        if wait is None:
+            raise UnavailableError(f"HTTP {response.status_code} {response.reason} at {declared}")
+        left = self.deadline.remaining()
+        if wait <= self.settings.max_wait and wait < left - 1:
+            self._sleep(wait)
+            return f"rate limited (waited {wait:.0f} s for the reset)"
+        until = time.strftime("%H:%M:%S UTC", time.gmtime(self.clock.time() + wait))
+        hint = "" if self.settings.token else "; set GITHUB_TOKEN for a higher limit"
+        raise UnavailableError(f"rate limited at {declared} until {until} (in {wait:.0f} s, longer "
+                          f"than the {min(self.settings.max_wait, left):.0f} s this run may "
+                          f"wait){hint}")
+
+    def _sleep(self, seconds: float) -> None:
+        left = self.deadline.remaining()
+        self.clock.sleep(max(0.0, min(seconds, left)))
+
+    # -- ETag cache ---------------------------------------------------------------------
+    def _path(self, url: str, accept: str) -> Path | None:
+        if self.settings.cache_dir is None:
+            return None
+        digest = hashlib.sha256(f"{url}\0{accept}".encode()).hexdigest()[:32]
+        return self.settings.cache_dir / "http" / f"{digest}.json"
+
+    def _cached(self, url: str, accept: str) -> dict[str, Any] | None:
+        path = self._path(url, accept)
+        if path is None or not path.exists():
+            return None
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        ok = isinstance(entry, dict) and isinstance(entry.get("etag"), str)
+        return entry if ok and isinstance(entry.get("response"), dict) else None
+
+    def _store(self, url: str, accept: str, etag: str, data: dict[str, Any]) -> None:
+        path = self._path(url, accept)
+        if path is not None:
+            with contextlib.suppress(OSError):  # the cache is an optimisation only
+                atomic.write_text(path, json.dumps({"etag": etag, "response": data}))
+
+
+def _rate_limit_wait(response: requests.Response, now: float) -> float | None:
+    """Seconds from ``now`` until a rate limit resets, or None when the response is no rate
+    limit."""
+    retry_after = response.headers.get("Retry-After")
+    if retry_after:
+        if retry_after.strip().isdigit():
+            return float(retry_after.strip())
+        parsed = email.utils.parsedate_to_datetime(retry_after)
+        return max(0.0, parsed.timestamp() - now)
+    if response.headers.get("X-RateLimit-Remaining") == "0":
+        reset = response.headers.get("X-RateLimit-Reset", "")
+        if reset.isdigit():
+            return max(0.0, float(reset) - now)
+    return None
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    for marker in ("IncompleteRead", "Connection broken", "Connection refused",
+                   "Read timed out", "RemoteDisconnected"):
+        if marker in text:
+            return marker
+    return text[:160]

@@ -1,0 +1,17 @@
+"""``inv lint``: hadolint, bake <-> Dockerfile consistency and the pin policy, computed from the
+real bake model across every arch. One module per rule family:
+
+- ``hadolint``     hadolint on every Dockerfile, with the committed ``.hadolint.yaml``
+- ``consistency``  args, named contexts, target stages, unused pins (``pinuse``)
+- ``pins``         commits/refs/versions/digests, moving references, base images
+- ``downloads``    sha256 on every download, exact versions on every pip install
+- ``caching``      compiler-cache hooks on every compiling RUN, none left in ENV
+
+Each finding prints as ``file:line: rule: message``; deliberate exceptions live, with their
+reasons, in ``src/rocm_bake_checks/lint/policy.toml``.
+"""
+
+from rocm_bake_checks.lint.findings import Finding, LintError
+from rocm_bake_checks.lint.runner import FAMILIES, run
+
+__all__ = ["FAMILIES", "Finding", "LintError", "run"]

@@ -1,0 +1,68 @@
+"""Run the lint's rule families over a repository and its bake files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rocm_bake_checks.lint import (
+    bakemodel,
+    caching,
+    consistency,
+    downloads,
+    hadolint,
+    pins,
+    pinuse,
+    policy,
+)
+from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
+from rocm_bake_checks.lint.consistency import Dockerfiles
+from rocm_bake_checks.lint.findings import Finding, LintError
+
+FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching")
+
+
+def _dockerfiles_of(targets: list[BakeTarget]) -> list[Path]:
+    return sorted({t.dockerfile for t in targets
+                   if t.dockerfile is not None and t.dockerfile.is_file()})
+
+
+def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILIES,
+        policy_file: Path = policy.POLICY) -> list[Finding]:
+    """Every finding, sorted, after the policy's exceptions."""
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        raise LintError(f"unknown rule family {unknown[0]}; families: {', '.join(FAMILIES)}")
+    for path in bake_files:
+        if not path.is_file():
+            raise LintError(f"bake file {path} does not exist")
+    rules = policy.load(policy_file)
+    findings: list[Finding] = []
+    if "hadolint" in families:
+        findings += hadolint.check(hadolint.discover(root, rules.hadolint_exclude), root)
+    if set(families) - {"hadolint"}:
+        findings += _bake_rules(root, bake_files, families)
+    kept = policy.apply(rules, findings, relative(policy_file, root))
+    return sorted(set(kept))
+
+
+def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str]
+                ) -> list[Finding]:
+    definition = bakemodel.load(list(bake_files))
+    targets = bakemodel.targets(definition, root)
+    files = Dockerfiles()
+    paths = _dockerfiles_of(targets)
+    findings: list[Finding] = []
+    if "consistency" in families:
+        findings += consistency.check(targets, files, root)
+        findings += pinuse.check(definition, root)
+    if "pins" in families:
+        findings += pins.check_variables(definition, root)
+        findings += pins.check_targets(targets, files, root)
+        findings += pins.check_dockerfile_text(paths, files, root)
+    if "downloads" in families:
+        findings += downloads.check_dockerfiles(paths, files, root)
+        findings += downloads.check_context_files([t.context for t in targets], root)
+    if "caching" in families:
+        findings += caching.check(paths, files, root)
+    return findings
