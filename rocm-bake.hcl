@@ -703,6 +703,18 @@ VERSION_TAG = {
 
 # Registry layer cache, keyed by the pins each stage depends on.
 CACHE_REPO = "${IMAGE_REPO}/buildcache"
+CACHE_KEY = {
+  base    = VERSION_TAG["base"]
+  torch   = VERSION_TAG["torch"]
+  triton  = VERSION_TAG["triton"]
+  aiter   = VERSION_TAG["aiter"]
+  cupy    = VERSION_TAG["cupy"]
+  nixl    = "${NIXL_COMMIT}-ucx-${UCX_COMMIT}"
+  vllm    = VLLM_COMMIT
+  lmcache = LMCACHE_COMMIT
+}
+# The base image keeps only its final layers in the registry cache; compile stages keep all.
+CACHE_MODE = { base = "min" }
 
 # Every pin, for labels and the pins file written next to the exported wheels.
 PINS = {
@@ -773,10 +785,25 @@ target "empty" {
   target     = "empty"
 }
 
+# The shape every component cell shares (one per component and arch, inherited as
+# "_cell-<component>-<arch>"): its labels, image tag and registry layer cache refs. A
+# component's own block says only what is its own: dockerfile, stage, contexts, args, labels.
+target "_cell" {
+  matrix = { component = keys(CACHE_KEY), arch = CELL_ARCHS }
+  name   = "_cell-${component}-${arch}"
+  labels = {
+    "rocm-bake.component" = component
+    "rocm-bake.arch"      = arch
+  }
+  tags       = ["${IMAGE_REPO}/${component}:${VERSION_TAG[component]}-rocm${ROCM_VERSION}-${arch}"]
+  cache-from = concat(["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-${CACHE_KEY[component]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
+  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-${CACHE_KEY[component]},mode=${lookup(CACHE_MODE, component, "max")}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=${lookup(CACHE_MODE, component, "max")}"] : []) : []
+}
+
 target "base" {
   matrix     = { arch = ARCHS["base"] }
   name       = "base-${arch}"
-  inherits   = ["_common"]
+  inherits   = ["_common", "_cell-base-${arch}"]
   dockerfile = "base.Dockerfile"
   target     = "base"
   args = merge(ARCH_ARGS[arch], {
@@ -788,19 +815,12 @@ target "base" {
     CMAKE_VERSION   = CMAKE_VERSION
     NINJA_VERSION   = NINJA_VERSION
   })
-  labels = {
-    "rocm-bake.component" = "base"
-    "rocm-bake.arch"      = arch
-  }
-  tags       = ["${IMAGE_REPO}/base:${VERSION_TAG["base"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["base"]},mode=min"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:base-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=min"] : []) : []
 }
 
 target "torch" {
   matrix     = { arch = ARCHS["torch"] }
   name       = "torch-${arch}"
-  inherits   = ["_compile"]
+  inherits   = ["_compile", "_cell-torch-${arch}"]
   dockerfile = "torch.Dockerfile"
   target     = "wheels"
   contexts = {
@@ -818,21 +838,16 @@ target "torch" {
     TORCHAUDIO_REF     = TORCHAUDIO_REF
   })
   labels = {
-    "rocm-bake.component"               = "torch"
-    "rocm-bake.arch"                    = arch
     "org.opencontainers.image.source"   = PYTORCH_REPO
     "org.opencontainers.image.revision" = PYTORCH_COMMIT
     "org.opencontainers.image.version"  = PYTORCH_VERSION
   }
-  tags       = ["${IMAGE_REPO}/torch:${VERSION_TAG["torch"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["torch"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:torch-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "triton" {
   matrix     = { arch = ARCHS["triton"] }
   name       = "triton-${arch}"
-  inherits   = ["_compile"]
+  inherits   = ["_compile", "_cell-triton-${arch}"]
   dockerfile = "triton.Dockerfile"
   target     = "wheels"
   contexts = {
@@ -845,21 +860,16 @@ target "triton" {
     TRITON_REF    = TRITON_REF
   }
   labels = {
-    "rocm-bake.component"               = "triton"
-    "rocm-bake.arch"                    = arch
     "org.opencontainers.image.source"   = TRITON_REPO
     "org.opencontainers.image.revision" = TRITON_COMMIT
     "org.opencontainers.image.version"  = TRITON_VERSION
   }
-  tags       = ["${IMAGE_REPO}/triton:${VERSION_TAG["triton"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["triton"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:triton-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "aiter" {
   matrix     = { arch = ARCHS["aiter"] }
   name       = "aiter-${arch}"
-  inherits   = ["_compile"]
+  inherits   = ["_compile", "_cell-aiter-${arch}"]
   dockerfile = "aiter.Dockerfile"
   target     = "wheels"
   contexts = {
@@ -873,14 +883,9 @@ target "aiter" {
     AITER_COMMIT = AITER_COMMIT
   })
   labels = {
-    "rocm-bake.component"              = "aiter"
-    "rocm-bake.arch"                   = arch
     "org.opencontainers.image.source"  = AITER_REPO
     "org.opencontainers.image.version" = AITER_REF
   }
-  tags       = ["${IMAGE_REPO}/aiter:${VERSION_TAG["aiter"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["aiter"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:aiter-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 # CuPy links only the HIP runtime: it builds straight from base, so a torch bump
@@ -888,7 +893,7 @@ target "aiter" {
 target "cupy" {
   matrix     = { arch = ARCHS["cupy"] }
   name       = "cupy-${arch}"
-  inherits   = ["_compile"]
+  inherits   = ["_compile", "_cell-cupy-${arch}"]
   dockerfile = "cupy.Dockerfile"
   target     = "wheels"
   contexts = {
@@ -900,21 +905,16 @@ target "cupy" {
     CUPY_COMMIT = CUPY_COMMIT
   })
   labels = {
-    "rocm-bake.component"              = "cupy"
-    "rocm-bake.arch"                   = arch
     "org.opencontainers.image.source"  = CUPY_REPO
     "org.opencontainers.image.version" = CUPY_REF
   }
-  tags       = ["${IMAGE_REPO}/cupy:${VERSION_TAG["cupy"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-${VERSION_TAG["cupy"]},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:cupy-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 # UCX (--with-rocm) + NIXL (nixl-rocm wheel).  No torch inside: builds from base.
 target "nixl" {
   matrix     = { arch = ARCHS["nixl"] }
   name       = "nixl-${arch}"
-  inherits   = ["_compile"]
+  inherits   = ["_compile", "_cell-nixl-${arch}"]
   dockerfile = "ucx-nixl.Dockerfile"
   target     = "wheels"
   contexts = {
@@ -929,21 +929,16 @@ target "nixl" {
     NIXL_REF    = NIXL_REF
   }
   labels = {
-    "rocm-bake.component"               = "nixl"
-    "rocm-bake.arch"                    = arch
     "org.opencontainers.image.source"   = NIXL_REPO
     "org.opencontainers.image.revision" = NIXL_COMMIT
     "rocm-bake.ucx-commit"              = UCX_COMMIT
   }
-  tags       = ["${IMAGE_REPO}/nixl:${VERSION_TAG["nixl"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-${NIXL_COMMIT}-ucx-${UCX_COMMIT},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:nixl-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "vllm" {
   matrix     = { arch = ARCHS["vllm"] }
   name       = "vllm-${arch}"
-  inherits   = ["_compile"]
+  inherits   = ["_compile", "_cell-vllm-${arch}"]
   dockerfile = "vllm.Dockerfile"
   target     = "runtime"
   contexts = {
@@ -961,22 +956,17 @@ target "vllm" {
     ROCM_BAKE_PINS = jsonencode(PINS)
   })
   labels = {
-    "rocm-bake.component"               = "vllm"
-    "rocm-bake.arch"                    = arch
     "org.opencontainers.image.source"   = VLLM_REPO
     "org.opencontainers.image.revision" = VLLM_COMMIT
     "org.opencontainers.image.version"  = VLLM_REF
     "rocm-bake.skipped"                 = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
   }
-  tags       = ["${IMAGE_REPO}/vllm:${VERSION_TAG["vllm"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-${VLLM_COMMIT},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:vllm-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 target "lmcache" {
   matrix     = { arch = ARCHS["lmcache"] }
   name       = "lmcache-${arch}"
-  inherits   = ["_compile"]
+  inherits   = ["_compile", "_cell-lmcache-${arch}"]
   dockerfile = "lmcache.Dockerfile"
   target     = "runtime"
   contexts = {
@@ -993,15 +983,10 @@ target "lmcache" {
     ROCM_BAKE_PINS = jsonencode(PINS)
   })
   labels = {
-    "rocm-bake.component"               = "lmcache"
-    "rocm-bake.arch"                    = arch
     "org.opencontainers.image.source"   = LMCACHE_REPO
     "org.opencontainers.image.revision" = LMCACHE_COMMIT
     "org.opencontainers.image.version"  = LMCACHE_REF
   }
-  tags       = ["${IMAGE_REPO}/lmcache:${VERSION_TAG["lmcache"]}-rocm${ROCM_VERSION}-${arch}"]
-  cache-from = concat(["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
-  cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-${LMCACHE_COMMIT},mode=max"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:lmcache-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=max"] : []) : []
 }
 
 # Every wheel of one cell, plus rocm-bake-pins.txt, into dist/<arch>/.
