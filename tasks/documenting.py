@@ -25,8 +25,8 @@ DEFAULT_ADDR = "127.0.0.1:8000"
 def docs(c: Context, check: bool = False, serve: bool = False, addr: str = DEFAULT_ADDR,
          site_dir: str = "site") -> None:
     """Regenerate the generated documentation pages, then build the site with mkdocs --strict."""
-    from rocm_bake.docgen import pages, site
-    from rocm_bake.docgen.source import Source
+    from rocm_bake_docs import pages, site
+    from rocm_bake_docs.source import Source
 
     source = Source(ROOT)
     if serve:

@@ -95,10 +95,12 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     from tabulate import tabulate
 
     from rocm_bake import fleet as fleets
-    from rocm_bake.build import ARCH_VARIABLE, split_csv
+    from rocm_bake.bakefile import ARCH_VARIABLE
+    from rocm_bake.build import split_csv
     from rocm_bake.fleetbuild import cells as fleet_cells
     from rocm_bake.fleetbuild import record, runner
     from rocm_bake.fleetbuild.progress import Progress
+    from rocm_bake.perf import history as perf_history
 
     variables: dict[str, str] = {}
     overrides: list[str] = []
@@ -126,7 +128,7 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     done = runner.run(config, request, env, Progress())
     rec = done.record
     if perf_out:
-        record.append_perf(Path(perf_out), record.perf_records(rec, commit or _head()))
+        perf_history.append(Path(perf_out), record.perf_records(rec, commit or _head()))
     if json:
         print(jsonlib.dumps(rec.to_json(), indent=2))
     else:

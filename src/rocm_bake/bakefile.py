@@ -24,6 +24,8 @@ from rocm_bake.hcl.functions import FUNCTIONS
 from rocm_bake.hcl.values import Value
 
 DEFAULT_FILE = "rocm-bake.hcl"
+# The bake variable that selects the GPU arches of the matrix cells (a comma-separated list).
+ARCH_VARIABLE = "GPU_ARCHS"
 
 
 def bake_environment(env: Mapping[str, str]) -> dict[str, str]:

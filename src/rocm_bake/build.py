@@ -12,10 +12,8 @@ from pathlib import Path
 
 from rocm_bake import bakefile, buildx, caches, entitlements
 from rocm_bake.bake.resolve import Plan
-from rocm_bake.bakefile import Definition
+from rocm_bake.bakefile import ARCH_VARIABLE, Definition
 from rocm_bake.errors import RocmBakeError, UsageError
-
-ARCH_VARIABLE = "GPU_ARCHS"
 
 
 @dataclass

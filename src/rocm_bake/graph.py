@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rocm_bake import bakefile
-from rocm_bake.build import ARCH_VARIABLE
+from rocm_bake.bakefile import ARCH_VARIABLE
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl.values import Value
 

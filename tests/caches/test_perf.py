@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import caches
-from rocm_bake.docgen import perfdata
 from rocm_bake.errors import UsageError
-from rocm_bake.perf import conditions, history, report
+from rocm_bake.perf import conditions, history, report, schema
 
 
 def _records(tmp_path: Path) -> Path:
@@ -33,7 +32,7 @@ def _records(tmp_path: Path) -> Path:
 
 def test_history_records_read_by_the_docs(tmp_path: Path) -> None:
     path = _records(tmp_path)
-    docs = perfdata.load(path)
+    docs = schema.load(path)
     assert len(docs) == 8 and {r.condition for r in docs} == set(history.CONDITIONS)
     warm = [r for r in docs if r.condition == "warm"]
     assert warm[0].cache_hit_rate == 1.0

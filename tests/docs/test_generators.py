@@ -3,64 +3,26 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
-from rocm_bake.docgen import (
+from rocm_bake.graph import Cell
+from rocm_bake_docs import (
     build_graph,
     charts,
     image_tags,
     mkdocs_hooks,
     model,
     pages,
-    perfdata,
     performance,
     reference_index,
 )
-from rocm_bake.docgen.source import Source
-from rocm_bake.errors import RocmBakeError
-from rocm_bake.graph import Cell
+from rocm_bake_docs.source import Source
 from tests.conftest import ROOT
 
 DATA = Path(__file__).parent / "data"
 VENDOR = ROOT / "docs" / "assets" / "javascripts" / "vendor"
-
-
-def _record(**overrides: object) -> str:
-    record = {"time": "2026-11-01T00:00:00+00:00", "condition": "warm",
-              "target": "torch-gfx950", "seconds": 12.5, **overrides}
-    return json.dumps(record)
-
-
-def test_perf_record_is_parsed() -> None:
-    r = perfdata.parse(_record(cache_hit_rate=0.5, commit="abc"), "h:1")
-    assert (r.condition, r.target, r.seconds, r.cache_hit_rate, r.commit) == (
-        "warm", "torch-gfx950", 12.5, 0.5, "abc")
-
-
-@pytest.mark.parametrize(("line", "message"), [
-    ("{", "h:3: not JSON"),
-    ("[]", "h:3: a record must be a JSON object"),
-    (_record(condition="tepid"), "h:3: condition must be one of frozen, hot, warm, cold"),
-    (_record(seconds=-1), "h:3: seconds must be a non-negative number"),
-    (_record(seconds=True), "h:3: seconds must be a non-negative number"),
-    (_record(time="yesterday"), "h:3: time must be ISO 8601"),
-    (_record(target=""), "h:3: target must be a non-empty string"),
-    (_record(cache_hit_rate=1.5), "h:3: cache_hit_rate must be between 0 and 1"),
-])
-def test_bad_perf_records_name_file_and_line(line: str, message: str) -> None:
-    with pytest.raises(RocmBakeError, match=re.escape(message)):
-        perfdata.parse(line, "h:3")
-
-
-@pytest.mark.parametrize(("seconds", "text"), [
-    (0.42, "0.4 s"), (42, "42 s"), (842, "14m 02s"), (3 * 3600 + 125, "3h 02m")])
-def test_durations_read_like_a_person_writes_them(seconds: float, text: str) -> None:
-    assert perfdata.duration(seconds) == text
 
 
 def test_no_history_says_so_and_draws_nothing(tmp_path: Path) -> None:
@@ -121,14 +83,6 @@ def test_no_generator_writes_the_variables_page() -> None:
     assert all(p.path not in pages.FOREIGN for p in pages.PAGES)
     assert reference_index.VARIABLES == mkdocs_hooks.VARIABLES
     assert reference_index.VARIABLES_MARKER == mkdocs_hooks.MARKER
-
-
-def test_atomic_write_leaves_no_temporary_file(tmp_path: Path) -> None:
-    target = tmp_path / "a" / "page.md"
-    pages.atomic_write(target, "one\n")
-    pages.atomic_write(target, "two\n")
-    assert target.read_text() == "two\n"
-    assert [p.name for p in target.parent.iterdir()] == ["page.md"]
 
 
 def _config(docs: Path) -> dict[str, object]:

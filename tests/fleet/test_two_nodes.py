@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from rocm_bake.docgen import perfdata
+from rocm_bake.perf import schema
 from tests.conftest import ROOT, VENV_BIN, minimal_env, run_cli
 from tests.fleet.conftest import BAKE_FILE, NODE2_DIR, TwoNodes, fresh_salt
 
@@ -77,7 +77,7 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
     assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
     assert "6 cells on 2 node(s)" in first.stdout
     # the perf record: one line per built cell, in the perf history's own format
-    history = perfdata.load(perf)
+    history = schema.load(perf)
     assert {r.target for r in history} == CELLS
     assert all(r.commit == "abc1234" and r.cache_hit_rate == 0 and r.seconds > 1
                for r in history)

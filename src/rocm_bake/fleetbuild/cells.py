@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_bake import bakefile, graph
-from rocm_bake.build import ARCH_VARIABLE
-from rocm_bake.docgen import perfdata
+from rocm_bake.bakefile import ARCH_VARIABLE
 from rocm_bake.errors import RocmBakeError
+from rocm_bake.perf import schema
 
 # Seconds a cold cell of each component takes when the perf history knows nothing of it:
 # the order of magnitude of the upstream builds (torch about an hour cold), so the longest
@@ -44,7 +44,7 @@ def estimates(history: Path | None) -> dict[str, float]:
     if history is None:
         return {}
     by_target: dict[str, list[float]] = {}
-    for record in perfdata.load(history):
+    for record in schema.load(history):
         by_target.setdefault(record.target, []).append(record.seconds)
     return {t: statistics.median(v) for t, v in by_target.items()}
 

@@ -8,8 +8,8 @@ from typing import TextIO
 
 from tabulate import tabulate
 
-from rocm_bake.docgen.perfdata import duration
 from rocm_bake.fleetbuild.record import RunRecord
+from rocm_bake.perf.schema import duration
 
 
 class Progress:

@@ -8,7 +8,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rocm_bake.docgen.perfdata import duration
+from rocm_bake import atomic
+from rocm_bake.perf.schema import duration
 
 _VERTEX = re.compile(r"^#(\d+) \[[^\]]*\] RUN ")
 _CACHED = re.compile(r"^#(\d+) CACHED\s*$")
@@ -75,9 +76,7 @@ class RunRecord:
                 "nodes": self.nodes, "cells": cells}
 
     def write(self, path: Path) -> None:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        atomic.write_text(path, json.dumps(self.to_json(), indent=2) + "\n")
 
 
 def count_steps(log: Path) -> tuple[int, int]:
@@ -115,7 +114,8 @@ SUMMARY_HEADERS = ["cell", "status", "node", "time", "attempts", "RUN run/cached
 
 def perf_records(run: RunRecord, commit: str = "", condition: str = "warm"
                  ) -> list[dict[str, object]]:
-    """The perf-history lines of a run (docgen/perfdata.py's format): one per built cell,
+    """The perf-history lines of a run (perf/schema.py's format; appended by
+    :func:`rocm_bake.perf.history.append`): one per built cell,
     its last attempt's time; ``cache_hit_rate`` is the share of RUN steps served cached."""
     out: list[dict[str, object]] = []
     for rec in run.cells.values():
@@ -133,9 +133,3 @@ def perf_records(run: RunRecord, commit: str = "", condition: str = "warm"
         out.append(line)
     return out
 
-
-def append_perf(path: Path, lines: list[dict[str, object]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
-        for line in lines:
-            out.write(json.dumps(line, sort_keys=True) + "\n")

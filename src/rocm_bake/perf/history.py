@@ -1,6 +1,6 @@
 """The perf history (``perf/history.jsonl``): one JSON object per timed build, appended.
 
-The fields :mod:`rocm_bake.docgen.perfdata` reads (``time``, ``condition``, ``target``,
+The fields :mod:`rocm_bake.perf.schema` reads (``time``, ``condition``, ``target``,
 ``seconds``, ``commit``, ``cache_hit_rate``) plus, from ``inv perf``: ``run`` (one invocation
 of ``inv perf``), ``repeat``, ``pins_hash``, ``machine``, ``cached_steps``/``run_steps``,
 ``steps`` (every RUN step: name, seconds, cached), ``sccache`` (hits, misses, writes,
@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rocm_bake import caches
-from rocm_bake.docgen import perfdata
+from rocm_bake.perf import schema
 
 PATH = Path("perf") / "history.jsonl"
-CONDITIONS = ("frozen", "hot", "warm", "cold")
+CONDITIONS = schema.CONDITIONS
 AIMS = {"warm": 0.10, "hot": 0.05, "frozen": 0.02}
 
 
@@ -68,6 +68,7 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
 
 
 def append(path: Path, records: Iterable[Mapping[str, object]]) -> None:
+    """Append records to the history, one JSON object per line (``inv perf``, fleet runs)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         for item in records:
@@ -75,8 +76,8 @@ def append(path: Path, records: Iterable[Mapping[str, object]]) -> None:
 
 
 def load(path: Path) -> list[dict[str, object]]:
-    """Every record as JSON (validated by docgen.perfdata, which the docs use)."""
-    perfdata.load(path)                       # raises on any malformed line, naming file:line
+    """Every record as JSON (validated by :func:`rocm_bake.perf.schema.load` first)."""
+    schema.load(path)                       # raises on any malformed line, naming file:line
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()

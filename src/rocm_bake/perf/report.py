@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from rocm_bake import atomic
 from rocm_bake.perf import history
 
 _PAGE = (Path(__file__).parent / "report.html").read_text(encoding="utf-8")
@@ -54,10 +55,9 @@ def render(records: Sequence[Mapping[str, object]]) -> str:
 def write(history_path: Path, out_dir: Path) -> tuple[Path, Path]:
     """Write ``report.html`` and ``summary.md`` into ``out_dir``."""
     records = history.load(history_path)
-    out_dir.mkdir(parents=True, exist_ok=True)
     page, summary = out_dir / "report.html", out_dir / "summary.md"
-    page.write_text(render(records), encoding="utf-8")
-    summary.write_text(history.markdown(records), encoding="utf-8")
+    atomic.write_text(page, render(records))
+    atomic.write_text(summary, history.markdown(records))
     return page, summary
 
 

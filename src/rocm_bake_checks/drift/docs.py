@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake_checks.drift import atomic
+from rocm_bake import atomic
 from rocm_bake_checks.drift.model import Report, Status
 from rocm_bake_checks.drift.render import MARKS, short
 

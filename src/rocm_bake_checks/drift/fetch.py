@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rocm_bake import atomic
 from rocm_bake.clock import SYSTEM, Clock
-from rocm_bake_checks.drift import atomic
 from rocm_bake_checks.drift.model import Explanation, Query
 from rocm_bake_checks.drift.snapshot import Snapshot
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rocm_bake import atomic
 from rocm_bake.errors import UsageError
-from rocm_bake_checks.drift import atomic
 
 FORMAT = "rocm-bake-drift-snapshot/1"
 

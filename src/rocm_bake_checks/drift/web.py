@@ -23,7 +23,7 @@ from typing import Any
 import requests
 import requests.adapters
 
-from rocm_bake_checks.drift import atomic
+from rocm_bake import atomic
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
 

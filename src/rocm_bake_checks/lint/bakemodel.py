@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_bake import bakefile
-from rocm_bake.bakefile import Definition
-from rocm_bake.build import ARCH_VARIABLE
+from rocm_bake.bakefile import ARCH_VARIABLE, Definition
 from rocm_bake.errors import RocmBakeError
 from rocm_bake_checks.lint.findings import LintError
 

@@ -6,13 +6,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake.docgen import (
+from rocm_bake import atomic
+from rocm_bake.errors import RocmBakeError
+from rocm_bake_docs import (
     build_graph,
     commands,
     fleet_page,
@@ -22,8 +22,7 @@ from rocm_bake.docgen import (
     reference_index,
     tasks_page,
 )
-from rocm_bake.docgen.source import Source
-from rocm_bake.errors import RocmBakeError
+from rocm_bake_docs.source import Source
 
 # Pages other generators own: read, linked, never written from here.
 FOREIGN = frozenset({reference_index.VARIABLES})
@@ -52,7 +51,7 @@ def render_all(source: Source) -> dict[str, str]:
     out = {}
     for page in PAGES:
         if page.path in FOREIGN:
-            raise RocmBakeError(f"docs/{page.path} is generated elsewhere; docgen must not "
+            raise RocmBakeError(f"docs/{page.path} is generated elsewhere; rocm_bake_docs must not "
                                 "write it")
         text = page.render(source)
         out[page.path] = text if text.endswith("\n") else text + "\n"
@@ -70,7 +69,7 @@ def write(source: Source) -> list[str]:
     fresh = render_all(source)
     changed = stale(source, fresh)
     for path in changed:
-        atomic_write(source.docs / path, fresh[path])
+        atomic.write_text(source.docs / path, fresh[path])
     return changed
 
 
@@ -80,16 +79,3 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
 
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write through a temporary file in the same directory and rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

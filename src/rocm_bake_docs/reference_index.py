@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rocm_bake.docgen import markdown as md
-from rocm_bake.docgen.source import Source
+from rocm_bake_docs import markdown as md
+from rocm_bake_docs.source import Source
 
 PATH = "reference/index.md"
 VARIABLES = "reference/variables.md"
@@ -22,7 +22,7 @@ def render(source: Source) -> str:
     rows.append([VARIABLES_MARKER, "every bake variable: type, default, description",
                  "rocm-bake.hcl, by `inv version-check --docs`"])
     return "\n".join([
-        md.header("the list of generated pages (src/rocm_bake/docgen)"),
+        md.header("the list of generated pages (src/rocm_bake_docs)"),
         "# Reference\n",
         "Every page here is generated from the code by `./inv docs`; CI fails when one is "
         "stale (`./inv docs --check`).\n",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from rocm_bake.docgen.perfdata import duration
+from rocm_bake.perf.schema import duration
 
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 16, 40

@@ -9,8 +9,8 @@ from typing import Any
 from invoke.collection import Collection
 from invoke.loader import FilesystemLoader
 
-from rocm_bake.docgen import markdown as md
-from rocm_bake.docgen.source import Source
+from rocm_bake_docs import markdown as md
+from rocm_bake_docs.source import Source
 
 PATH = "reference/tasks.md"
 

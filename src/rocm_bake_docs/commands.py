@@ -8,9 +8,9 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rocm_bake.docgen import markdown as md
-from rocm_bake.docgen.source import Source
 from rocm_bake.errors import RocmBakeError
+from rocm_bake_docs import markdown as md
+from rocm_bake_docs.source import Source
 
 
 @dataclass(frozen=True)

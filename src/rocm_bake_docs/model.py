@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from rocm_bake import bakefile, graph
-from rocm_bake.bakefile import Definition
-from rocm_bake.build import ARCH_VARIABLE
-from rocm_bake.docgen.source import Source
+from rocm_bake.bakefile import ARCH_VARIABLE, Definition
+from rocm_bake_docs.source import Source
 
 
 def archs(source: Source) -> list[str]:

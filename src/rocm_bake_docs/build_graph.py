@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rocm_bake.docgen import markdown as md
-from rocm_bake.docgen import model
-from rocm_bake.docgen.source import Source
 from rocm_bake.graph import Cell
+from rocm_bake_docs import markdown as md
+from rocm_bake_docs import model
+from rocm_bake_docs.source import Source
 
 PATH = "snippets/build-graph.md"
 EMPTY = "empty"

@@ -1,15 +1,15 @@
 """docs/performance.md: build times under the four cache conditions, from the perf history
-(:mod:`rocm_bake.docgen.perfdata`). With no history the page says so and shows no chart."""
+(:mod:`rocm_bake.perf.schema`). With no history the page says so and shows no chart."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rocm_bake.docgen import charts
-from rocm_bake.docgen import markdown as md
-from rocm_bake.docgen.perfdata import CONDITIONS, Record, duration, load
-from rocm_bake.docgen.source import Source
 from rocm_bake.perf import history
+from rocm_bake.perf.schema import CONDITIONS, Record, duration, load
+from rocm_bake_docs import charts
+from rocm_bake_docs import markdown as md
+from rocm_bake_docs.source import Source
 
 PATH = "performance.md"
 

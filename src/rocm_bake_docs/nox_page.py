@@ -6,9 +6,9 @@ import ast
 import json
 import subprocess
 
-from rocm_bake.docgen import markdown as md
-from rocm_bake.docgen.source import Source
 from rocm_bake.errors import RocmBakeError
+from rocm_bake_docs import markdown as md
+from rocm_bake_docs.source import Source
 
 PATH = "reference/nox.md"
 # `nox -l --json` lists only the selected sessions; a keyword expression that no session

@@ -4,8 +4,8 @@ them. Included by the Architecture page."""
 from __future__ import annotations
 
 from rocm_bake import fleet
-from rocm_bake.docgen import markdown as md
-from rocm_bake.docgen.source import Source
+from rocm_bake_docs import markdown as md
+from rocm_bake_docs.source import Source
 
 PATH = "snippets/fleet.md"
 
