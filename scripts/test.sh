@@ -16,8 +16,9 @@ bash scripts/webdav.sh start >/dev/null
 # The cache test stack's downloads (LightGBM sdist, CMake wheel, sccache binary): fetched once
 # into /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
 bash scripts/cachestack.sh >/dev/null
-# The nox build sessions' virtualenvs are installed here, so the tests reuse them offline (-R).
-.venv/bin/nox --install-only -s build-gfx950 >/dev/null
+# The nox sessions' virtualenvs the tests use are installed here, so the tests reuse them
+# offline (-R): build-gfx950 (tests/cli) and lint (tests/tooling).
+.venv/bin/nox --install-only -s build-gfx950 lint >/dev/null
 bash scripts/docs-deps.sh
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
@@ -45,6 +46,8 @@ docs() {
 }
 stage "unit tests" "${pytest[@]}" tests/unit tests/caches
 stage "lint" lint
+stage "nox -s lint in its own env, from pyproject.toml's dev group" \
+    "${pytest[@]}" tests/tooling
 stage "lint rules and the drift checker against local git and HTTP servers" \
     "${pytest[@]}" tests/lint tests/drift
 stage "docs: generated pages fresh, strict offline build, the site in headless Chromium" docs

@@ -31,6 +31,8 @@ def docs(c: Context, check: bool = False, serve: bool = False, addr: str = DEFAU
     source = Source(ROOT)
     if serve:
         site.check_loopback(addr)
+    if not check:
+        site.require()          # before any page is written: fail fast, in one line
     if check:
         outdated = pages.stale(source)
         if outdated:

@@ -26,7 +26,9 @@ def lint(c: Context, file: list[str], only: list[str]) -> None:
 
     Exit status: 0 clean, 1 findings, 2 the lint could not run.
     """
-    from rocm_bake import bakefile
+    from rocm_bake import bakefile, extras
+
+    extras.require("lint", "inv lint")
     from rocm_bake_checks import lint as lint_checks
 
     files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]

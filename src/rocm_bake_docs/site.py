@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from rocm_bake import extras
 from rocm_bake.errors import RocmBakeError, UsageError
 
 DEFAULT_ADDR = "127.0.0.1:8000"
@@ -15,10 +15,13 @@ DEFAULT_ADDR = "127.0.0.1:8000"
 _QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 
 
+def require() -> None:
+    """Building or serving the site needs the docs extra (MkDocs, Material); one line if not."""
+    extras.require("docs", "inv docs")
+
+
 def _mkdocs(root: Path, *args: str) -> list[str]:
-    if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
-        raise RocmBakeError("mkdocs-material is not installed: run scripts/docs-deps.sh "
-                            "(pip install --group docs)")
+    require()
     return [sys.executable, "-m", "mkdocs", *args, "--config-file", str(root / "mkdocs.yml")]
 
 
