@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rocm_bake import redact
 from rocm_bake.docgen.perfdata import duration
 
 _VERTEX = re.compile(r"^#(\d+) \[[^\]]*\] RUN ")
@@ -76,7 +77,8 @@ class RunRecord:
 
     def write(self, path: Path) -> None:
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(redact.data(self.to_json()), indent=2) + "\n",
+                       encoding="utf-8")
         tmp.replace(path)
 
 
@@ -138,4 +140,4 @@ def append_perf(path: Path, lines: list[dict[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as out:
         for line in lines:
-            out.write(json.dumps(line, sort_keys=True) + "\n")
+            out.write(json.dumps(redact.data(line), sort_keys=True) + "\n")
