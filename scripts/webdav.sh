@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A WebDAV store for sccache on loopback: Debian's nginx-light with the dav-ext module.
 #
-#   scripts/webdav.sh install            install nginx-light + libnginx-mod-http-dav-ext (root)
+#   scripts/webdav.sh install            install nginx-light + libnginx-mod-http-dav-ext (root;
+#                                        not started, its unit disabled: engine.sh apt-install)
 #   scripts/webdav.sh start [RUN_DIR]    serve RUN_DIR/data read-write on 127.0.0.1:$PORT and
 #                                        read-only on 127.0.0.1:$((PORT+1)); prints the RW URL
 #   scripts/webdav.sh stop [RUN_DIR]     stop it (by its pid file)
@@ -28,8 +29,9 @@ cmd_install() {
     [ "$(id -u)" = 0 ] || die "install needs root"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >&2 || die "apt-get update failed"
-    apt-get install -y -qq --no-install-recommends nginx-light libnginx-mod-http-dav-ext >&2 ||
-        die "apt-get install nginx-light libnginx-mod-http-dav-ext failed"
+    # Held like the engine's packages: nginx neither starts now nor at boot.
+    bash "$(dirname "${BASH_SOURCE[0]}")/engine.sh" apt-install nginx-light \
+        libnginx-mod-http-dav-ext || die "apt-get install nginx-light libnginx-mod-http-dav-ext failed"
     [ -n "$(module_path)" ] || die "dav-ext module missing after install"
 }
 

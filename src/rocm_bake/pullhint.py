@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 MIRROR_VARIABLE = "ROCM_BAKE_REGISTRY_MIRROR"
 # buildx: "ERROR: failed to solve: <ref>: failed to resolve source metadata for <ref>: <why>"
 _UNPULLABLE = re.compile(r"failed to resolve source metadata for (?P<ref>\S+): (?P<why>.+)$")
-_WHY = (("no such host", "the registry's host name does not resolve (offline?)"),
+_WHY = (("no such host", "the registry's host name does not resolve: offline?"),
         ("connection refused", "the registry refused the connection"),
         ("i/o timeout", "the registry did not answer"),
         ("not found", "no such image or tag there"),
