@@ -118,3 +118,18 @@ def _with_fix(tools: list[Missing], parts: list[Missing]) -> list[Missing]:
     """Every missing part once: the engine's install covers the docker client and buildx."""
     covered = {m.item for m in parts}
     return [*parts, *(m for m in tools if m.item not in covered)]
+
+
+def find_builder(env: Mapping[str, str], docker: str = "docker") -> str:
+    """The builder a build would use, read-only (nothing is started): the user's or the
+    default context's, else the project's running engine. For ``inv doctor``."""
+    tools = _tools(env, docker)
+    if tools:
+        raise buildx.PreflightError("; ".join(str(m) for m in tools))
+    why = _builder(env, docker)
+    if why is None:
+        return "the builder " + ", ".join(f"{n}={env[n]}" for n in USER_SELECTORS if env.get(n)) \
+            if any(env.get(n) for n in USER_SELECTORS) else "the default context's builder"
+    if not any(env.get(n) for n in USER_SELECTORS) and engine.is_running(env, docker):
+        return f"the project's engine at {engine.docker_host(env)}"
+    raise buildx.PreflightError(why)

@@ -1,0 +1,145 @@
+"""A canary password in a URL appears in none of the outputs: dry run, preflight, build log and
+health lines, list-vars, doctor, services, fleet.status, run.json, perf history. The credentials
+reach the build only inside the BuildKit secret."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import build, redact
+from rocm_bake.fleetbuild.record import Attempt, CellRecord, RunRecord, append_perf
+from rocm_bake.perf import history
+from tests.conftest import ROOT, Result, run_cli
+
+CANARY = "CANARYPASS"
+
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _url(port: int, user: str = "user") -> str:
+    return f"http://{user}:{CANARY}@127.0.0.1:{port}/"
+
+
+def _clean(result: Result) -> None:
+    assert CANARY not in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+def _webdav_sets(port: int) -> list[str]:
+    return ["--set", "SCCACHE_BACKEND=webdav", "--set", f"SCCACHE_WEBDAV_URL={_url(port)}"]
+
+
+def test_dry_run_env_line_and_set_overrides() -> None:
+    port = _closed_port()
+    result = run_cli(["inv", "build", "--target", "vllm", "--dry-run", *_webdav_sets(port),
+                      "--set", f"vllm-gfx950.args.MIRROR={_url(port)}"])
+    assert result.returncode == 0, result.stderr
+    _clean(result)
+    assert f"SCCACHE_WEBDAV_URL=http://127.0.0.1:{port}/" in result.stdout
+    assert f"MIRROR=http://****@127.0.0.1:{port}/" in result.stdout
+
+
+def test_credentials_go_into_the_secret_not_the_environment() -> None:
+    port = _closed_port()
+    prepared = build.prepare(build.BuildRequest(
+        targets=["vllm"], sets=["SCCACHE_BACKEND=webdav", f"SCCACHE_WEBDAV_URL={_url(port)}"]))
+    assert prepared.url_credentials == {"SCCACHE_WEBDAV_USERNAME": "user",
+                                        "SCCACHE_WEBDAV_PASSWORD": CANARY}
+    assert CANARY not in json.dumps(prepared.invocation.env)
+    assert CANARY not in " ".join(prepared.invocation.argv)
+    # Written without them before the build; run() adds them for the build only.
+    secret = Path(prepared.invocation.env["SCCACHE_SECRET_FILE"])
+    assert f"SCCACHE_WEBDAV_ENDPOINT=http://127.0.0.1:{port}\n" in secret.read_text()
+    assert CANARY not in secret.read_text()
+
+
+@pytest.mark.engine
+def test_preflight_of_an_unreachable_store(engine: str) -> None:
+    port = _closed_port()
+    result = run_cli(["inv", "build", "--target", "vllm", *_webdav_sets(port)],
+                     env={"DOCKER_HOST": engine})
+    assert result.returncode == 2
+    assert f"sccache backend WebDAV http://127.0.0.1:{port} is unusable" in result.stderr
+    _clean(result)
+
+
+@pytest.mark.engine
+def test_build_log_and_health_lines(engine: str, tmp_path: Path) -> None:
+    """A step that prints a URL with a password: rocm-bake passes buildx's log through masked,
+    then its cache-health line."""
+    port = _closed_port()
+    (tmp_path / "Dockerfile").write_text(
+        "FROM rocm-bake/busybox:test\nARG URL\nARG NONCE\n"
+        'RUN --network=none echo "$NONCE fetching $URL"\n')
+    bake = tmp_path / "docker-bake.hcl"
+    bake.write_text(f'variable "URL" {{\n  default = ""\n}}\n'
+                    f'target "canary" {{\n  context = "{tmp_path}"\n'
+                    f'  args = {{ URL = URL, NONCE = "{tmp_path.name}" }}\n}}\n')
+    result = run_cli(["inv", "build", "--file", str(bake), "--target", "canary",
+                      "--set", f"URL={_url(port)}"], env={"DOCKER_HOST": engine})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "0/1 RUN steps CACHED" in result.stderr.splitlines()[-1]     # the health line
+    assert f"fetching http://****@127.0.0.1:{port}/" in result.stderr
+    _clean(result)
+
+
+def test_list_vars_from_the_environment() -> None:
+    result = run_cli(["inv", "list-vars"], env={"SCCACHE_WEBDAV_URL": _url(_closed_port())})
+    assert result.returncode == 0, result.stderr
+    assert "SCCACHE_WEBDAV_URL" in result.stdout
+    _clean(result)
+
+
+def _fleet(tmp_path: Path) -> Path:
+    port = _closed_port()
+    path = tmp_path / "fleet.toml"
+    path.write_text(f'[registry]\nurl = "{_url(port)}"\n[webdav]\nurl = "{_url(port)}"\n'
+                    f'[[nodes]]\nname = "n1"\nendpoint = "tcp://user:{CANARY}@127.0.0.1:{port}"\n')
+    return path
+
+
+@pytest.mark.parametrize("task", ["doctor", "services", "fleet.status"])
+def test_fleet_outputs(task: str, tmp_path: Path) -> None:
+    result = run_cli(["inv", task, "--fleet", str(_fleet(tmp_path))])
+    assert result.returncode == 2                    # nothing answers on a closed port
+    if task != "services":                           # services names no URL at all
+        assert "****@127.0.0.1" in result.stdout + result.stderr
+    _clean(result)
+
+
+def test_run_json_and_perf_history(tmp_path: Path) -> None:
+    url = _url(_closed_port())
+    cell = CellRecord("hello-gfx950", [], 1.0, f"{url[:-1]}/rocm-bake/hello:1", status="built",
+                      attempts=[Attempt("n1", 1.0, 2.0, 0, error=f"push to {url} failed")])
+    run = RunRecord("r1", 1.0, str(tmp_path), {"n1": {"endpoint": url}},
+                    {"hello-gfx950": cell}, finished=2.0, exit_status=0)
+    run.write(tmp_path / "run.json")
+    text = (tmp_path / "run.json").read_text()
+    assert "****@127.0.0.1" in text and CANARY not in text
+    append_perf(tmp_path / "fleet-history.jsonl", [{"target": url, "seconds": 1.0}])
+    history.append(tmp_path / "history.jsonl", [{"target": "t", "steps": [{"name": url}]}])
+    for name in ("fleet-history.jsonl", "history.jsonl"):
+        text = (tmp_path / name).read_text()
+        assert "****@127.0.0.1" in text and CANARY not in text, name
+
+
+def test_redaction_rules() -> None:
+    assert redact.text(f"see https://tok{CANARY}@git.example/r.git and ssh://git@h/x") == \
+        "see https://****@git.example/r.git and ssh://****@h/x"
+    assert redact.text(f"http://u:p@ss{CANARY}@h:1/a@b?token={CANARY}&x=1") == \
+        "http://****@h:1/a@b?token=****&x=1"
+    assert redact.text("plain words, user@example.com, http://h/p?q=1") == \
+        "plain words, user@example.com, http://h/p?q=1"
+    assert redact.split_credentials(f"http://us%40er:{CANARY}%2F@h:8080/dav/") == \
+        ("http://h:8080/dav/", "us@er", f"{CANARY}/")
+    assert redact.data({"a": [f"http://u:{CANARY}@h/"], "n": 1}) == {"a": ["http://****@h/"],
+                                                                        "n": 1}
