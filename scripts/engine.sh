@@ -264,28 +264,23 @@ install_packages() {
     log "install: done (dockerd $(dockerd --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1), buildx $(buildx_version))"
 }
 
-# Units a package may enable: the engine's and the WebDAV store's.
-HELD_UNITS=(docker.service docker.socket containerd.service docker-registry.service nginx.service)
-
-unit_enabled() {
-    local u=$1
-    if command -v systemctl >/dev/null 2>&1; then
-        [ "$(systemctl is-enabled "$u" 2>/dev/null || true)" = enabled ]
-    else
-        compgen -G "/etc/systemd/system/*.wants/$u" >/dev/null
-    fi
+# The units enabled now, one name a line: the links in /etc/systemd/system's
+# *.wants and *.requires dirs (what 'systemctl enable' and deb-systemd-helper
+# make; read the same whether systemd runs or not).
+enabled_units() {
+    find /etc/systemd/system -mindepth 2 -maxdepth 2 -type l \
+        \( -path '*.wants/*' -o -path '*.requires/*' \) -printf '%f\n' 2>/dev/null | sort -u
 }
 
 # apt_install_held PKG|DEB...: apt-get install, no service started (policy-rc.d,
 # exit 101, for the install only; an existing one is left alone) and every unit
-# of HELD_UNITS the install enabled disabled afterwards (deb-systemd-helper
-# records it, so upgrades keep it off; systemctl disable works without a
-# running systemd).  Units the admin had enabled before stay enabled.
+# the install enabled (docker.service, docker.socket, containerd,
+# docker-registry, nginx...) disabled afterwards: deb-systemd-helper records it,
+# so upgrades keep it off, and systemctl disable works without a running
+# systemd.  Units enabled before the install stay as they were.
 apt_install_held() {
-    local before=() u
-    for u in "${HELD_UNITS[@]}"; do
-        unit_enabled "$u" && before+=("$u")
-    done
+    local before after u
+    before=$(enabled_units)
     trap cleanup_install EXIT
     if [ ! -e /usr/sbin/policy-rc.d ]; then
         printf '#!/bin/sh\n# rocm-bake engine.sh: no service starts during the install\nexit 101\n' \
@@ -300,9 +295,8 @@ apt_install_held() {
         rm -f /usr/sbin/policy-rc.d
         POLICY_CREATED=0
     fi
-    for u in "${HELD_UNITS[@]}"; do
-        case " ${before[*]} " in *" $u "*) continue ;; esac
-        unit_enabled "$u" || continue
+    after=$(comm -13 <(printf '%s\n' "$before") <(enabled_units))
+    for u in $after; do
         log "install: disabling $u (the engine is started by '$PROG start' only)"
         if command -v deb-systemd-helper >/dev/null 2>&1; then
             deb-systemd-helper disable "$u" >/dev/null 2>&1 || true
@@ -310,7 +304,7 @@ apt_install_held() {
         if command -v systemctl >/dev/null 2>&1; then
             systemctl disable --quiet "$u" >/dev/null 2>&1 || true
         fi
-        unit_enabled "$u" && die "could not disable $u"
+        ! enabled_units | grep -qxF "$u" || die "could not disable $u"
     done
     return 0
 }
