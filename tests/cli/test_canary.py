@@ -13,7 +13,7 @@ import pytest
 from rocm_bake import build, redact
 from rocm_bake.fleetbuild.record import Attempt, CellRecord, RunRecord, append_perf
 from rocm_bake.perf import history
-from tests.conftest import ROOT, Result, run_cli
+from tests.conftest import Result, run_cli
 
 CANARY = "CANARYPASS"
 

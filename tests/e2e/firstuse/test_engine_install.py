@@ -16,8 +16,6 @@ import subprocess
 import uuid
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import ROOT, missing
 
 ENGINE_SH = ROOT / "scripts" / "engine.sh"
@@ -98,4 +96,6 @@ if [ -e /usr/sbin/policy-rc.d ]; then echo "policy-rc.d left behind"; exit 3; fi
         subprocess.run(["dpkg", "--purge", name], capture_output=True, timeout=300, check=False)
         subprocess.run(["deb-systemd-helper", "purge", unit], capture_output=True, timeout=60,
                        check=False)
+        for record in Path("/var/lib/systemd").glob(f"deb-systemd-helper-*/**/{unit}*"):
+            record.unlink()      # deb-systemd-helper's records of the test unit
     assert not (UNIT_DIR / unit).exists()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake import preflight
 from tests.conftest import ROOT, VENV_BIN, Result, missing
 
 ENGINE_SH = ROOT / "scripts" / "engine.sh"
@@ -42,12 +43,14 @@ class Fresh:
 
     def inv(self, *args: str, extra: dict[str, str] | None = None) -> Result:
         """`./inv ARGS` as the README has it (the wrapper at the repo root)."""
-        proc = subprocess.run([str(ROOT / "inv"), *args], cwd=ROOT, env={**self.env, **(extra or {})},
-                              capture_output=True, text=True, timeout=600, check=False)
+        proc = subprocess.run([str(ROOT / "inv"), *args], cwd=ROOT,
+                              env={**self.env, **(extra or {})}, capture_output=True, text=True,
+                              timeout=600, check=False)
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
     def docker(self, *args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(["docker", *args], env={**self.env, "DOCKER_HOST": self.docker_host},
+        return subprocess.run(["docker", *args],
+                              env={**self.env, "DOCKER_HOST": self.docker_host},
                               capture_output=True, timeout=120, check=False)
 
 
@@ -142,7 +145,8 @@ def test_first_command_starts_the_engine_and_builds(fresh: Fresh) -> None:
 
 
 def test_clean_removes_what_the_engine_left(fresh: Fresh) -> None:
-    rootfs, old = Path(fresh.env["ROCM_BAKE_ROOTFS_DIR"]), Path(fresh.env["ROCM_BAKE_OLD_BUILDX_DIR"])
+    rootfs = Path(fresh.env["ROCM_BAKE_ROOTFS_DIR"])
+    old = Path(fresh.env["ROCM_BAKE_OLD_BUILDX_DIR"])
     rootfs.mkdir()
     (rootfs / "rootfs-debian-bookworm-0123456789ab.tar").write_bytes(b"x")
     (rootfs / "keep.txt").write_text("not ours")
@@ -195,3 +199,15 @@ def test_an_unpullable_base_image_is_one_hint(fresh: Fresh) -> None:
                            "pulled"), last
     assert "docker load" in last and "ROCM_BAKE_REGISTRY_MIRROR" in last
     assert fresh.docker_host in last
+
+
+def test_as_another_user_the_exact_command_is_the_error(fresh: Fresh) -> None:
+    """Not root: nothing is installed or started; the one line to run is the message."""
+    with pytest.raises(preflight.SetupError) as caught:
+        preflight.ensure_builder(fresh.env, root=False)
+    message = str(caught.value)
+    port = fresh.env["ROCM_BAKE_REGISTRY_PORT"]
+    assert f"sudo ROCM_BAKE_REGISTRY_PORT={port} bash " in message
+    assert message.endswith(f"scripts/engine.sh start {fresh.run_dir})")
+    assert "\n" not in message
+    assert not (fresh.run_dir / "docker.sock").exists()
