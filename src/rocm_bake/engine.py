@@ -26,8 +26,9 @@ PORT_VARIABLE = "ROCM_BAKE_REGISTRY_PORT"
 START_TIMEOUT = 300.0
 INSTALL_TIMEOUT = 1800.0
 # The engine's daemons and the tools engine.sh install puts on PATH.
-_DAEMONS = {"dockerd": "docker.io (Debian trixie)", "containerd": "containerd (Debian trixie)",
-            "docker-registry": "docker-registry (bookworm)", "curl": "curl (bookworm)"}
+_DAEMONS = {"dockerd": "docker.io from Debian trixie",
+            "containerd": "containerd from Debian trixie",
+            "docker-registry": "docker-registry from bookworm", "curl": "curl from bookworm"}
 
 
 class EngineError(RocmBakeError):
@@ -106,6 +107,9 @@ def missing_parts(env: Mapping[str, str], fix: str, docker: str = "docker") -> l
     out: list[Missing] = []
     if shutil.which(docker, path=path) is None:
         out.append(Missing("docker client", f"the docker client ({docker}) is not on PATH", fix))
+        if not any((Path(d) / "docker-buildx").is_file() for d in plugin_dirs(env)):
+            out.append(Missing("buildx", f"docker-buildx >= {buildx.MIN_BUILDX} is not "
+                               "installed (Debian forky's, installed on bookworm)", fix))
     else:
         try:
             buildx.check_buildx(docker, env)
@@ -115,6 +119,14 @@ def missing_parts(env: Mapping[str, str], fix: str, docker: str = "docker") -> l
         if shutil.which(daemon, path=path) is None:
             out.append(Missing(daemon, f"not installed ({package})", fix))
     return out
+
+
+def plugin_dirs(env: Mapping[str, str]) -> list[Path]:
+    """Where the docker client looks for CLI plugins such as buildx."""
+    config = Path(env.get("DOCKER_CONFIG") or Path(env.get("HOME", "/root")) / ".docker")
+    return [config / "cli-plugins", *(Path(p) for p in (
+        "/usr/local/lib/docker/cli-plugins", "/usr/local/libexec/docker/cli-plugins",
+        "/usr/lib/docker/cli-plugins", "/usr/libexec/docker/cli-plugins"))]
 
 
 def install(env: Mapping[str, str]) -> None:

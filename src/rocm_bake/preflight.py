@@ -30,8 +30,11 @@ class SetupError(buildx.PreflightError):
     def __init__(self, items: Sequence[Missing]) -> None:
         self.items = list(items)
         noun = "item" if len(self.items) == 1 else "items"
+        fixes = list(dict.fromkeys(m.fix for m in self.items))   # items sharing a fix: once
+        groups = ["; ".join(f"{m.item}: {m.detail}" for m in self.items if m.fix == fix)
+                  + f" (fix: {fix})" for fix in fixes]
         super().__init__(f"cannot build, {len(self.items)} {noun} missing: "
-                         + "; ".join(str(m) for m in self.items))
+                         + "; ".join(groups))
 
 
 def _say(message: str) -> None:
