@@ -7,6 +7,9 @@
 #                                        read-only on 127.0.0.1:$((PORT+1)); prints the RW URL
 #   scripts/webdav.sh stop [RUN_DIR]     stop it (by its pid file)
 #
+# ROCM_BAKE_WEBDAV_AUTH=USER:PASSWORD (start): the read-write server asks for HTTP basic auth
+# (what SCCACHE_WEBDAV_USERNAME/PASSWORD, or user:password@ in SCCACHE_WEBDAV_URL, answer).
+#
 # PROPFIND/OPTIONS come from dav-ext: without it sccache silently turns read-only (0 % hits,
 # see ../shared/SCCACHE.md). Every request is logged to RUN_DIR/access.log (method, path,
 # status), so tests can count writes.
@@ -36,9 +39,15 @@ cmd_install() {
 }
 
 write_config() {
-    local run=$1 module
+    local run=$1 module auth=""
     module=$(module_path) || die "nginx dav-ext module not installed (scripts/webdav.sh install)"
     mkdir -p "$run/data" "$run/tmp"
+    if [ -n "${ROCM_BAKE_WEBDAV_AUTH:-}" ]; then
+        case "$ROCM_BAKE_WEBDAV_AUTH" in *:*) ;; *) die "ROCM_BAKE_WEBDAV_AUTH must be USER:PASSWORD" ;; esac
+        (umask 077 && printf '%s:{PLAIN}%s\n' "${ROCM_BAKE_WEBDAV_AUTH%%:*}" \
+            "${ROCM_BAKE_WEBDAV_AUTH#*:}" >"$run/htpasswd")
+        auth="auth_basic \"rocm-bake\"; auth_basic_user_file $run/htpasswd;"
+    fi
     cat >"$run/nginx.conf" <<CONF
 load_module $module;
 user root;
@@ -47,7 +56,7 @@ pid $run/nginx.pid;
 error_log $run/error.log warn;
 events { worker_connections 256; }
 http {
-    log_format methods '\$request_method \$uri \$status';
+    log_format methods '\$request_method \$uri \$status \$remote_user';
     access_log $run/access.log methods;
     client_body_temp_path $run/tmp;
     client_max_body_size 0;
@@ -59,6 +68,7 @@ http {
             dav_ext_methods PROPFIND OPTIONS;
             create_full_put_path on;
             autoindex on;
+            $auth
         }
     }
     server {
@@ -73,7 +83,11 @@ http {
 CONF
 }
 
-up() { curl -fsS -o /dev/null --max-time 2 -X OPTIONS "http://127.0.0.1:$PORT/" 2>/dev/null; }
+up() {
+    local auth=()
+    [ -z "${ROCM_BAKE_WEBDAV_AUTH:-}" ] || auth=(--user "$ROCM_BAKE_WEBDAV_AUTH")
+    curl -fsS -o /dev/null --max-time 2 "${auth[@]}" -X OPTIONS "http://127.0.0.1:$PORT/" 2>/dev/null
+}
 
 cmd_start() {
     local run=${1:-$RUN_DIR_DEFAULT}

@@ -4,7 +4,15 @@ reach the build only inside the BuildKit secret."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
+import shutil
+import socket
+import subprocess
+import tarfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -12,7 +20,7 @@ import pytest
 from rocm_bake import build, redact
 from rocm_bake.fleetbuild.record import Attempt, CellRecord, RunRecord, append_perf
 from rocm_bake.perf import history
-from tests.conftest import Result, run_cli
+from tests.conftest import ROOT, Result, missing, run_cli
 
 CANARY = "CANARYPASS"
 
@@ -140,3 +148,105 @@ def test_redaction_rules() -> None:
         ("http://h:8080/dav/", "us@er", f"{CANARY}/")
     assert redact.data({"a": [f"http://u:{CANARY}@h/"], "n": 1}) == {"a": ["http://****@h/"],
                                                                         "n": 1}
+
+
+SECRET_BAKE = """variable "CACHE_TYPE" {{
+  default = "sccache"
+}}
+variable "SCCACHE_BACKEND" {{
+  default = "none"
+}}
+variable "SCCACHE_WEBDAV_URL" {{
+  default = ""
+}}
+variable "CACHE_ENV" {{
+  default = "dev"
+}}
+variable "SCCACHE_SECRET_FILE" {{
+  default = ""
+}}
+target "secret" {{
+  context = "{context}"
+  secret  = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${{SCCACHE_SECRET_FILE}}"]
+  tags    = ["rocm-bake-test/canary-secret:{tag}"]
+}}
+"""
+# The step records which settings the secret holds (names only) and whether the WebDAV
+# password in it is the one expected (compared by hash: the image never holds it).
+SECRET_DOCKERFILE = """FROM rocm-bake/busybox:test
+ARG WANT
+RUN --network=none --mount=type=secret,id=sccache \\
+    cut -d= -f1 /run/secrets/sccache | sort > /secret-keys.txt && \\
+    grep '^SCCACHE_WEBDAV_PASSWORD=' /run/secrets/sccache | cut -d= -f2- | tr -d '\\n' \\
+      | sha256sum | cut -c1-64 > /password.sha256
+"""
+
+
+@pytest.mark.engine
+def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
+        engine: str, tmp_path: Path) -> None:
+    """A WebDAV store that wants basic auth (scripts/webdav.sh, ROCM_BAKE_WEBDAV_AUTH): with
+    user:password@ in SCCACHE_WEBDAV_URL the preflight's sccache authenticates and the build's
+    secret carries them; without them the store refuses. No output shows the password."""
+    if shutil.which("nginx") is None:
+        missing("nginx is not installed (scripts/webdav.sh install)")
+    run_dir, port = tmp_path / "dav", _free_port()
+    dav_env = {**os.environ, "ROCM_BAKE_WEBDAV_PORT": str(port),
+               "ROCM_BAKE_WEBDAV_AUTH": f"user:{CANARY}"}
+    started = subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "start",
+                              str(run_dir)], env=dav_env, capture_output=True, text=True,
+                             timeout=60, check=False)
+    assert started.returncode == 0, started.stderr
+    try:
+        tag = uuid.uuid4().hex[:10]
+        (tmp_path / "Dockerfile").write_text(SECRET_DOCKERFILE)
+        bake = tmp_path / "docker-bake.hcl"
+        bake.write_text(SECRET_BAKE.format(context=tmp_path, tag=tag))
+        args = ["inv", "build", "--file", str(bake), "--target", "secret",
+                "--set", "SCCACHE_BACKEND=webdav"]
+        refused = run_cli([*args, "--set", f"SCCACHE_WEBDAV_URL=http://127.0.0.1:{port}/"],
+                          env={"DOCKER_HOST": engine})
+        assert refused.returncode == 2
+        assert f"sccache backend WebDAV http://127.0.0.1:{port} is unusable" in refused.stderr
+        result = run_cli([*args, "--set", f"SCCACHE_WEBDAV_URL={_url(port)}",
+                          "--set", f"secret.args.WANT={tag}"], env={"DOCKER_HOST": engine})
+        assert result.returncode == 0, result.stderr[-2000:]
+        _clean(result)
+        log = (run_dir / "access.log").read_text()
+        assert "PUT /dev/" in log and ".sccache_check 201 user" in log   # authenticated
+        image = f"rocm-bake-test/canary-secret:{tag}"
+        keys, digest = (_read_from_image(engine, image, p)
+                        for p in ("/secret-keys.txt", "/password.sha256"))
+        assert keys.split() == sorted(["SCCACHE_WEBDAV_ENDPOINT", "SCCACHE_WEBDAV_KEY_PREFIX",
+                                       "SCCACHE_WEBDAV_PASSWORD", "SCCACHE_WEBDAV_RW_MODE",
+                                       "SCCACHE_WEBDAV_USERNAME"])
+        assert digest.strip() == hashlib.sha256(CANARY.encode()).hexdigest()
+        saved = subprocess.run(["docker", "image", "save", image], capture_output=True,
+                               env={**os.environ, "DOCKER_HOST": engine}, timeout=120,
+                               check=True)
+        assert CANARY.encode() not in saved.stdout           # not in any layer or config
+    finally:
+        subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "stop", str(run_dir)],
+                       env=dav_env, capture_output=True, timeout=60, check=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _read_from_image(engine: str, image: str, path: str) -> str:
+    env = {**os.environ, "DOCKER_HOST": engine}
+    container = subprocess.run(["docker", "create", image, "/none"], capture_output=True,
+                               text=True, env=env, timeout=60, check=True).stdout.strip()
+    try:
+        copied = subprocess.run(["docker", "cp", f"{container}:{path}", "-"],
+                                capture_output=True, env=env, timeout=60, check=True)
+    finally:
+        subprocess.run(["docker", "rm", container], capture_output=True, env=env, timeout=60,
+                       check=False)
+    with tarfile.open(fileobj=io.BytesIO(copied.stdout)) as archive:
+        member = archive.extractfile(Path(path).name)
+        assert member is not None
+        return member.read().decode()
