@@ -88,7 +88,7 @@ def test_build_log_and_health_lines(engine: str, tmp_path: Path) -> None:
     bake = tmp_path / "docker-bake.hcl"
     bake.write_text(f'variable "URL" {{\n  default = ""\n}}\n'
                     f'target "canary" {{\n  context = "{tmp_path}"\n'
-                    f'  args = {{ URL = URL, NONCE = "{tmp_path.name}" }}\n}}\n')
+                    f'  args = {{ URL = URL, NONCE = "{uuid.uuid4().hex}" }}\n}}\n')
     result = run_cli(["inv", "build", "--file", str(bake), "--target", "canary",
                       "--set", f"URL={_url(port)}"], env={"DOCKER_HOST": engine})
     assert result.returncode == 0, result.stderr[-2000:]
