@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -81,7 +82,7 @@ def fresh(tmp_path: Path) -> Iterator[Fresh]:
     state = Fresh(run_dir, env, tmp_path)
     default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
                              text=True, timeout=60, check=False)
-    if default.returncode == 0 and "Status:  running" in default.stdout:
+    if default.returncode == 0 and re.search(r"^Status:\s*running", default.stdout, re.M):
         pytest.skip("the default docker context reaches a builder on this machine: inv build "
                     "rightly uses it instead of starting the project's engine")
     assert not (run_dir / "docker.sock").exists()
