@@ -197,8 +197,8 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
                               str(run_dir)], env=dav_env, capture_output=True, text=True,
                              timeout=60, check=False)
     assert started.returncode == 0, started.stderr
+    tag = uuid.uuid4().hex[:10]
     try:
-        tag = uuid.uuid4().hex[:10]
         (tmp_path / "Dockerfile").write_text(SECRET_DOCKERFILE)
         bake = tmp_path / "docker-bake.hcl"
         bake.write_text(SECRET_BAKE.format(context=tmp_path, tag=tag))
@@ -228,6 +228,9 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
     finally:
         subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "stop", str(run_dir)],
                        env=dav_env, capture_output=True, timeout=60, check=False)
+        subprocess.run(["docker", "rmi", f"rocm-bake-test/canary-secret:{tag}"],
+                       env={**os.environ, "DOCKER_HOST": engine}, capture_output=True,
+                       timeout=60, check=False)
 
 
 def _free_port() -> int:
