@@ -34,8 +34,16 @@ Test build engine for rocm-bake (loopback only, no image hub needed).
 Commands:
   install           install dockerd + containerd (Debian trixie), docker-buildx
                     (Debian forky, >= $MIN_BUILDX), docker-registry, skopeo and
-                    busybox-static (bookworm).  Skips what is already there.
+                    busybox-static (bookworm), all from the machine's Debian
+                    mirror.  Skips what is already there.  No service starts
+                    (policy-rc.d during the install) and the units the install
+                    enabled (docker.service, docker.socket, containerd,
+                    docker-registry) are disabled after it: nothing starts at
+                    boot and nothing owns /var/run/docker.sock.
                     Ends with 'old-buildx' (its stdout line is not printed).
+  apt-install PKG|DEB...
+                    apt-get install with services held, as 'install' does
+                    (scripts/webdav.sh uses it for nginx).
   old-buildx        put an OLD buildx (Debian trixie's docker-buildx, 0.13.x,
                     < $MIN_BUILDX) in OLD_DIR/cli-plugins/docker-buildx, for tests
                     of the version gate; nothing is installed system-wide.  No-op
@@ -54,6 +62,11 @@ Commands:
                     ROOTFS_DIR, so a restarted engine re-imports it in seconds.
   base-image [RUN_DIR]
                     import a busybox image as $BASE_IMAGE (no-op if present).
+  clean [RUN_DIR]   stop the engine at RUN_DIR and remove what this script left:
+                    RUN_DIR (images, build cache, the registry's test
+                    repositories), the rootfs tarballs in ROOTFS_DIR, OLD_DIR and
+                    leftover /tmp/rocm-bake-apt.* and /tmp/rocm-bake-busybox.*
+                    dirs.  The Debian packages stay (apt-get purge them).
   -h, --help        this help.
 
 RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}.
@@ -62,7 +75,11 @@ ROOTFS_DIR is \${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}.
 Environment: ROCM_BAKE_REGISTRY_PORT (default 5000),
              ROCM_BAKE_REGISTRY=none (start: no registry of its own; the engine
              still trusts 127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT, e.g. a second node),
-             ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60).
+             ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60),
+             ROCM_BAKE_REGISTRY_MIRROR (start: a pull-through mirror for Docker
+             Hub images, e.g. the ROCm base image; applies when dockerd starts).
+'./inv build' runs 'start' itself when no builder is reachable (and 'install'
+first when run as root); ROCM_BAKE_ENGINE=off turns that off.
 Exit status: 0 ok, 2 usage error or failure.
 EOF
 }
@@ -237,22 +254,87 @@ install_packages() {
         for d in "$FETCH_DIR"/debs/*.deb; do debs+=("$d"); done
     fi
 
-    # Never let a package start its service (docker, containerd, registry):
-    # the engine is started by 'start' only, never on /var/run/docker.sock.
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-        printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-        chmod 755 /usr/sbin/policy-rc.d
-        POLICY_CREATED=1
-    fi
     log "install: apt-get install ${debs[*]##*/} ${want[*]}"
-    apt-get install -y -qq --no-install-recommends "${debs[@]}" "${want[@]}" >&2 ||
-        die "apt-get install failed"
+    apt_install_held "${debs[@]}" "${want[@]}"
 
     command -v dockerd >/dev/null 2>&1 || die "dockerd missing after install"
     buildx_ok || die "docker buildx >= $MIN_BUILDX missing after install (found '$(buildx_version)')"
     command -v docker-registry >/dev/null 2>&1 || die "docker-registry missing after install"
     command -v skopeo >/dev/null 2>&1 || die "skopeo missing after install"
     log "install: done (dockerd $(dockerd --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1), buildx $(buildx_version))"
+}
+
+# The units enabled now, one name a line: the links in /etc/systemd/system's
+# *.wants and *.requires dirs (what 'systemctl enable' and deb-systemd-helper
+# make; read the same whether systemd runs or not).
+enabled_units() {
+    find /etc/systemd/system -mindepth 2 -maxdepth 2 -type l \
+        \( -path '*.wants/*' -o -path '*.requires/*' \) -printf '%f\n' 2>/dev/null | sort -u
+}
+
+# apt_install_held PKG|DEB...: apt-get install, no service started (policy-rc.d,
+# exit 101, for the install only; an existing one is left alone) and every unit
+# the install enabled (docker.service, docker.socket, containerd,
+# docker-registry, nginx...) disabled afterwards: deb-systemd-helper records it,
+# so upgrades keep it off, and systemctl disable works without a running
+# systemd.  Units enabled before the install stay as they were.
+apt_install_held() {
+    local before after u
+    before=$(enabled_units)
+    trap cleanup_install EXIT
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\n# rocm-bake engine.sh: no service starts during the install\nexit 101\n' \
+            >/usr/sbin/policy-rc.d
+        chmod 755 /usr/sbin/policy-rc.d
+        POLICY_CREATED=1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "$@" >&2 ||
+        die "apt-get install failed"
+    if [ "$POLICY_CREATED" = 1 ]; then
+        rm -f /usr/sbin/policy-rc.d
+        POLICY_CREATED=0
+    fi
+    after=$(comm -13 <(printf '%s\n' "$before") <(enabled_units))
+    for u in $after; do
+        log "install: disabling $u (the engine is started by '$PROG start' only)"
+        if command -v deb-systemd-helper >/dev/null 2>&1; then
+            deb-systemd-helper disable "$u" >/dev/null 2>&1 || true
+        fi
+        if command -v systemctl >/dev/null 2>&1; then
+            systemctl disable --quiet "$u" >/dev/null 2>&1 || true
+        fi
+        ! enabled_units | grep -qxF "$u" || die "could not disable $u"
+    done
+    return 0
+}
+
+cmd_apt_install() {
+    need_root apt-install
+    [ "$#" -ge 1 ] || die "apt-install needs at least one package or .deb"
+    apt_install_held "$@"
+}
+
+# ---------------------------------------------------------------- clean
+
+cmd_clean() {
+    set_run_dir "${1:-}"
+    cmd_stop "$RUN_DIR"
+    local p removed=()
+    if [ -d "$RUN_DIR" ]; then
+        unmount_leftover
+        awk -v d="$RUN_DIR/" 'index($2, d) == 1 { f = 1 } END { exit !f }' /proc/mounts &&
+            die "clean: mounts remain under $RUN_DIR; not removing it"
+        rm -rf "$RUN_DIR"
+        removed+=("$RUN_DIR")
+    fi
+    for p in "${ROOTFS_CACHE_DIR%/}"/rootfs-debian-*.tar "${OLD_BUILDX_DIR%/}" \
+        /tmp/rocm-bake-apt.* /tmp/rocm-bake-busybox.*; do
+        [ -e "$p" ] || continue
+        rm -rf "$p"
+        removed+=("$p")
+    done
+    log "clean: removed ${removed[*]:-nothing}"
 }
 
 # ---------------------------------------------------------------- old buildx
@@ -359,10 +441,18 @@ fail_with_log() {
 }
 
 launch_dockerd() {
+    local mirrors=""
+    if [ -n "${ROCM_BAKE_REGISTRY_MIRROR:-}" ]; then
+        case "$ROCM_BAKE_REGISTRY_MIRROR" in
+        http://* | https://*) ;;
+        *) die "ROCM_BAKE_REGISTRY_MIRROR must be an http(s):// URL" ;;
+        esac
+        mirrors=$(printf ',\n  "registry-mirrors": ["%s"]' "$ROCM_BAKE_REGISTRY_MIRROR")
+    fi
     cat >"$RUN_DIR/daemon.json" <<EOF
 {
   "features": {"containerd-snapshotter": true},
-  "insecure-registries": ["127.0.0.1:$PORT"]
+  "insecure-registries": ["127.0.0.1:$PORT"]$mirrors
 }
 EOF
     unmount_leftover
@@ -630,13 +720,15 @@ main() {
         [ "$#" -eq 0 ] || die "old-buildx takes no arguments"
         cmd_old_buildx
         ;;
-    start | stop | base-image | rootfs-image)
+    apt-install) cmd_apt_install "$@" ;;
+    start | stop | base-image | rootfs-image | clean)
         [ "$#" -le 1 ] || die "$cmd takes at most one argument (RUN_DIR)"
         case "$cmd" in
         rootfs-image) cmd_rootfs_image "$@" ;;
         start) cmd_start "$@" ;;
         stop) cmd_stop "$@" ;;
         base-image) cmd_base_image "$@" ;;
+        clean) cmd_clean "$@" ;;
         esac
         ;;
     *) die "unknown command '$cmd' (try --help)" ;;

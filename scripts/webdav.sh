@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # A WebDAV store for sccache on loopback: Debian's nginx-light with the dav-ext module.
 #
-#   scripts/webdav.sh install            install nginx-light + libnginx-mod-http-dav-ext (root)
+#   scripts/webdav.sh install            install nginx-light + libnginx-mod-http-dav-ext (root;
+#                                        not started, its unit disabled: engine.sh apt-install)
 #   scripts/webdav.sh start [RUN_DIR]    serve RUN_DIR/data read-write on 127.0.0.1:$PORT and
 #                                        read-only on 127.0.0.1:$((PORT+1)); prints the RW URL
 #   scripts/webdav.sh stop [RUN_DIR]     stop it (by its pid file)
+#
+# ROCM_BAKE_WEBDAV_AUTH=USER:PASSWORD (start): the read-write server asks for HTTP basic auth
+# (what SCCACHE_WEBDAV_USERNAME/PASSWORD, or user:password@ in SCCACHE_WEBDAV_URL, answer).
 #
 # PROPFIND/OPTIONS come from dav-ext: without it sccache silently turns read-only (0 % hits,
 # see ../shared/SCCACHE.md). Every request is logged to RUN_DIR/access.log (method, path,
@@ -28,15 +32,22 @@ cmd_install() {
     [ "$(id -u)" = 0 ] || die "install needs root"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >&2 || die "apt-get update failed"
-    apt-get install -y -qq --no-install-recommends nginx-light libnginx-mod-http-dav-ext >&2 ||
-        die "apt-get install nginx-light libnginx-mod-http-dav-ext failed"
+    # Held like the engine's packages: nginx neither starts now nor at boot.
+    bash "$(dirname "${BASH_SOURCE[0]}")/engine.sh" apt-install nginx-light \
+        libnginx-mod-http-dav-ext || die "apt-get install nginx-light libnginx-mod-http-dav-ext failed"
     [ -n "$(module_path)" ] || die "dav-ext module missing after install"
 }
 
 write_config() {
-    local run=$1 module
+    local run=$1 module auth=""
     module=$(module_path) || die "nginx dav-ext module not installed (scripts/webdav.sh install)"
     mkdir -p "$run/data" "$run/tmp"
+    if [ -n "${ROCM_BAKE_WEBDAV_AUTH:-}" ]; then
+        case "$ROCM_BAKE_WEBDAV_AUTH" in *:*) ;; *) die "ROCM_BAKE_WEBDAV_AUTH must be USER:PASSWORD" ;; esac
+        (umask 077 && printf '%s:{PLAIN}%s\n' "${ROCM_BAKE_WEBDAV_AUTH%%:*}" \
+            "${ROCM_BAKE_WEBDAV_AUTH#*:}" >"$run/htpasswd")
+        auth="auth_basic \"rocm-bake\"; auth_basic_user_file $run/htpasswd;"
+    fi
     cat >"$run/nginx.conf" <<CONF
 load_module $module;
 user root;
@@ -45,7 +56,7 @@ pid $run/nginx.pid;
 error_log $run/error.log warn;
 events { worker_connections 256; }
 http {
-    log_format methods '\$request_method \$uri \$status';
+    log_format methods '\$request_method \$uri \$status \$remote_user';
     access_log $run/access.log methods;
     client_body_temp_path $run/tmp;
     client_max_body_size 0;
@@ -57,6 +68,7 @@ http {
             dav_ext_methods PROPFIND OPTIONS;
             create_full_put_path on;
             autoindex on;
+            $auth
         }
     }
     server {
@@ -71,7 +83,11 @@ http {
 CONF
 }
 
-up() { curl -fsS -o /dev/null --max-time 2 -X OPTIONS "http://127.0.0.1:$PORT/" 2>/dev/null; }
+up() {
+    local auth=()
+    [ -z "${ROCM_BAKE_WEBDAV_AUTH:-}" ] || auth=(--user "$ROCM_BAKE_WEBDAV_AUTH")
+    curl -fsS -o /dev/null --max-time 2 "${auth[@]}" -X OPTIONS "http://127.0.0.1:$PORT/" 2>/dev/null
+}
 
 cmd_start() {
     local run=${1:-$RUN_DIR_DEFAULT}

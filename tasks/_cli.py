@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from invoke.exceptions import Exit
 
+from rocm_bake import redact
 from rocm_bake.errors import HCLError, RocmBakeError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -22,7 +23,7 @@ def reports_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except RocmBakeError as exc:
-            raise Exit(f"error: {exc}", code=exc.exit_code) from None
+            raise Exit(f"error: {redact.text(str(exc))}", code=exc.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
 

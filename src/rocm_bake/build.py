@@ -3,6 +3,7 @@ into the exact ``docker buildx bake`` invocation, and run."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import bakefile, buildx, caches, entitlements
+from rocm_bake import bakefile, buildx, caches, entitlements, preflight, pullhint, redact
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bakefile import ARCH_VARIABLE, Definition
 from rocm_bake.errors import RocmBakeError, UsageError
@@ -54,6 +55,8 @@ class PreparedBuild:
     invocation: buildx.BakeInvocation
     # The sccache backend whose secret run() writes (SCCACHE_BACKEND without a secret file).
     sccache: caches.SccacheBackend | None = None
+    # Credentials taken out of the backend's URL: they reach the build only in the secret.
+    url_credentials: dict[str, str] = field(default_factory=dict)
 
 
 def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
@@ -72,6 +75,7 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
             raise UsageError(f"unknown target {target!r}; valid targets and groups: "
                              f"{', '.join(sorted(names))}")
     backend = caches.backend_from_definition(definition)
+    backend, url_credentials = _credentials_out_of_url(backend, additions, base_env)
     if backend is not None and not caches.secret_file(definition):
         # The backend's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
@@ -85,42 +89,70 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     argv = buildx.bake_argv(request.files, request.targets, overrides, push=request.push,
                             allow=entitlements.for_plan(plan))
     return PreparedBuild(request, definition, plan, buildx.BakeInvocation(argv, additions),
-                         backend)
+                         backend, url_credentials)
+
+
+_URL_VARIABLES = {"webdav": ("SCCACHE_WEBDAV_URL", "SCCACHE_WEBDAV_USERNAME",
+                             "SCCACHE_WEBDAV_PASSWORD"),
+                  "s3": ("SCCACHE_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+
+
+def _credentials_out_of_url(backend: caches.SccacheBackend | None, additions: dict[str, str],
+                            env: Mapping[str, str]
+                            ) -> tuple[caches.SccacheBackend | None, dict[str, str]]:
+    """A backend URL with ``user:password@``: the URL without them (also for buildx's
+    environment), the user and password as the secret's credential settings."""
+    if backend is None or not redact.has_credentials(backend.endpoint):
+        return backend, {}
+    variable, user_key, password_key = _URL_VARIABLES[backend.kind]
+    clean, user, password = redact.split_credentials(backend.endpoint)
+    if variable in additions or variable in env:
+        additions[variable] = clean
+    found = {user_key: user, password_key: password}
+    return dataclasses.replace(backend, endpoint=clean), {k: v for k, v in found.items() if v}
 
 
 def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
     """Check the machine, then run the bake; a failed bake is an error (exit status 2)."""
     full_env = {**(os.environ if env is None else env), **prepared.invocation.env}
-    buildx.preflight(env=full_env)
+    full_env.update(preflight.ensure_builder(full_env))   # every missing item at once
     secret, backend = None, prepared.sccache
     if backend is not None:
         secret = caches.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
-                                     caches.credentials(full_env))
+                                     {**prepared.url_credentials,
+                                      **caches.credentials(full_env)})
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         caches.preflight_build(prepared.definition)
-        returncode = _bake_with_health(prepared, full_env)
+        returncode, unpullable = _bake_with_health(prepared, full_env)
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
             caches.write_secret(secret, backend)
+    if returncode != 0 and unpullable is not None:
+        raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:
         raise RocmBakeError(f"docker buildx bake failed with exit status {returncode}")
 
 
-def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]) -> int:
+def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]
+                      ) -> tuple[int, tuple[str, str] | None]:
     """Run the bake with plain progress passed through to stderr; then one cache-health line
     per target (CACHED steps, sccache hit rate) and a warning for a rebuild that hit below the
-    threshold or a read-write build that wrote nothing."""
+    threshold or a read-write build that wrote nothing. Also returns the base image buildx
+    could not pull, if any."""
     argv = list(prepared.invocation.argv)
     if not any(a.startswith("--progress") for a in argv):
         argv = [*argv[:3], "--progress=plain", *argv[3:]]
     lines: list[str] = []          # only what the summary needs: a torch log is large
     seen: set[str] = set()
+    errors: list[str] = []
     with subprocess.Popen(argv, env=dict(env), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, errors="replace") as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
-            sys.stderr.write(line)
+            sys.stderr.write(redact.text(line))
+            if line.startswith("ERROR:"):
+                errors.append(line)
             step = line.split(" ", 1)[0]
             if step.startswith("#") and (step not in seen or caches.STATS_MARK in line
                                          or line.rstrip().endswith(" CACHED")):
@@ -134,7 +166,7 @@ def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]) -> int:
         print(f"cache: {line}", file=sys.stderr)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    return returncode
+    return returncode, pullhint.unpullable(errors)
 
 
 def split_csv(values: Sequence[str]) -> list[str]:

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
+from rocm_bake import redact
 from rocm_bake.errors import RocmBakeError
 
 MIN_BUILDX = Version("0.24")
-INSTALL_HINT = ("install docker-buildx >= 0.24 (Debian forky's docker-buildx package, "
-                "`scripts/engine.sh install`, or a release binary in "
+INSTALL_HINT = ("install docker-buildx >= 0.24 (`sudo bash scripts/engine.sh install` fetches "
+                "the docker-buildx .deb from Debian forky and installs it on bookworm, with "
+                "docker.io and containerd from trixie; or a release binary in "
                 "~/.docker/cli-plugins/docker-buildx)")
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|_KEY$|^AWS_)", re.I)
 MASK = "****"
@@ -39,12 +41,12 @@ class BakeInvocation:
         """The command as a shell line, secrets masked, ready to copy."""
         assignments = [f"{k}={shlex.quote(masked_value(k, v))}"
                        for k, v in sorted(self.env.items())]
-        return " ".join([*assignments, *(shlex.quote(a) for a in self.argv)])
+        return " ".join([*assignments, *(shlex.quote(redact.text(a)) for a in self.argv)])
 
 
 def masked_value(name: str, value: str) -> str:
     """A value to show for an environment variable: secrets never print."""
-    return MASK if _SECRET_NAME.search(name) and value else value
+    return MASK if _SECRET_NAME.search(name) and value else redact.text(value)
 
 
 def bake_argv(files: Sequence[str], targets: Sequence[str], overrides: Sequence[str] = (), *,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import buildx, services
+from rocm_bake import buildx, preflight, services
 from rocm_bake.fleet import Fleet, Node
 
 LOW_DISK_GIB = 50
@@ -105,8 +105,9 @@ def diagnose(fleet: Fleet, env: Mapping[str, str] | None = None,
         _guard("docker client", "install Docker's CLI", buildx.check_docker),
         _guard("buildx", buildx.INSTALL_HINT,
                lambda: str(buildx.check_buildx(env=environment))),
-        _guard("builder", "scripts/engine.sh start, then point DOCKER_HOST at it",
-               lambda: buildx.check_builder(env=environment)),
+        _guard("builder", "scripts/engine.sh start (./inv build starts it itself; "
+               "ROCM_BAKE_ENGINE=off opts out)",
+               lambda: preflight.find_builder(environment)),
         *(check_node(node, environment) for node in fleet.nodes),
         _service("registry", services.registry(session, fleet.registry),
                  f"start the registry at {fleet.registry}", required=True),

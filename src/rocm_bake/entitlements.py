@@ -31,12 +31,15 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _reads(plan: Plan, here: Path) -> list[Path]:
-    """Every local directory the plan reads: contexts and named contexts that are paths."""
+    """Every local path the plan reads: contexts and named contexts that are paths, and the
+    files its secrets come from (``secret = ["id=sccache,src=/tmp/..."]``)."""
     paths = []
     for target in plan.targets.values():
         values = [str(target.get("context") or "."), *(target.get("contexts") or {}).values()]
         paths += [(here / v).resolve() for v in values
                   if not v.startswith(("target:", "cwd://")) and "://" not in v]
+        paths += [(here / str(s["src"])).resolve() for s in target.get("secret") or []
+                  if isinstance(s, dict) and s.get("src")]
     return paths
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import build, buildx, entitlements
+from rocm_bake import build, buildx, entitlements, preflight
 from rocm_bake.errors import RocmBakeError, UsageError
 
 EPOCH_ARG = "SOURCE_DATE_EPOCH"
@@ -153,7 +153,7 @@ def verify(target: str, files: Sequence[str], workdir: Path, sets: Sequence[str]
         raise UsageError("verify-repro needs at least 2 runs")
     base_env = dict(os.environ if env is None else env)
     prepared, epoch = prepare(target, files, sets, base_env)
-    buildx.preflight(env={**base_env, **prepared.invocation.env})
+    base_env.update(preflight.ensure_builder({**base_env, **prepared.invocation.env}))
     workdir.mkdir(parents=True, exist_ok=True)
     images = tuple(build_once(prepared, target, epoch, workdir / f"build-{n}.tar", base_env)
                    for n in range(1, runs + 1))

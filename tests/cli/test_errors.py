@@ -58,8 +58,10 @@ def test_arch_outside_supported_set() -> None:
 
 
 def test_missing_docker_client(path_without_docker: str) -> None:
-    result = run_cli(["inv", "build", "--target", "vllm"], env={"PATH": path_without_docker})
-    assert_one_line_error(result, "docker client", "not on PATH")
+    # ROCM_BAKE_ENGINE=off: as root, inv build would otherwise install the engine's packages.
+    result = run_cli(["inv", "build", "--target", "vllm"],
+                     env={"PATH": path_without_docker, "ROCM_BAKE_ENGINE": "off"})
+    assert_one_line_error(result, "docker client", "not on PATH", "scripts/engine.sh install")
 
 
 def test_missing_engine() -> None:
@@ -79,7 +81,8 @@ def test_missing_buildx() -> None:
     script = f"mount -t tmpfs none {plugins} && exec {inv} build --target vllm"
     proc = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=False,
-                          env={**os.environ, "DOCKER_CONFIG": "/nonexistent-docker-config"})
+                          env={**os.environ, "DOCKER_CONFIG": "/nonexistent-docker-config",
+                               "ROCM_BAKE_ENGINE": "off"})
     assert_one_line_error(Result(proc.returncode, proc.stdout, proc.stderr),
                           "docker buildx is not installed", "0.24")
 
@@ -91,7 +94,8 @@ def test_older_buildx_is_refused(tmp_path: Path) -> None:
         missing(f"no old buildx at {plugin} (scripts/engine.sh old-buildx puts it there)")
     (tmp_path / "cli-plugins").mkdir()
     (tmp_path / "cli-plugins" / "docker-buildx").symlink_to(plugin)
-    result = run_cli(["inv", "build", "--target", "vllm"], env={"DOCKER_CONFIG": str(tmp_path)})
+    result = run_cli(["inv", "build", "--target", "vllm"],
+                     env={"DOCKER_CONFIG": str(tmp_path), "ROCM_BAKE_ENGINE": "off"})
     assert_one_line_error(result, "buildx 0.13", "older than 0.24", "install")
 
 

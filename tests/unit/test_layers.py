@@ -22,11 +22,12 @@ OURS = ("rocm_bake", "rocm_bake_checks", "rocm_bake_docs", "tasks")
 # Bottom to top; a unit may import its own layer and those below.
 LAYERS: list[tuple[str, set[str]]] = [
     ("foundation", {"rocm_bake", "rocm_bake.errors", "rocm_bake.clock", "rocm_bake.atomic",
-                    "rocm_bake.extras"}),
+                    "rocm_bake.extras", "rocm_bake.redact", "rocm_bake.pullhint"}),
     ("HCL", {"rocm_bake.hcl"}),
     ("bake model", {"rocm_bake.bake", "rocm_bake.bakefile"}),
     ("tools and settings", {"rocm_bake.buildx", "rocm_bake.caches", "rocm_bake.services",
-                            "rocm_bake.fleet", "rocm_bake.entitlements", "rocm_bake.graph"}),
+                            "rocm_bake.fleet", "rocm_bake.entitlements", "rocm_bake.graph",
+                            "rocm_bake.engine", "rocm_bake.preflight"}),
     ("build", {"rocm_bake.build"}),
     ("perf, repro, doctor", {"rocm_bake.perf", "rocm_bake.repro", "rocm_bake.doctor"}),
     ("fleet builds", {"rocm_bake.fleetbuild"}),

@@ -8,7 +8,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rocm_bake import atomic
+from rocm_bake import atomic, redact
 from rocm_bake.perf.schema import duration
 
 _VERTEX = re.compile(r"^#(\d+) \[[^\]]*\] RUN ")
@@ -76,7 +76,7 @@ class RunRecord:
                 "nodes": self.nodes, "cells": cells}
 
     def write(self, path: Path) -> None:
-        atomic.write_text(path, json.dumps(self.to_json(), indent=2) + "\n")
+        atomic.write_text(path, json.dumps(redact.data(self.to_json()), indent=2) + "\n")
 
 
 def count_steps(log: Path) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from rocm_bake import redact
 from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
@@ -232,7 +233,7 @@ class FleetRun:
                log: Path) -> None:
         try:
             with log.open("w", encoding="utf-8") as out:
-                out.write("$ " + " ".join(argv) + "\n")
+                out.write(redact.text("$ " + " ".join(argv)) + "\n")
                 out.flush()
                 proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
                                         stdin=subprocess.DEVNULL)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rocm_bake import caches
+from rocm_bake import caches, redact
 from rocm_bake.perf import schema
 
 PATH = Path("perf") / "history.jsonl"
@@ -72,7 +72,7 @@ def append(path: Path, records: Iterable[Mapping[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         for item in records:
-            handle.write(json.dumps(item, sort_keys=True) + "\n")
+            handle.write(json.dumps(redact.data(item), sort_keys=True) + "\n")
 
 
 def load(path: Path) -> list[dict[str, object]]:
