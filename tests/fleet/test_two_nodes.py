@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import requests
 from rocm_bake.docgen import perfdata
 from tests.conftest import ROOT, VENV_BIN, minimal_env, run_cli
 from tests.fleet.conftest import BAKE_FILE, NODE2_DIR, TwoNodes, fresh_salt
+from tests.fleet.gate import Gate
 
 PREFIX = "rocm-bake-test/fleet"
 CELLS = {"base-a1", "base-a2", "mid-a1", "mid-a2", "top-a1", "top-a2"}
@@ -95,50 +95,43 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
         assert "CACHED" in log and "importing cache manifest" in log, name
 
 
-def _victim_on_node2(proc: subprocess.Popen[str], log_dir: Path) -> str:
-    """Wait until a cell's RUN step is under way on node2; "" if the build never put one there
-    (which cells land on which node depends on timing)."""
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-        runs = list(log_dir.glob("*/run.json"))
-        if not runs:
-            continue
-        try:
-            rec = json.loads(runs[0].read_text())
-        except json.JSONDecodeError:
-            continue
-        for cell in rec["cells"]:
-            if cell["status"] == "running" and cell["node"] == "node2":
-                log = Path(cell["attempts"][-1]["log"])
-                if log.is_file() and "] RUN " in log.read_text():
-                    return str(cell["cell"])
-    return ""
+def _running_on_node2(log_dir: Path, arrived: list[str]) -> str | None:
+    """A cell at the gate (its RUN step under way) that run.json places on node2."""
+    runs = list(log_dir.glob("*/run.json"))
+    if not runs:
+        return None
+    rec = json.loads(runs[0].read_text())    # written atomically at each state change
+    for cell in rec["cells"]:
+        if cell["cell"] in arrived and cell["status"] == "running" and cell["node"] == "node2":
+            return str(cell["cell"])
+    return None
 
 
 def test_a_node_killed_mid_run_loses_nothing(two_nodes: TwoNodes, tmp_path: Path) -> None:
-    victim, stdout, stderr = "", "", ""
-    for attempt in range(3):  # again (fresh salt) only if no cell was caught running on node2
-        log_dir = tmp_path / f"logs{attempt}"
+    """Event-driven: every RUN step waits at the test's gate; once a cell on node2 is at the
+    gate, node2's dockerd is killed, then the gate opens for all (the retry on node1 too)."""
+    log_dir = tmp_path / "logs"
+    with Gate() as gate:
         proc = subprocess.Popen(build_argv(two_nodes, log_dir), cwd=ROOT, text=True,
-                                env=minimal_env({"SALT": fresh_salt(), "SLEEP": "5"}),
+                                env=minimal_env({"SALT": fresh_salt(), "SLEEP": "0",
+                                                 "GATE": gate.url}),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            victim = _victim_on_node2(proc, log_dir)
-            if victim:
-                pid = int((NODE2_DIR / "docker.pid").read_text().strip())
-                assert b"dockerd" in Path(f"/proc/{pid}/cmdline").read_bytes()  # ours
-                os.kill(pid, signal.SIGKILL)
-            stdout, stderr = proc.communicate(timeout=300)
+            # the two base cells start at once, one per node (capacity 1 each): one of them
+            # reaches the gate from node2; the timeout only guards against a hang
+            victim = gate.wait_for(lambda arrived: _running_on_node2(log_dir, arrived), 600)
+            assert victim, f"no cell reached the gate from node2 (arrived: {gate.arrived})"
+            pid = int((NODE2_DIR / "docker.pid").read_text().strip())
+            assert b"dockerd" in Path(f"/proc/{pid}/cmdline").read_bytes()  # ours
+            os.kill(pid, signal.SIGKILL)
+            gate.open()
+            stdout, stderr = proc.communicate(timeout=600)
         finally:
+            gate.open()
             if proc.poll() is None:
                 proc.kill()
                 proc.communicate()
             two_nodes.restart_node2()
-        assert proc.returncode == 0 or victim, f"the fleet build failed: {stderr[-1500:]}"
-        if victim:
-            break
-    assert victim, "in 3 runs no cell was caught running on node2"
     assert proc.returncode == 0, stderr[-2000:]
     rec = record(log_dir)
     by_cell = cells(rec)

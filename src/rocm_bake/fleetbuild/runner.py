@@ -78,6 +78,8 @@ def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) ->
     argv = [*fleet_nodes.docker_argv(node, request.docker), "buildx", "bake"]
     for file in request.files:
         argv += ["-f", file]
+    for grant in cell.allow:       # minimal: arch-tools moves this into buildx.bake_argv
+        argv += ["--allow", grant]
     argv += [cell.name, "--progress=plain", "--push",
              "--set", f"{cell.name}.tags={refs.image(cell.name)}"]
     for key, dep in sorted(cell.contexts.items()):
@@ -218,6 +220,7 @@ class FleetRun:
         rec.status = "running"
         self.busy[node.name] += 1
         self.running += 1
+        self.record.write(self.json_path)      # every state change, atomically
         argv = bake_argv(self.request, cell, self.refs, node)
         env = fleet_nodes.docker_env(node, self.env)
         thread = threading.Thread(target=self._build, args=(cell.name, attempt, argv, env, log),
