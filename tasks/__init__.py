@@ -4,9 +4,11 @@ from invoke.collection import Collection
 
 from tasks import building, documenting, health, inspecting, linting, perf, repro, versions
 from tasks import fleet as fleet_module
+from tasks import reports as reports_module
 
 ns = Collection()
 for module in (building, documenting, health, inspecting, linting, perf, repro, versions):
     for task in Collection.from_module(module).tasks.values():
         ns.add_task(task)
 ns.add_collection(Collection.from_module(fleet_module, name="fleet"))
+ns.add_collection(Collection.from_module(reports_module, name="reports"))

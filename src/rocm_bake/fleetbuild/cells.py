@@ -102,6 +102,13 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
     return prioritised(out)
 
 
+def skipped(files: Sequence[str], archs: Sequence[str] = (),
+            env: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """The cells the bake file skips (its SKIP table), with the reason."""
+    return [{"component": c.component, "arch": c.arch, "reason": c.skipped or "skipped"}
+            for c in graph.cells(files, archs, env) if not c.target]
+
+
 def prioritised(cells: Mapping[str, FleetCell]) -> list[FleetCell]:
     """Each cell's priority = its estimate plus the longest chain of cells waiting on it;
     highest first (the critical path starts first, then the longest work)."""

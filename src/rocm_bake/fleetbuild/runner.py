@@ -26,7 +26,13 @@ from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
 from rocm_bake.fleetbuild.progress import Progress
-from rocm_bake.fleetbuild.record import Attempt, CellRecord, RunRecord, count_steps
+from rocm_bake.fleetbuild.record import (
+    Attempt,
+    CellRecord,
+    RunRecord,
+    count_steps,
+    log_facts,
+)
 
 EXIT_OK = 0
 EXIT_NOT_BUILT = 2
@@ -46,6 +52,8 @@ class FleetRequest:
     log_root: Path = Path("fleet-logs")
     run_id: str = ""
     docker: str = "docker"
+    lane: str = "fleet"                 # fleet | nightly (the report's badge)
+    skipped: list[dict[str, str]] = field(default_factory=list)   # cells the bake file skips
 
 
 def new_run_id() -> str:
@@ -124,8 +132,10 @@ class FleetRun:
             run_id, time.time(), str(self.log_dir),
             {n.name: {"endpoint": n.endpoint, "capacity": n.capacity, "lost": None}
              for n in fleet.nodes},
-            {c.name: CellRecord(c.name, list(c.depends), c.estimate, self.refs.image(c.name))
-             for c in request.cells})
+            {c.name: CellRecord(c.name, list(c.depends), c.estimate, self.refs.image(c.name),
+                                c.component, c.arch)
+             for c in request.cells},
+            tag=self.refs.tag, lane=request.lane, skipped=list(request.skipped))
         self.alive = {n.name: n for n in fleet.nodes}
         self.busy = {n.name: 0 for n in fleet.nodes}
         self.done: queue.Queue[_Done] = queue.Queue()
@@ -253,6 +263,9 @@ class FleetRun:
         self.running -= 1
         self.busy[attempt.node] -= 1
         attempt.run_steps, attempt.cached_steps = count_steps(Path(attempt.log))
+        facts = log_facts(Path(attempt.log))
+        attempt.digest, attempt.sccache = facts.digest, facts.sccache
+        attempt.failed_step = "" if attempt.returncode == 0 else facts.failed_step
         if attempt.returncode == 0:
             rec.status, rec.reason = "built", ("" if len(rec.attempts) == 1 else
                                                f"retried after losing {rec.attempts[0].node}")

@@ -1,0 +1,39 @@
+"""``inv reports.publish DIR``: every report as static files (what the lanes upload)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from rocm_bake.perf import history, report
+from rocm_bake.reports import pages, runs
+
+
+def _write(path: Path, text: str) -> None:
+    """Atomically: a temporary file in the same directory, renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def publish(out: Path, logs: Path, perf_history: Path | None = None) -> list[Path]:
+    """Write index.html, fleet/index.html, nightly/index.html and (with a perf history)
+    perf/index.html under ``out``; return the files written."""
+    views = runs.views(logs)
+    has_perf = perf_history is not None and perf_history.is_file()
+    files = {out / "index.html": pages.index(has_perf, len(views)),
+             out / "fleet" / "index.html": pages.fleet(views),
+             out / "nightly" / "index.html": pages.nightly(views)}
+    if has_perf and perf_history is not None:
+        files[out / "perf" / "index.html"] = report.render(history.load(perf_history))
+    for path, text in files.items():
+        _write(path, text)
+    return list(files)
