@@ -26,7 +26,7 @@ def fleet(runs: Sequence[dict[str, Any]], live: bool = False, base: str = "") ->
 
 def _page(title: str, body: str) -> str:
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>"
+            f"<title>{html.escape(title)}</title><link rel=\"icon\" href=\"data:,\"><style>"
             "body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}"
             "table{border-collapse:collapse;margin-bottom:1.5em}"
             "td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}"

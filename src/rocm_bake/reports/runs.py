@@ -22,7 +22,7 @@ class ReportError(RocmBakeError):
 class RunFile:
     run_id: str
     path: Path
-    version: int        # the file's mtime in ns: changes whenever the run is rewritten
+    version: str        # changes whenever the run is rewritten (a new file: a new inode)
 
 
 def find(root: Path) -> list[RunFile]:
@@ -33,7 +33,9 @@ def find(root: Path) -> list[RunFile]:
     found = []
     for path in root.glob(f"*/{RUN_FILE}"):
         try:
-            found.append(RunFile(path.parent.name, path, path.stat().st_mtime_ns))
+            st = path.stat()
+            found.append(RunFile(path.parent.name, path,
+                                 f"{st.st_ino}-{st.st_mtime_ns}-{st.st_size}"))
         except FileNotFoundError:       # removed while listing
             continue
     return sorted(found, key=lambda r: r.run_id, reverse=True)
@@ -98,7 +100,7 @@ def critical_path(cells: list[dict[str, Any]]) -> list[str]:
     return chain[::-1]
 
 
-def view(data: dict[str, Any], version: int = 0) -> dict[str, Any]:
+def view(data: dict[str, Any], version: str = "") -> dict[str, Any]:
     """A run record as the page draws it."""
     cells = [_cell(c) for c in data["cells"]]
     started = float(data.get("started") or 0)
