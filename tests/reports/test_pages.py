@@ -12,7 +12,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from rocm_bake.reports import publish, serve
+from rocm_bake.reports import pages, publish, runs, serve
 from tests.docs import browser
 from tests.reports import synthetic
 
@@ -126,3 +126,27 @@ def test_the_nightly_page_names_built_skipped_and_failed(chrome: Any, tmp_path: 
     assert "nightly-a1" in text and "no wheel for a2" in text and "[2/2] RUN make" in text
     assert rec.cells["base-a1"].attempts[-1].digest in text
     shot(chrome, tmp_path / "nightly.png")
+
+
+def test_markup_in_a_record_stays_text_and_a_bad_record_is_named(
+        chrome: Any, tmp_path: Path) -> None:
+    logs = tmp_path / "fleet-logs"
+    rec = synthetic.record(1)
+    rec.cells["top-a2"].status = "failed"
+    rec.cells["top-a2"].attempts[-1].returncode = 1
+    rec.cells["top-a2"].attempts[-1].failed_step = "</script><script>window.owned=1</script>"
+    synthetic.write(logs, rec)
+    bad = logs / synthetic.run_id(2) / "run.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"run_id": "x"}')
+    with pytest.raises(runs.ReportError, match="not a fleet run record"):
+        publish.publish(tmp_path / "site", logs)      # publishing fails fast, named
+    page = tmp_path / "fleet.html"                    # the page itself names the bad run
+    page.write_text(pages.fleet(runs.raw(logs)), encoding="utf-8")
+    chrome.get(page.as_uri())
+    assert "run.json is not a fleet run record" in chrome.find_element(By.ID, "head").text
+    Select(chrome.find_element(By.ID, "run")).select_by_visible_text(synthetic.run_id(1))
+    bars(chrome, cell="top-a2")[0].click()
+    assert "</script><script>window.owned=1</script>" in chrome.find_element(By.ID,
+                                                                              "detail").text
+    assert chrome.execute_script("return window.owned") is None

@@ -90,7 +90,8 @@ class RunRecord:
     def write(self, path: Path) -> None:
         """Atomically (a reader, such as the live report, never sees half a file)."""
         tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(self.to_json(), separators=(",", ":")) + "\n",
+                       encoding="utf-8")
         tmp.replace(path)
 
 

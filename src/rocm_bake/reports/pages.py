@@ -10,18 +10,31 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rocm_bake.reports import runs
+
 _FLEET = (Path(__file__).parent / "fleet.html").read_text(encoding="utf-8")
 POLL_MS = 500          # how often a served page asks whether a run changed
 
 
+def _script_safe(text: str) -> str:
+    """JSON text safe inside <script>: every "<" (only ever inside a JSON string) escaped."""
+    return text.replace("<", "\\u003c")
+
+
 def _embed(data: object) -> str:
-    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    return _script_safe(json.dumps(data, separators=(",", ":")))
 
 
-def fleet(runs: Sequence[dict[str, Any]], live: bool = False, base: str = "") -> str:
-    """The fleet-run report; ``live``: the page polls ``base``versions.json for changes."""
-    data = {"runs": list(runs), "live": live, "base": base, "poll_ms": POLL_MS}
-    return _FLEET.replace("__DATA__", _embed(data))
+def fleet(records: Sequence[runs.RawRun], live: bool = False, base: str = "") -> str:
+    """The fleet-run report: every run's run.json embedded as the fleet wrote it (the page
+    computes the view, so rendering is reading files); ``live``: the page polls
+    ``base``versions.json and fetches the runs that changed."""
+    data = {"runs": [[r.file.run_id, r.file.version] for r in records], "live": live,
+            "base": base, "poll_ms": POLL_MS}
+    blocks = "\n".join(
+        f'<script id="run-{html.escape(r.file.run_id)}" type="application/json">'
+        f"{_script_safe(r.text)}</script>" for r in records)
+    return _FLEET.replace("__DATA__", _embed(data)).replace("__RUNS__", blocks)
 
 
 def _page(title: str, body: str) -> str:

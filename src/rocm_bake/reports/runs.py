@@ -1,6 +1,6 @@
-"""The runs of a ``fleet-logs/`` directory, and each run.json as the report's view model:
-attempts with their outcome, the header figures (wall time, node utilisation, counts) and the
-critical path (the dependency chain that set the wall time)."""
+"""The runs of a ``fleet-logs/`` directory: as raw run.json text (the fleet-run page computes
+its own view, critical path included, in fleet.html) and as a summary view for the nightly
+page and the docs: attempts with their outcome, wall time, node utilisation, counts."""
 
 from __future__ import annotations
 
@@ -41,6 +41,23 @@ def find(root: Path) -> list[RunFile]:
     return sorted(found, key=lambda r: r.run_id, reverse=True)
 
 
+@dataclass(frozen=True)
+class RawRun:
+    file: RunFile
+    text: str           # run.json as the fleet wrote it (JSON; "</" only inside strings)
+
+
+def raw(root: Path) -> list[RawRun]:
+    """Every run's run.json text, newest first (no parsing: the page does that)."""
+    out = []
+    for found in find(root):
+        try:
+            out.append(RawRun(found, found.path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            continue
+    return out
+
+
 def load(path: Path) -> dict[str, Any]:
     """One run.json (written atomically by the fleet, so never half a file)."""
     try:
@@ -79,27 +96,6 @@ def _cell(raw: dict[str, Any]) -> dict[str, Any]:
             "attempts": [_attempt(a) for a in raw.get("attempts") or []]}
 
 
-def critical_path(cells: list[dict[str, Any]]) -> list[str]:
-    """From the cell that finished last back through the dependency that finished last:
-    the chain that set the wall time, first cell first."""
-    by_name = {c["cell"]: c for c in cells}
-
-    def end(name: str) -> float:
-        attempts = by_name[name]["attempts"] if name in by_name else []
-        return max((a["end"] for a in attempts), default=0.0)
-
-    ran = [c["cell"] for c in cells if c["attempts"]]
-    if not ran:
-        return []
-    chain = [max(ran, key=end)]
-    while True:
-        deps = [d for d in by_name[chain[-1]]["depends"] if d in by_name and end(d) > 0]
-        if not deps:
-            break
-        chain.append(max(deps, key=end))
-    return chain[::-1]
-
-
 def view(data: dict[str, Any], version: str = "") -> dict[str, Any]:
     """A run record as the page draws it."""
     cells = [_cell(c) for c in data["cells"]]
@@ -127,8 +123,7 @@ def view(data: dict[str, Any], version: str = "") -> dict[str, Any]:
             "exit_status": data.get("exit_status"), "lane": data.get("lane") or "fleet",
             "tag": data.get("tag") or "", "nodes": nodes, "cells": cells,
             "skipped": list(data.get("skipped") or []), "counts": counts,
-            "utilisation": round(busy_all / total_capacity, 4),
-            "critical": critical_path(cells)}
+            "utilisation": round(busy_all / total_capacity, 4)}
 
 
 def views(root: Path) -> list[dict[str, Any]]:

@@ -34,7 +34,7 @@ class Site:
             return pages.index(self.perf_history.is_file(),
                                len(runs.find(self.logs))).encode(), "text/html; charset=utf-8"
         if path in ("/fleet", "/fleet/", "/fleet/index.html"):
-            page = pages.fleet(runs.views(self.logs), live=True, base="/fleet/")
+            page = pages.fleet(runs.raw(self.logs), live=True, base="/fleet/")
             return page.encode(), "text/html; charset=utf-8"
         if path == "/fleet/versions.json":
             listing = [[r.run_id, r.version] for r in runs.find(self.logs)]
@@ -43,8 +43,7 @@ class Site:
             found = [r for r in runs.find(self.logs) if r.run_id == unquote(m.group(1))]
             if not found:
                 return None
-            view = runs.view(runs.load(found[0].path), found[0].version)
-            return json.dumps(view).encode(), "application/json"
+            return found[0].path.read_bytes(), "application/json"
         if path in ("/nightly", "/nightly/", "/nightly/index.html"):
             return pages.nightly(runs.views(self.logs)).encode(), "text/html; charset=utf-8"
         if path in ("/perf", "/perf/", "/perf/index.html"):
