@@ -38,7 +38,7 @@ def _contexts(fleet: str, remove: bool) -> None:
     changes = (nodes.remove_contexts if remove else nodes.create_contexts)(config)
     print(tabulate([[ch.node, ch.context, ch.action, ch.detail] for ch in changes],
                    headers=["node", "context", "action", "detail"]))
-    failed = [ch for ch in changes if ch.action == "failed"]
+    failed = [ch for ch in changes if ch.action in ("failed", "refused")]
     if failed:
         raise Exit(f"error: {failed[0].node}: {failed[0].detail}", code=2)
 
@@ -54,12 +54,13 @@ def status(c: Context, fleet: str = FLEET_FILE) -> None:
 
     rows = nodes.status(fleets.load(fleet))
     print(tabulate([[s.node, s.endpoint, s.driver, s.buildkit, "yes" if s.reachable else "NO",
-                     s.cache_size, s.capacity, s.detail] for s in rows],
+                     s.cache_size, s.capacity, s.transport, s.detail] for s in rows],
                    headers=["node", "endpoint", "driver", "BuildKit", "reachable",
-                            "cache", "capacity", "detail"]))
-    down = [s.node for s in rows if not s.reachable]
+                            "cache", "capacity", "transport", "detail"]))
+    down = [s for s in rows if not s.reachable]
     if down:
-        raise Exit(f"error: unreachable node(s): {', '.join(down)}", code=2)
+        raise Exit("error: unreachable node(s): "
+                   + "; ".join(f"{s.node} ({s.detail})" for s in down), code=2)
 
 
 @task(iterable=["cells", "arch", "set", "file", "node"],

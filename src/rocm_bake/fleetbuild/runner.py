@@ -151,13 +151,18 @@ class FleetRun:
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> int:
+        insecure = [n.name for n in self.fleet.nodes if fleet_nodes.insecure_tcp(n)]
+        if insecure:
+            raise FleetBuildError(f"node(s) {', '.join(insecure)}: {fleet_nodes.INSECURE_TCP}")
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        for node in list(self.alive.values()):
-            if not fleet_nodes.reachable(node, self.env, self.request.docker):
-                self._lose(node.name, "unreachable at the start")
-        if not self.alive:
-            raise FleetBuildError("no node of the fleet answers: "
-                                  + ", ".join(n.name for n in self.fleet.nodes))
+        why = {name: fleet_nodes.probe(node, self.env, self.request.docker)
+               for name, node in self.alive.items()}
+        if all(why.values()):               # nothing answers: one line, nothing else
+            raise FleetBuildError("no node of the fleet answers: " + "; ".join(
+                f"{name} ({reason})" for name, reason in why.items()))
+        for name, reason in why.items():
+            if reason:
+                self._lose(name, f"unreachable at the start: {reason}")
         self.record.write(self.json_path)
         while True:
             self._block_unbuildable()
