@@ -17,9 +17,11 @@ T = TypeVar("T")
 
 
 class Gate:
-    def __init__(self) -> None:
+    def __init__(self, opens_when: Callable[[list[str]], bool] | None = None) -> None:
+        """``opens_when(arrived)``: the gate opens itself at the arrival that makes it true."""
         self.arrived: list[str] = []            # cell names, in order of first arrival
         self.is_open = False
+        self._opens_when = opens_when
         self._changed = threading.Condition()
         gate = self
 
@@ -29,6 +31,8 @@ class Gate:
                     cell = self.path.strip("/")
                     if cell not in gate.arrived:
                         gate.arrived.append(cell)
+                    if gate._opens_when is not None and gate._opens_when(gate.arrived):
+                        gate.is_open = True
                     gate._changed.notify_all()
                     status = 200 if gate.is_open else 503
                 self.send_response(status)

@@ -56,43 +56,47 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
         two_nodes: TwoNodes, tmp_path: Path) -> None:
     salt = fresh_salt()
     perf = tmp_path / "perf" / "history.jsonl"
-    first = run_cli(build_argv(two_nodes, tmp_path / "first", "--perf-out", str(perf),
-                               "--commit", "abc1234"), env={"SALT": salt, "SLEEP": "2"})
-    assert first.returncode == 0, first.stderr[-2000:]
-    rec = record(tmp_path / "first")
-    by_cell = cells(rec)
-    assert set(by_cell) == CELLS
-    assert all(c["status"] == "built" for c in by_cell.values())
-    assert {c["node"] for c in by_cell.values()} == {"node1", "node2"}
-    # concurrency: two cells on different nodes whose build intervals overlap
-    spans = [(c["node"], c["attempts"][-1]["start"], c["attempts"][-1]["end"])
-             for c in by_cell.values()]
-    assert any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2]
-               for a in spans for b in spans), spans
-    # dependencies came from the registry: every cell's image is there, and each dependent
-    # took its dependency as a docker-image:// context, never a target: link
-    assert all(in_registry(cell, rec["run_id"]) for cell in CELLS)
-    mid_log = Path(by_cell["mid-a1"]["attempts"][-1]["log"]).read_text()
-    assert f"mid-a1.contexts.base=docker-image://127.0.0.1:5000/{PREFIX}/base-a1:" in mid_log
-    assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
-    assert "6 cells on 2 node(s)" in first.stdout
-    # the perf record: one line per built cell, in the perf history's own format
-    history = perfdata.load(perf)
-    assert {r.target for r in history} == CELLS
-    assert all(r.commit == "abc1234" and r.cache_hit_rate == 0 and r.seconds > 1
-               for r in history)
+    # both base cells start at once, one per node; the gate holds their RUN steps until both
+    # are under way, so the two nodes are busy at the same time by construction
+    with Gate(opens_when=lambda arrived: {"base-a1", "base-a2"} <= set(arrived)) as gate:
+        first = run_cli(build_argv(two_nodes, tmp_path / "first", "--perf-out", str(perf),
+                                   "--commit", "abc1234"),
+                        env={"SALT": salt, "SLEEP": "2", "GATE": gate.url})
+        assert first.returncode == 0, first.stderr[-2000:]
+        rec = record(tmp_path / "first")
+        by_cell = cells(rec)
+        assert set(by_cell) == CELLS
+        assert all(c["status"] == "built" for c in by_cell.values())
+        assert {c["node"] for c in by_cell.values()} == {"node1", "node2"}
+        # concurrency: two cells on different nodes whose build intervals overlap
+        spans = [(c["node"], c["attempts"][-1]["start"], c["attempts"][-1]["end"])
+                 for c in by_cell.values()]
+        assert any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2]
+                   for a in spans for b in spans), spans
+        # dependencies came from the registry: every cell's image is there, and each dependent
+        # took its dependency as a docker-image:// context, never a target: link
+        assert all(in_registry(cell, rec["run_id"]) for cell in CELLS)
+        mid_log = Path(by_cell["mid-a1"]["attempts"][-1]["log"]).read_text()
+        assert f"mid-a1.contexts.base=docker-image://127.0.0.1:5000/{PREFIX}/base-a1:" in mid_log
+        assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
+        assert "6 cells on 2 node(s)" in first.stdout
+        # the perf record: one line per built cell, in the perf history's own format
+        history = perfdata.load(perf)
+        assert {r.target for r in history} == CELLS
+        assert all(r.commit == "abc1234" and r.cache_hit_rate == 0 and r.seconds > 1
+                   for r in history)
 
-    # second run: nothing left in the nodes' own build caches; the registry cache serves all
-    prune_build_caches(two_nodes)
-    second = run_cli(build_argv(two_nodes, tmp_path / "second"), env={"SALT": salt,
-                                                                      "SLEEP": "2"})
-    assert second.returncode == 0, second.stderr[-2000:]
-    again = cells(record(tmp_path / "second"))
-    for name, cell in again.items():
-        attempt = cell["attempts"][-1]
-        assert (attempt["run_steps"], attempt["cached_steps"]) == (0, 1), name
-        log = Path(attempt["log"]).read_text()
-        assert "CACHED" in log and "importing cache manifest" in log, name
+        # second run: nothing left in the nodes' own build caches; the registry cache serves all
+        prune_build_caches(two_nodes)
+        second = run_cli(build_argv(two_nodes, tmp_path / "second"),
+                         env={"SALT": salt, "SLEEP": "2", "GATE": gate.url})  # same keys
+        assert second.returncode == 0, second.stderr[-2000:]
+        again = cells(record(tmp_path / "second"))
+        for name, cell in again.items():
+            attempt = cell["attempts"][-1]
+            assert (attempt["run_steps"], attempt["cached_steps"]) == (0, 1), name
+            log = Path(attempt["log"]).read_text()
+            assert "CACHED" in log and "importing cache manifest" in log, name
 
 
 def _running_on_node2(log_dir: Path, arrived: list[str]) -> str | None:

@@ -16,11 +16,12 @@ def run_id(index: int) -> str:
 
 
 def record(index: int, cells: int = 6, nodes: int = 2, seed: int = 0,
-           finished: bool = True) -> RunRecord:
+           finished: bool = True, t0: float = T0) -> RunRecord:
     """A run of ``cells`` cells (chains of three: base -> mid -> top per arch) over ``nodes``
-    nodes; with ``finished`` False the last cell is still running."""
+    nodes, starting at ``t0`` + ``index`` days; with ``finished`` False the last cell is still
+    running (a page draws it up to the browser's clock: pass a ``t0`` of a few minutes ago)."""
     rng = random.Random(seed * 1000 + index)
-    start = T0 + index * 86_400
+    start = t0 + index * 86_400
     names = [f"n{i + 1}" for i in range(nodes)]
     free = {n: start for n in names}
     recs: dict[str, CellRecord] = {}

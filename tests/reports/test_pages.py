@@ -4,6 +4,7 @@ nightly page; each test saves a screenshot in its tmp dir."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,8 @@ def test_a_run_in_flight_gains_a_finished_bar_without_a_reload(
         chrome: Any, served: tuple[str, Path], tmp_path: Path) -> None:
     url, logs = served
     synthetic.write(logs, synthetic.record(1, cells=6, nodes=2))
-    in_flight = synthetic.record(2, cells=6, nodes=2, finished=False)
+    in_flight = synthetic.record(2, cells=6, nodes=2, finished=False,
+                                 t0=time.time() - 2 * 86_400 - 400)
     synthetic.write(logs, in_flight)
     chrome.set_window_size(1280, 800)
     chrome.get(url + "fleet/")
