@@ -56,7 +56,8 @@ def _nightly_rows(run: dict[str, Any]) -> dict[str, list[list[str]]]:
         why = (last.get("failed_step") or cell["reason"]) if status == "failed" else (
             cell["reason"] if status != "built" else "")
         by_arch.setdefault(cell["arch"], []).append(
-            [cell["component"], status, why, last.get("digest") or "", cell["ref"]])
+            [cell["component"], status, why,
+             (last.get("digest") or "") if status == "built" else "", cell["ref"]])
     for skip in run["skipped"]:
         by_arch.setdefault(skip.get("arch", ""), []).append(
             [skip.get("component", ""), "skipped", skip.get("reason", ""), "", ""])
