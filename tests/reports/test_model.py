@@ -3,14 +3,16 @@ node: plain functions over real files."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
+import requests
 
 from rocm_bake import fleet
 from rocm_bake.fleetbuild import nodes
 from rocm_bake.fleetbuild.record import log_facts
-from rocm_bake.reports import runs
+from rocm_bake.reports import runs, serve
 from tests.reports import synthetic
 
 LOG = """\
@@ -92,3 +94,27 @@ def test_tcp_without_tls_is_insecure_unless_accepted(tmp_path: Path) -> None:
     assert nodes.transport(accepted) == "NO TLS (insecure = true)"
     with pytest.raises(fleet.FleetError, match="insecure must be true or false"):
         _node(tmp_path, 'insecure = "yes"\n')
+
+
+def test_the_server_serves_every_report_and_the_raw_records(tmp_path: Path) -> None:
+    logs, history = tmp_path / "fleet-logs", tmp_path / "history.jsonl"
+    path = synthetic.write(logs, synthetic.record(1))
+    history.write_text('{"time": "2026-01-01T00:00:00Z", "condition": "warm", '
+                       '"target": "base-a1", "seconds": 3.5}\n')
+    srv = serve.server(serve.Site(logs, history), 0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = serve.url_of(srv)
+    try:
+        pages = {p: requests.get(url + p, timeout=10) for p in
+                 ("", "fleet/", "nightly/", "perf/", "perf/history.jsonl",
+                  "fleet/versions.json", f"fleet/run/{path.parent.name}.json", "nope")}
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert {p: r.status_code for p, r in pages.items()} == {
+        **{p: 200 for p in pages if p != "nope"}, "nope": 404}
+    assert "rocm-bake build performance" in pages["perf/"].text
+    assert pages["fleet/versions.json"].json() == [[path.parent.name,
+                                                     runs.find(logs)[0].version]]
+    assert pages[f"fleet/run/{path.parent.name}.json"].content == path.read_bytes()
+    assert 'href="perf/"' in pages[""].text
