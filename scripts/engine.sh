@@ -77,7 +77,10 @@ Environment: ROCM_BAKE_REGISTRY_PORT (default 5000),
              still trusts 127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT, e.g. a second node),
              ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60),
              ROCM_BAKE_REGISTRY_MIRROR (start: a pull-through mirror for Docker
-             Hub images, e.g. the ROCm base image; applies when dockerd starts).
+             Hub images, e.g. the ROCm base image; applies when dockerd starts),
+             ROCM_BAKE_ENGINE_TLS_DIR + ROCM_BAKE_ENGINE_TCP_PORT (start: dockerd also
+             listens on tcp://127.0.0.1:PORT with mutual TLS: DIR/ca.pem,
+             DIR/server-cert.pem, DIR/server-key.pem).
 './inv build' runs 'start' itself when no builder is reachable (and 'install'
 first when run as root); ROCM_BAKE_ENGINE=off turns that off.
 Exit status: 0 ok, 2 usage error or failure.
@@ -461,9 +464,19 @@ EOF
     log "start: dockerd on $SOCK (log $RUN_DIR/dockerd.log)"
     # setsid: own session, so the caller's job control and terminal don't
     # reach it; all output to the log so "$(engine.sh start)" returns.
+    # ROCM_BAKE_ENGINE_TLS_DIR + ROCM_BAKE_ENGINE_TCP_PORT: also listen on
+    # tcp://127.0.0.1:PORT with mutual TLS (ca.pem, server-cert.pem, server-key.pem).
+    local tcp=()
+    if [ -n "${ROCM_BAKE_ENGINE_TLS_DIR:-}" ]; then
+        local tls=$ROCM_BAKE_ENGINE_TLS_DIR
+        [ -n "${ROCM_BAKE_ENGINE_TCP_PORT:-}" ] || die "ROCM_BAKE_ENGINE_TLS_DIR needs ROCM_BAKE_ENGINE_TCP_PORT"
+        tcp=(--host "tcp://127.0.0.1:$ROCM_BAKE_ENGINE_TCP_PORT" --tlsverify
+             --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" --tlskey "$tls/server-key.pem")
+        log "start: dockerd also on tcp://127.0.0.1:$ROCM_BAKE_ENGINE_TCP_PORT (mutual TLS)"
+    fi
     setsid nohup dockerd --config-file "$RUN_DIR/daemon.json" \
         --data-root "$RUN_DIR/root" --exec-root "$RUN_DIR/exec" \
-        --host "unix://$SOCK" --pidfile "$RUN_DIR/docker.pid" \
+        --host "unix://$SOCK" "${tcp[@]}" --pidfile "$RUN_DIR/docker.pid" \
         --bridge=none --iptables=false --ip-forward=false --ip-masq=false \
         </dev/null >>"$RUN_DIR/dockerd.log" 2>&1 &
     echo $! >"$RUN_DIR/dockerd.launch.pid"

@@ -52,8 +52,8 @@ stage "lint rules and the drift checker against local git and HTTP servers" \
     "${pytest[@]}" tests/lint tests/drift
 stage "docs: generated pages fresh, strict offline build, the site in headless Chromium" docs
 stage "buildx oracle, CLI and engine tests" "${pytest[@]}" tests/buildx tests/cli tests/e2e
-stage "the fleet: two engines sharing one registry (inv fleet.*), the lanes (actionlint)" \
-    "${pytest[@]}" tests/fleet
+stage "the fleet: two engines sharing one registry (inv fleet.*), a mutual-TLS node, the lanes, the reports in Chromium" \
+    "${pytest[@]}" tests/fleet tests/reports
 
 if ((${#failed[@]})); then
     printf 'FAILED stages (%d):\n' "${#failed[@]}"

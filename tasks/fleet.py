@@ -38,7 +38,7 @@ def _contexts(fleet: str, remove: bool) -> None:
     changes = (nodes.remove_contexts if remove else nodes.create_contexts)(config)
     print(tabulate([[ch.node, ch.context, ch.action, ch.detail] for ch in changes],
                    headers=["node", "context", "action", "detail"]))
-    failed = [ch for ch in changes if ch.action == "failed"]
+    failed = [ch for ch in changes if ch.action in ("failed", "refused")]
     if failed:
         raise Exit(f"error: {failed[0].node}: {failed[0].detail}", code=2)
 
@@ -54,12 +54,13 @@ def status(c: Context, fleet: str = FLEET_FILE) -> None:
 
     rows = nodes.status(fleets.load(fleet))
     print(tabulate([[s.node, s.endpoint, s.driver, s.buildkit, "yes" if s.reachable else "NO",
-                     s.cache_size, s.capacity, s.detail] for s in rows],
+                     s.cache_size, s.capacity, s.transport, s.detail] for s in rows],
                    headers=["node", "endpoint", "driver", "BuildKit", "reachable",
-                            "cache", "capacity", "detail"]))
-    down = [s.node for s in rows if not s.reachable]
+                            "cache", "capacity", "transport", "detail"]))
+    down = [s for s in rows if not s.reachable]
     if down:
-        raise Exit(f"error: unreachable node(s): {', '.join(down)}", code=2)
+        raise Exit("error: unreachable node(s): "
+                   + "; ".join(f"{s.node} ({s.detail})" for s in down), code=2)
 
 
 @task(iterable=["cells", "arch", "set", "file", "node"],
@@ -79,14 +80,16 @@ def status(c: Context, fleet: str = FLEET_FILE) -> None:
             "json": "print the run record as JSON instead of the summary",
             "perf_out": "append each built cell's time to this perf history (e.g. "
                         "perf/history.jsonl; condition warm)",
-            "commit": "the commit recorded with --perf-out (default: git rev-parse HEAD)"})
+            "commit": "the commit recorded with --perf-out (default: git rev-parse HEAD)",
+            "lane": "the lane this run belongs to: fleet or nightly (default: nightly when "
+                    "the tag starts with nightly, else fleet)"})
 @reports_errors
 def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = None,
           file: list[str] | None = None, fleet: str = FLEET_FILE,
           node: list[str] | None = None, set: list[str] | None = None,
           prefix: str = "rocm-bake/fleet", tag: str = "", read_only: bool = False,
           retries: int = 2, log_dir: str = "fleet-logs", history: str = "perf/history.jsonl",
-          json: bool = False, perf_out: str = "", commit: str = "") -> None:
+          json: bool = False, perf_out: str = "", commit: str = "", lane: str = "") -> None:
     """Build cells (target x arch) over every node of the fleet at once; exit 0 all built,
     2 something could not be built (named)."""
     import json as jsonlib
@@ -113,6 +116,8 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
             overrides.append(item)
         else:
             variables[name] = value
+    if lane not in ("", "fleet", "nightly"):
+        raise Exit(f"error: --lane {lane!r}: expected fleet or nightly", code=2)
     archs = split_csv(arch or [])
     env = {**os.environ, **variables}
     if archs:                       # the bakes on the nodes must see the same matrix
@@ -124,7 +129,15 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     config = runner.select_nodes(fleets.load(fleet), node or [])
     request = runner.FleetRequest(files, selected, prefix=prefix, tag=tag,
                                   cache_write=not read_only, retries=retries,
-                                  overrides=overrides, log_root=Path(log_dir))
+                                  overrides=overrides, log_root=Path(log_dir),
+                                  lane=lane or ("nightly" if tag.startswith("nightly")
+                                                else "fleet"),
+                                  skipped=fleet_cells.skipped(files, archs, env))
+    from rocm_bake.reports.serve import running_url
+
+    live = running_url(Path(log_dir))
+    if live:
+        print(f"live report: {live}", flush=True)
     done = runner.run(config, request, env, Progress())
     rec = done.record
     if perf_out:

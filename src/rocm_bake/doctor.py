@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rocm_bake import buildx, preflight, services
 from rocm_bake.fleet import Fleet, Node
+from rocm_bake.fleetbuild import nodes as fleet_nodes
 
 LOW_DISK_GIB = 50
 TASK_MODULES = {"invoke": "invoke", "nox": "nox", "hcl2": "python-hcl2", "packaging": "packaging",
@@ -53,9 +54,9 @@ def check_task_modules() -> Finding:
 
 
 def check_node(node: Node, env: Mapping[str, str]) -> Finding:
-    argv = ["docker", *(["--context", node.endpoint] if node.docker_host is None else []),
-            "info", "--format", "{{.ServerVersion}}"]
-    node_env = {**env, **({"DOCKER_HOST": node.docker_host} if node.docker_host else {})}
+    # the node's connection settings (mutual TLS too); arch-tools moves them to buildx.py
+    argv = [*fleet_nodes.docker_argv(node), "info", "--format", "{{.ServerVersion}}"]
+    node_env = fleet_nodes.docker_env(node, env)
     try:
         result = subprocess.run(argv, env=node_env, capture_output=True, text=True, timeout=20,
                                 check=False)

@@ -23,7 +23,8 @@ class Node:
     endpoint: str
     platforms: tuple[str, ...] = ("linux/amd64",)
     capacity: int = 1
-    tls: dict[str, str] = field(default_factory=dict)
+    tls: dict[str, str] = field(default_factory=dict)   # tls_ca/tls_cert/tls_key: paths
+    insecure: bool = False      # a tcp:// node without TLS, accepted on purpose
 
     @property
     def docker_host(self) -> str | None:
@@ -79,8 +80,17 @@ def _node(file: Path, index: int, raw: dict[str, Any]) -> Node:
         raise FleetError(f"{where} ({name}): platforms must be a list of strings")
     if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1:
         raise FleetError(f"{where} ({name}): capacity must be a whole number >= 1")
-    tls: dict[str, str] = {k: str(raw[k]) for k in ("tls_ca", "tls_cert", "tls_key") if k in raw}
-    return Node(name, endpoint, tuple(platforms), capacity, tls)
+    tls: dict[str, str] = {}
+    for key in ("tls_ca", "tls_cert", "tls_key"):
+        if key in raw:
+            if not isinstance(raw[key], str) or not raw[key]:
+                raise FleetError(f"{where} ({name}): {key} must be the path of a PEM file")
+            tls[key] = str((file.parent / raw[key]) if not Path(raw[key]).is_absolute()
+                           else raw[key])
+    insecure = raw.get("insecure", False)
+    if not isinstance(insecure, bool):
+        raise FleetError(f"{where} ({name}): insecure must be true or false")
+    return Node(name, endpoint, tuple(platforms), capacity, tls, insecure)
 
 
 def _url(file: Path, data: dict[str, Any], key: str, required: bool) -> str | None:

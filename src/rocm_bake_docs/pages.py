@@ -17,6 +17,7 @@ from rocm_bake_docs import (
     commands,
     fleet_page,
     image_tags,
+    live_reports,
     nox_page,
     performance,
     reference_index,
@@ -42,6 +43,7 @@ PAGES: tuple[Page, ...] = (
     Page(performance.PATH, performance.render),
     Page(build_graph.PATH, build_graph.render),
     Page(fleet_page.PATH, fleet_page.render),
+    Page(live_reports.PATH, live_reports.render),
     *(Page(c.path, commands.renderer(c)) for c in commands.COMMANDS),
 )
 

@@ -12,6 +12,7 @@ from rocm_bake import bakefile
 from rocm_bake.errors import RocmBakeError
 
 PERF_HISTORY = Path("perf") / "history.jsonl"
+FLEET_LOGS = Path("fleet-logs")
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Source:
     root: Path
     bake_file: str = bakefile.DEFAULT_FILE
     perf_history: Path = PERF_HISTORY
+    fleet_logs: Path = FLEET_LOGS
 
     @property
     def docs(self) -> Path:
@@ -33,6 +35,10 @@ class Source:
     @property
     def perf_path(self) -> Path:
         return self.root / self.perf_history
+
+    @property
+    def fleet_logs_path(self) -> Path:
+        return self.root / self.fleet_logs
 
     def env(self) -> dict[str, str]:
         """The environment commands run with: PATH and HOME only, so no GPU_ARCHS, REGISTRY

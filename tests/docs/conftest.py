@@ -20,7 +20,7 @@ if importlib.util.find_spec("selenium") is None and not IN_CI:
     collect_ignore = ["browser.py", "test_pages.py"]
 
 SCREENSHOTS = ROOT / "build" / "docs-screenshots"
-_NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".nox", "site", "build", "dist",
+_NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".nox", "site", "build", "dist", "fleet-logs",
                                      "__pycache__", ".mypy_cache", ".ruff_cache",
                                      ".pytest_cache", "*.egg-info")
 

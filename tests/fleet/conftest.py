@@ -23,8 +23,8 @@ NODE2_DIR = Path(os.environ.get("ROCM_BAKE_FLEET_NODE2_DIR", "/tmp/rocm-bake-fle
 BAKE_FILE = "tests/fleet/bake/fleet.hcl"
 
 
-def engine_sh(*args: str, registry: str = "local") -> str:
-    env = {**os.environ, "ROCM_BAKE_REGISTRY": registry}
+def engine_sh(*args: str, registry: str = "local", **extra: str) -> str:
+    env = {**os.environ, "ROCM_BAKE_REGISTRY": registry, **extra}
     proc = subprocess.run(["bash", str(ENGINE), *args], capture_output=True, text=True,
                           timeout=180, check=False, env=env)
     if proc.returncode != 0:

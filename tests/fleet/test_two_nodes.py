@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import requests
 from rocm_bake.perf import schema
 from tests.conftest import ROOT, VENV_BIN, minimal_env, run_cli
 from tests.fleet.conftest import BAKE_FILE, NODE2_DIR, TwoNodes, fresh_salt
+from tests.fleet.gate import Gate
 
 PREFIX = "rocm-bake-test/fleet"
 CELLS = {"base-a1", "base-a2", "mid-a1", "mid-a2", "top-a1", "top-a2"}
@@ -56,89 +56,86 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
         two_nodes: TwoNodes, tmp_path: Path) -> None:
     salt = fresh_salt()
     perf = tmp_path / "perf" / "history.jsonl"
-    first = run_cli(build_argv(two_nodes, tmp_path / "first", "--perf-out", str(perf),
-                               "--commit", "abc1234"), env={"SALT": salt, "SLEEP": "2"})
-    assert first.returncode == 0, first.stderr[-2000:]
-    rec = record(tmp_path / "first")
-    by_cell = cells(rec)
-    assert set(by_cell) == CELLS
-    assert all(c["status"] == "built" for c in by_cell.values())
-    assert {c["node"] for c in by_cell.values()} == {"node1", "node2"}
-    # concurrency: two cells on different nodes whose build intervals overlap
-    spans = [(c["node"], c["attempts"][-1]["start"], c["attempts"][-1]["end"])
-             for c in by_cell.values()]
-    assert any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2]
-               for a in spans for b in spans), spans
-    # dependencies came from the registry: every cell's image is there, and each dependent
-    # took its dependency as a docker-image:// context, never a target: link
-    assert all(in_registry(cell, rec["run_id"]) for cell in CELLS)
-    mid_log = Path(by_cell["mid-a1"]["attempts"][-1]["log"]).read_text()
-    assert f"mid-a1.contexts.base=docker-image://127.0.0.1:5000/{PREFIX}/base-a1:" in mid_log
-    assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
-    assert "6 cells on 2 node(s)" in first.stdout
-    # the perf record: one line per built cell, in the perf history's own format
-    history = schema.load(perf)
-    assert {r.target for r in history} == CELLS
-    assert all(r.commit == "abc1234" and r.cache_hit_rate == 0 and r.seconds > 1
-               for r in history)
+    # both base cells start at once, one per node; the gate holds their RUN steps until both
+    # are under way, so the two nodes are busy at the same time by construction
+    with Gate(opens_when=lambda arrived: {"base-a1", "base-a2"} <= set(arrived)) as gate:
+        first = run_cli(build_argv(two_nodes, tmp_path / "first", "--perf-out", str(perf),
+                                   "--commit", "abc1234"),
+                        env={"SALT": salt, "SLEEP": "2", "GATE": gate.url})
+        assert first.returncode == 0, first.stderr[-2000:]
+        rec = record(tmp_path / "first")
+        by_cell = cells(rec)
+        assert set(by_cell) == CELLS
+        assert all(c["status"] == "built" for c in by_cell.values())
+        assert {c["node"] for c in by_cell.values()} == {"node1", "node2"}
+        # concurrency: two cells on different nodes whose build intervals overlap
+        spans = [(c["node"], c["attempts"][-1]["start"], c["attempts"][-1]["end"])
+                 for c in by_cell.values()]
+        assert any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2]
+                   for a in spans for b in spans), spans
+        # dependencies came from the registry: every cell's image is there, and each dependent
+        # took its dependency as a docker-image:// context, never a target: link
+        assert all(in_registry(cell, rec["run_id"]) for cell in CELLS)
+        mid_log = Path(by_cell["mid-a1"]["attempts"][-1]["log"]).read_text()
+        assert f"mid-a1.contexts.base=docker-image://127.0.0.1:5000/{PREFIX}/base-a1:" in mid_log
+        assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
+        assert "6 cells on 2 node(s)" in first.stdout
+        # the perf record: one line per built cell, in the perf history's own format
+        history = schema.load(perf)
+        assert {r.target for r in history} == CELLS
+        assert all(r.commit == "abc1234" and r.cache_hit_rate == 0 and r.seconds > 1
+                   for r in history)
 
-    # second run: nothing left in the nodes' own build caches; the registry cache serves all
-    prune_build_caches(two_nodes)
-    second = run_cli(build_argv(two_nodes, tmp_path / "second"), env={"SALT": salt,
-                                                                      "SLEEP": "2"})
-    assert second.returncode == 0, second.stderr[-2000:]
-    again = cells(record(tmp_path / "second"))
-    for name, cell in again.items():
-        attempt = cell["attempts"][-1]
-        assert (attempt["run_steps"], attempt["cached_steps"]) == (0, 1), name
-        log = Path(attempt["log"]).read_text()
-        assert "CACHED" in log and "importing cache manifest" in log, name
+        # second run: nothing left in the nodes' own build caches; the registry cache serves all
+        prune_build_caches(two_nodes)
+        second = run_cli(build_argv(two_nodes, tmp_path / "second"),
+                         env={"SALT": salt, "SLEEP": "2", "GATE": gate.url})  # same keys
+        assert second.returncode == 0, second.stderr[-2000:]
+        again = cells(record(tmp_path / "second"))
+        for name, cell in again.items():
+            attempt = cell["attempts"][-1]
+            assert (attempt["run_steps"], attempt["cached_steps"]) == (0, 1), name
+            log = Path(attempt["log"]).read_text()
+            assert "CACHED" in log and "importing cache manifest" in log, name
 
 
-def _victim_on_node2(proc: subprocess.Popen[str], log_dir: Path) -> str:
-    """Wait until a cell's RUN step is under way on node2; "" if the build never put one there
-    (which cells land on which node depends on timing)."""
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-        runs = list(log_dir.glob("*/run.json"))
-        if not runs:
-            continue
-        try:
-            rec = json.loads(runs[0].read_text())
-        except json.JSONDecodeError:
-            continue
-        for cell in rec["cells"]:
-            if cell["status"] == "running" and cell["node"] == "node2":
-                log = Path(cell["attempts"][-1]["log"])
-                if log.is_file() and "] RUN " in log.read_text():
-                    return str(cell["cell"])
-    return ""
+def _running_on_node2(log_dir: Path, arrived: list[str]) -> str | None:
+    """A cell at the gate (its RUN step under way) that run.json places on node2."""
+    runs = list(log_dir.glob("*/run.json"))
+    if not runs:
+        return None
+    rec = json.loads(runs[0].read_text())    # written atomically at each state change
+    for cell in rec["cells"]:
+        if cell["cell"] in arrived and cell["status"] == "running" and cell["node"] == "node2":
+            return str(cell["cell"])
+    return None
 
 
 def test_a_node_killed_mid_run_loses_nothing(two_nodes: TwoNodes, tmp_path: Path) -> None:
-    victim, stdout, stderr = "", "", ""
-    for attempt in range(3):  # again (fresh salt) only if no cell was caught running on node2
-        log_dir = tmp_path / f"logs{attempt}"
+    """Event-driven: every RUN step waits at the test's gate; once a cell on node2 is at the
+    gate, node2's dockerd is killed, then the gate opens for all (the retry on node1 too)."""
+    log_dir = tmp_path / "logs"
+    with Gate() as gate:
         proc = subprocess.Popen(build_argv(two_nodes, log_dir), cwd=ROOT, text=True,
-                                env=minimal_env({"SALT": fresh_salt(), "SLEEP": "5"}),
+                                env=minimal_env({"SALT": fresh_salt(), "SLEEP": "0",
+                                                 "GATE": gate.url}),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            victim = _victim_on_node2(proc, log_dir)
-            if victim:
-                pid = int((NODE2_DIR / "docker.pid").read_text().strip())
-                assert b"dockerd" in Path(f"/proc/{pid}/cmdline").read_bytes()  # ours
-                os.kill(pid, signal.SIGKILL)
-            stdout, stderr = proc.communicate(timeout=300)
+            # the two base cells start at once, one per node (capacity 1 each): one of them
+            # reaches the gate from node2; the timeout only guards against a hang
+            victim = gate.wait_for(lambda arrived: _running_on_node2(log_dir, arrived), 600)
+            assert victim, f"no cell reached the gate from node2 (arrived: {gate.arrived})"
+            pid = int((NODE2_DIR / "docker.pid").read_text().strip())
+            assert b"dockerd" in Path(f"/proc/{pid}/cmdline").read_bytes()  # ours
+            os.kill(pid, signal.SIGKILL)
+            gate.open()
+            stdout, stderr = proc.communicate(timeout=600)
         finally:
+            gate.open()
             if proc.poll() is None:
                 proc.kill()
                 proc.communicate()
             two_nodes.restart_node2()
-        assert proc.returncode == 0 or victim, f"the fleet build failed: {stderr[-1500:]}"
-        if victim:
-            break
-    assert victim, "in 3 runs no cell was caught running on node2"
     assert proc.returncode == 0, stderr[-2000:]
     rec = record(log_dir)
     by_cell = cells(rec)

@@ -20,25 +20,69 @@ def context_name(node: Node) -> str:
     return CONTEXT_PREFIX + node.name if node.docker_host else node.endpoint
 
 
+_TLS_FLAGS = (("tls_ca", "--tlscacert"), ("tls_cert", "--tlscert"), ("tls_key", "--tlskey"))
+_TLS_ENV = ("DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_TLS")
+INSECURE_TCP = ("a tcp:// node without TLS hands root on it to anyone who reaches the port: "
+                "give tls_ca, tls_cert and tls_key, or write insecure = true for it")
+
+
 def docker_argv(node: Node, docker: str = "docker") -> list[str]:
-    """The docker command prefix that talks to a node."""
-    return [docker] if node.docker_host else [docker, "--context", node.endpoint]
+    """The docker command prefix that talks to a node (mutual TLS: the files' paths only)."""
+    if not node.docker_host:
+        return [docker, "--context", node.endpoint]
+    argv = [docker]
+    if node.tls:
+        argv.append("--tlsverify")
+        argv += [arg for key, flag in _TLS_FLAGS if key in node.tls
+                 for arg in (flag, node.tls[key])]
+    return argv
 
 
 def docker_env(node: Node, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for a docker command on a node (DOCKER_HOST for an address)."""
     out = dict(os.environ if env is None else env)
     out.pop("DOCKER_CONTEXT", None)
+    for name in _TLS_ENV:               # the node's own settings only, never the caller's
+        out.pop(name, None)
     if node.docker_host:
         out["DOCKER_HOST"] = node.docker_host
-        for key, var in (("tls_ca", "DOCKER_CERT_PATH"),):
-            if key in node.tls:
-                out[var] = os.path.dirname(node.tls[key])
-        if node.tls:
-            out["DOCKER_TLS_VERIFY"] = "1"
     else:
         out.pop("DOCKER_HOST", None)
     return out
+
+
+def insecure_tcp(node: Node) -> bool:
+    """A tcp:// node without TLS that the fleet file does not accept as insecure."""
+    return node.endpoint.startswith("tcp://") and not node.tls and not node.insecure
+
+
+def transport(node: Node) -> str:
+    """How the node is reached: mutual TLS, TLS without a client certificate, no TLS ..."""
+    if not node.docker_host:
+        return "docker context"
+    if not node.endpoint.startswith("tcp://"):
+        return node.endpoint.split("://", 1)[0]
+    if {"tls_cert", "tls_key"} <= set(node.tls):
+        return "mutual TLS"
+    if node.tls:
+        return "TLS, no client certificate"
+    return "NO TLS (insecure = true)" if node.insecure else "NO TLS (refused)"
+
+
+def probe(node: Node, env: Mapping[str, str] | None = None, docker: str = "docker") -> str:
+    """"" when the node's engine answers (``docker info``), else why not, in one line."""
+    proc = _run([*docker_argv(node, docker), "info", "--format", "{{.ServerVersion}}"],
+                docker_env(node, env))
+    if proc is None:
+        return "the engine did not answer in time"
+    if proc.returncode == 0:
+        return ""
+    lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+    last = lines[-1] if lines else f"docker info exited {proc.returncode}"
+    last = re.sub(r'^error during connect: \w+ "[^"]*": ', "", last)
+    if "tls:" in last or "x509:" in last or "certificate" in last:
+        return f"TLS refused: {last}"
+    return last
 
 
 def _run(argv: list[str], env: Mapping[str, str], timeout: float = PROBE_TIMEOUT
@@ -52,16 +96,14 @@ def _run(argv: list[str], env: Mapping[str, str], timeout: float = PROBE_TIMEOUT
 
 def reachable(node: Node, env: Mapping[str, str] | None = None, docker: str = "docker") -> bool:
     """Does the node's engine answer (``docker info``)?"""
-    proc = _run([*docker_argv(node, docker), "info", "--format", "{{.ServerVersion}}"],
-                docker_env(node, env))
-    return proc is not None and proc.returncode == 0
+    return probe(node, env, docker) == ""
 
 
 @dataclass(frozen=True)
 class ContextChange:
     node: str
     context: str
-    action: str        # created | exists | removed | absent | external | failed
+    action: str        # created | exists | removed | absent | external | failed | refused
     detail: str = ""
 
 
@@ -83,6 +125,9 @@ def create_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
             ok = _context_exists(name, base, docker)
             out.append(ContextChange(node.name, name, "external" if ok else "failed",
                                      "" if ok else f"no docker context named {name}"))
+            continue
+        if insecure_tcp(node):
+            out.append(ContextChange(node.name, name, "refused", INSECURE_TCP))
             continue
         if _context_exists(name, base, docker):
             out.append(ContextChange(node.name, name, "exists"))
@@ -131,6 +176,7 @@ class NodeStatus:
     cache_size: str
     capacity: int
     detail: str = ""
+    transport: str = ""
 
 
 def _cache_size(node: Node, env: Mapping[str, str], docker: str) -> str:
@@ -153,9 +199,10 @@ def status(fleet: Fleet, env: Mapping[str, str] | None = None,
     out = []
     for node in fleet.nodes:
         node_env = docker_env(node, env)
-        if not reachable(node, env, docker):
+        why = probe(node, env, docker)
+        if why:
             out.append(NodeStatus(node.name, node.endpoint, "-", "-", False, "-", node.capacity,
-                                  "the engine does not answer"))
+                                  why, transport(node)))
             continue
         proc = _run([*docker_argv(node, docker), "buildx", "inspect"], node_env)
         text = proc.stdout if proc is not None and proc.returncode == 0 else ""
@@ -163,5 +210,6 @@ def status(fleet: Fleet, env: Mapping[str, str] | None = None,
         version = re.search(r"^BuildKit version:\s*(\S+)", text, re.MULTILINE | re.IGNORECASE)
         out.append(NodeStatus(node.name, node.endpoint, driver.group(1) if driver else "?",
                               version.group(1) if version else "?", True,
-                              _cache_size(node, node_env, docker), node.capacity))
+                              _cache_size(node, node_env, docker), node.capacity,
+                              INSECURE_TCP if insecure_tcp(node) else "", transport(node)))
     return out

@@ -13,6 +13,10 @@ from rocm_bake.perf.schema import duration
 
 _VERTEX = re.compile(r"^#(\d+) \[[^\]]*\] RUN ")
 _CACHED = re.compile(r"^#(\d+) CACHED\s*$")
+_STEP = re.compile(r"^#(\d+) (\[[^\]]*\] .*?)\s*$")
+_ERROR = re.compile(r"^#(\d+) ERROR: ")
+_DIGEST = re.compile(r"pushing manifest for \S+@(sha256:[0-9a-f]{64})")
+_SCCACHE = re.compile(r"^(?:#(\d+) [\d.]+ )?Cache (hits|misses) \(([^)]+)\)\s+(\d+)\s*$")
 
 
 @dataclass
@@ -26,6 +30,9 @@ class Attempt:
     node_lost: bool = False
     run_steps: int = 0      # RUN steps executed
     cached_steps: int = 0   # RUN steps served from a cache
+    digest: str = ""        # the image digest pushed
+    failed_step: str = ""   # the build step that failed, as the log names it
+    sccache: dict[str, dict[str, int]] = field(default_factory=dict)  # language -> hits/misses
 
     @property
     def seconds(self) -> float:
@@ -38,6 +45,8 @@ class CellRecord:
     depends: list[str]
     estimate: float
     ref: str
+    component: str = ""
+    arch: str = ""
     status: str = "pending"     # pending | running | built | failed | blocked
     reason: str = ""
     attempts: list[Attempt] = field(default_factory=list)
@@ -60,6 +69,9 @@ class RunRecord:
     cells: dict[str, CellRecord]
     finished: float = 0.0
     exit_status: int | None = None
+    tag: str = ""
+    lane: str = "fleet"         # fleet | nightly
+    skipped: list[dict[str, str]] = field(default_factory=list)   # component, arch, reason
 
     def to_json(self) -> dict[str, object]:
         cells = []
@@ -73,10 +85,13 @@ class RunRecord:
         return {"run_id": self.run_id, "started": self.started, "finished": self.finished,
                 "wall_seconds": round(self.finished - self.started, 3),
                 "exit_status": self.exit_status, "log_dir": self.log_dir,
+                "tag": self.tag, "lane": self.lane, "skipped": self.skipped,
                 "nodes": self.nodes, "cells": cells}
 
     def write(self, path: Path) -> None:
-        atomic.write_text(path, json.dumps(redact.data(self.to_json()), indent=2) + "\n")
+        """Atomically (a reader, such as the live report, never sees half a file)."""
+        atomic.write_text(path, json.dumps(redact.data(self.to_json()), separators=(",", ":"))
+                          + "\n")
 
 
 def count_steps(log: Path) -> tuple[int, int]:
@@ -93,6 +108,40 @@ def count_steps(log: Path) -> tuple[int, int]:
         elif m := _CACHED.match(line):
             cached.add(m.group(1))
     return len(runs - cached), len(runs & cached)
+
+
+@dataclass(frozen=True)
+class LogFacts:
+    digest: str = ""
+    failed_step: str = ""
+    sccache: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def log_facts(log: Path) -> LogFacts:
+    """From a ``--progress=plain`` log: the digest pushed, the step that failed, and the
+    sccache hits and misses per language (``sccache --show-stats`` output, the last one of
+    each step counted)."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return LogFacts()
+    digest, failed = "", ""
+    names: dict[str, str] = {}
+    per_step: dict[tuple[str, str, str], int] = {}
+    for line in text.splitlines():
+        if m := _STEP.match(line):
+            names.setdefault(m.group(1), m.group(2))
+        if m := _ERROR.match(line):
+            failed = failed or names.get(m.group(1), f"step #{m.group(1)}")
+        if m := _DIGEST.search(line):
+            digest = m.group(1)
+        if m := _SCCACHE.match(line):
+            per_step[(m.group(1) or "", m.group(3), m.group(2))] = int(m.group(4))
+    sccache: dict[str, dict[str, int]] = {}
+    for (_, language, kind), count in per_step.items():
+        counts = sccache.setdefault(language, {"hits": 0, "misses": 0})
+        counts[kind] += count
+    return LogFacts(digest, failed, sccache)
 
 
 def summary_rows(run: RunRecord) -> list[list[str]]:

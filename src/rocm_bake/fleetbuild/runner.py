@@ -27,7 +27,13 @@ from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
 from rocm_bake.fleetbuild.progress import Progress
-from rocm_bake.fleetbuild.record import Attempt, CellRecord, RunRecord, count_steps
+from rocm_bake.fleetbuild.record import (
+    Attempt,
+    CellRecord,
+    RunRecord,
+    count_steps,
+    log_facts,
+)
 
 EXIT_OK = 0
 EXIT_NOT_BUILT = 2
@@ -47,6 +53,8 @@ class FleetRequest:
     log_root: Path = Path("fleet-logs")
     run_id: str = ""
     docker: str = "docker"
+    lane: str = "fleet"                 # fleet | nightly (the report's badge)
+    skipped: list[dict[str, str]] = field(default_factory=list)   # cells the bake file skips
 
 
 def new_run_id() -> str:
@@ -79,6 +87,8 @@ def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) ->
     argv = [*fleet_nodes.docker_argv(node, request.docker), "buildx", "bake"]
     for file in request.files:
         argv += ["-f", file]
+    for grant in cell.allow:       # minimal: arch-tools moves this into buildx.bake_argv
+        argv += ["--allow", grant]
     argv += [cell.name, "--progress=plain", "--push",
              "--set", f"{cell.name}.tags={refs.image(cell.name)}"]
     for key, dep in sorted(cell.contexts.items()):
@@ -123,8 +133,10 @@ class FleetRun:
             run_id, time.time(), str(self.log_dir),
             {n.name: {"endpoint": n.endpoint, "capacity": n.capacity, "lost": None}
              for n in fleet.nodes},
-            {c.name: CellRecord(c.name, list(c.depends), c.estimate, self.refs.image(c.name))
-             for c in request.cells})
+            {c.name: CellRecord(c.name, list(c.depends), c.estimate, self.refs.image(c.name),
+                                c.component, c.arch)
+             for c in request.cells},
+            tag=self.refs.tag, lane=request.lane, skipped=list(request.skipped))
         self.alive = {n.name: n for n in fleet.nodes}
         self.busy = {n.name: 0 for n in fleet.nodes}
         self.done: queue.Queue[_Done] = queue.Queue()
@@ -140,13 +152,18 @@ class FleetRun:
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> int:
+        insecure = [n.name for n in self.fleet.nodes if fleet_nodes.insecure_tcp(n)]
+        if insecure:
+            raise FleetBuildError(f"node(s) {', '.join(insecure)}: {fleet_nodes.INSECURE_TCP}")
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        for node in list(self.alive.values()):
-            if not fleet_nodes.reachable(node, self.env, self.request.docker):
-                self._lose(node.name, "unreachable at the start")
-        if not self.alive:
-            raise FleetBuildError("no node of the fleet answers: "
-                                  + ", ".join(n.name for n in self.fleet.nodes))
+        why = {name: fleet_nodes.probe(node, self.env, self.request.docker)
+               for name, node in self.alive.items()}
+        if all(why.values()):               # nothing answers: one line, nothing else
+            raise FleetBuildError("no node of the fleet answers: " + "; ".join(
+                f"{name} ({reason})" for name, reason in why.items()))
+        for name, reason in why.items():
+            if reason:
+                self._lose(name, f"unreachable at the start: {reason}")
         self.record.write(self.json_path)
         while True:
             self._block_unbuildable()
@@ -219,6 +236,7 @@ class FleetRun:
         rec.status = "running"
         self.busy[node.name] += 1
         self.running += 1
+        self.record.write(self.json_path)      # every state change, atomically
         argv = bake_argv(self.request, cell, self.refs, node)
         env = fleet_nodes.docker_env(node, self.env)
         thread = threading.Thread(target=self._build, args=(cell.name, attempt, argv, env, log),
@@ -251,6 +269,9 @@ class FleetRun:
         self.running -= 1
         self.busy[attempt.node] -= 1
         attempt.run_steps, attempt.cached_steps = count_steps(Path(attempt.log))
+        facts = log_facts(Path(attempt.log))
+        attempt.digest, attempt.sccache = facts.digest, facts.sccache
+        attempt.failed_step = "" if attempt.returncode == 0 else facts.failed_step
         if attempt.returncode == 0:
             rec.status, rec.reason = "built", ("" if len(rec.attempts) == 1 else
                                                f"retried after losing {rec.attempts[0].node}")

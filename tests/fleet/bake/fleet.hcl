@@ -1,5 +1,6 @@
 # A tiny three-level graph for the fleet tests: base -> mid -> top, one cell per arch.
-# Busybox stages with a short sleep, so that concurrency across nodes is observable.
+# Busybox stages with a short sleep, so that concurrency across nodes is observable, and an
+# optional gate: with GATE set, each RUN step first polls GATE/CELL until the test opens it.
 variable "GPU_ARCHS" {
   type    = list(string)
   default = ["a1", "a2"]
@@ -7,6 +8,10 @@ variable "GPU_ARCHS" {
 variable "SLEEP" {
   description = "seconds each RUN step works"
   default     = "2"
+}
+variable "GATE" {
+  description = "a loopback URL each RUN step polls (GATE/CELL) until it answers 200; empty: none"
+  default     = ""
 }
 variable "SALT" {
   description = "changes every cache key: a fresh run of the tests builds everything once"
@@ -23,9 +28,11 @@ SKIP = {}
 
 target "_common" {
   context = "tests/fleet/bake"   # buildx resolves contexts from the working directory
+  network = "host"               # the RUN steps reach the test's gate server on loopback
   args = {
     SLEEP = SLEEP
     SALT  = SALT
+    GATE  = GATE
   }
 }
 
@@ -34,7 +41,7 @@ target "base" {
   name       = "base-${arch}"
   inherits   = ["_common"]
   dockerfile = "base.Dockerfile"
-  args       = { ARCH = arch }
+  args       = { ARCH = arch, CELL = "base-${arch}" }
 }
 
 target "mid" {
@@ -42,6 +49,7 @@ target "mid" {
   name       = "mid-${arch}"
   inherits   = ["_common"]
   dockerfile = "mid.Dockerfile"
+  args       = { CELL = "mid-${arch}" }
   contexts   = { base = "target:base-${arch}" }
 }
 
@@ -50,6 +58,7 @@ target "top" {
   name       = "top-${arch}"
   inherits   = ["_common"]
   dockerfile = "top.Dockerfile"
+  args       = { CELL = "top-${arch}" }
   contexts   = { mid = "target:mid-${arch}" }
 }
 

@@ -1,4 +1,7 @@
 FROM base
 ARG SALT
 ARG SLEEP
-RUN --network=none cat /base.txt > /mid.txt && echo "mid $SALT" >> /mid.txt && sleep "$SLEEP"
+ARG GATE
+ARG CELL
+RUN --network=host if [ -n "$GATE" ]; then until wget -q -O /dev/null "$GATE/$CELL"; do sleep 0.2; done; fi \
+    && cat /base.txt > /mid.txt && echo "mid $SALT" >> /mid.txt && sleep "$SLEEP"
