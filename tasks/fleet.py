@@ -9,9 +9,8 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
+from rocm_bake.fleet import DEFAULT_FILE as FLEET_FILE
 from tasks._cli import reports_errors
-
-FLEET_FILE = "fleet.toml"
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)"})
@@ -79,7 +78,7 @@ def status(c: Context, fleet: str = FLEET_FILE) -> None:
             "json": "print the run record as JSON instead of the summary",
             "perf_out": "append each built cell's time to this perf history (e.g. "
                         "perf/history.jsonl; condition warm)",
-            "commit": "the commit recorded with --perf-out (default: git rev-parse HEAD)"})
+            "commit": "the commit recorded with --perf-out (default: the checkout's HEAD)"})
 @reports_errors
 def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = None,
           file: list[str] | None = None, fleet: str = FLEET_FILE,
@@ -94,39 +93,29 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
 
     from tabulate import tabulate
 
+    from rocm_bake import build as builds
+    from rocm_bake import commit as commits
     from rocm_bake import fleet as fleets
-    from rocm_bake.build import ARCH_VARIABLE, split_csv
     from rocm_bake.fleetbuild import cells as fleet_cells
     from rocm_bake.fleetbuild import record, runner
     from rocm_bake.fleetbuild.progress import Progress
 
-    variables: dict[str, str] = {}
-    overrides: list[str] = []
-    for item in set or []:
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise Exit(f"error: --set {item!r}: expected NAME=VALUE or TARGET.FIELD=VALUE",
-                       code=2)
-        if "." in name:
-            overrides.append(item)
-        else:
-            variables[name] = value
-    archs = split_csv(arch or [])
-    env = {**os.environ, **variables}
-    if archs:                       # the bakes on the nodes must see the same matrix
-        env[ARCH_VARIABLE] = ",".join(archs)
-    files = file or ["rocm-bake.hcl"]
+    wanted = builds.BuildRequest(archs=builds.split_csv(arch or []), sets=list(set or []))
+    if file:
+        wanted.files = list(file)
+    _, variables = builds.checked_variables(wanted)
+    env = {**os.environ, **variables}   # the bakes on the nodes see the same matrix
     hist = Path(history)
-    selected = fleet_cells.select(files, archs, split_csv(cells or []), env,
-                                  hist if hist.is_file() else None)
+    selected = fleet_cells.select(wanted.files, wanted.archs, builds.split_csv(cells or []),
+                                  env, hist if hist.is_file() else None)
     config = runner.select_nodes(fleets.load(fleet), node or [])
-    request = runner.FleetRequest(files, selected, prefix=prefix, tag=tag,
+    request = runner.FleetRequest(wanted.files, selected, prefix=prefix, tag=tag,
                                   cache_write=not read_only, retries=retries,
-                                  overrides=overrides, log_root=Path(log_dir))
+                                  overrides=wanted.target_overrides(), log_root=Path(log_dir))
     done = runner.run(config, request, env, Progress())
     rec = done.record
     if perf_out:
-        record.append_perf(Path(perf_out), record.perf_records(rec, commit or _head()))
+        record.append_perf(Path(perf_out), record.perf_records(rec, commit or commits.head()))
     if json:
         print(jsonlib.dumps(rec.to_json(), indent=2))
     else:
@@ -142,10 +131,3 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
         print(f"error: not built: {'; '.join(bad)}", file=sys.stderr)
         raise Exit(code=rec.exit_status)
 
-
-def _head() -> str:
-    import subprocess
-
-    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=False)
-    return proc.stdout.strip() if proc.returncode == 0 else ""

@@ -6,9 +6,8 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
+from rocm_bake.fleet import DEFAULT_FILE as FLEET_FILE
 from tasks._cli import reports_errors
-
-FLEET_FILE = "fleet.toml"
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)",
@@ -44,8 +43,7 @@ def doctor(c: Context, fleet: str = FLEET_FILE) -> None:
     from rocm_bake import fleet as fleets
 
     findings = diagnosis.diagnose(fleets.load(fleet))
-    rows = [[f.item, f.status, f.detail, f.fix] for f in findings]
-    print(tabulate(rows, headers=["item", "status", "detail", "how to fix"],
+    print(tabulate([f.row() for f in findings], headers=["item", "state", "detail", "how to fix"],
                    maxcolwidths=[None, None, 60, 50]))
     failed = [f for f in findings if f.failed]
     if failed:

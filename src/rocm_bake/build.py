@@ -3,6 +3,7 @@ into the exact ``docker buildx bake`` invocation, and run."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -10,7 +11,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import bakefile, buildx, caches, entitlements
+from rocm_bake import (
+    bakefile,
+    buildx,
+    buildx_progress,
+    cache_health,
+    cache_settings,
+    entitlements,
+    sccache,
+)
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bakefile import Definition
 from rocm_bake.errors import RocmBakeError, UsageError
@@ -53,13 +62,16 @@ class PreparedBuild:
     request: BuildRequest
     definition: Definition
     plan: Plan
+    command: buildx.BakeCommand
     invocation: buildx.BakeInvocation
     # The sccache backend whose secret run() writes (SCCACHE_BACKEND without a secret file).
-    sccache: caches.SccacheBackend | None = None
+    sccache: sccache.SccacheBackend | None = None
 
 
-def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
-    """Evaluate the bake files with the request's overrides; fail on any bad input."""
+def checked_variables(request: BuildRequest, env: Mapping[str, str] | None = None
+                      ) -> tuple[Definition, dict[str, str]]:
+    """The bake files evaluated with the request's variable overrides, and those overrides,
+    each checked against the variables the files declare (an unknown one is an error)."""
     base_env = dict(os.environ if env is None else env)
     additions = request.variable_overrides()
     definition = bakefile.load(request.files, {**base_env, **additions})
@@ -68,26 +80,33 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     if unknown:
         raise UsageError(f"unknown bake variable {unknown[0]}; variables: "
                          f"{', '.join(sorted(declared))}")
+    return definition, additions
+
+
+def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
+    """Evaluate the bake files with the request's overrides; fail on any bad input."""
+    base_env = dict(os.environ if env is None else env)
+    definition, additions = checked_variables(request, base_env)
     names = set(definition.target_names) | set(definition.group_names)
     for target in request.targets:
         if target not in names:
             raise UsageError(f"unknown target {target!r}; valid targets and groups: "
                              f"{', '.join(sorted(names))}")
-    backend = caches.backend_from_definition(definition)
-    if backend is not None and not caches.secret_file(definition):
+    backend = cache_settings.backend_from_definition(definition)
+    if backend is not None and not cache_settings.secret_file(definition):
         # The backend's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
-        additions["SCCACHE_SECRET_FILE"] = str(caches.write_secret(caches.secret_path(backend),
-                                                                   backend))
+        additions["SCCACHE_SECRET_FILE"] = str(
+            sccache.write_secret(sccache.secret_path(backend), backend))
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
         backend = None
     overrides = request.target_overrides()
     plan = definition.plan(request.targets, overrides, push=request.push)
-    argv = buildx.bake_argv(request.files, request.targets, overrides, push=request.push,
-                            allow=entitlements.for_plan(plan))
-    return PreparedBuild(request, definition, plan, buildx.BakeInvocation(argv, additions),
-                         backend)
+    command = buildx.BakeCommand(request.files, request.targets, overrides, push=request.push,
+                                 allow=entitlements.for_plan(plan))
+    return PreparedBuild(request, definition, plan, command,
+                         buildx.BakeInvocation(command.argv(), additions), backend)
 
 
 def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
@@ -96,15 +115,15 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
     buildx.preflight(env=full_env)
     secret, backend = None, prepared.sccache
     if backend is not None:
-        secret = caches.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
-                                     caches.credentials(full_env))
+        secret = sccache.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
+                                      sccache.credentials(full_env))
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
-        caches.preflight_build(prepared.definition)
+        cache_settings.preflight_build(prepared.definition)
         returncode = _bake_with_health(prepared, full_env)
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
-            caches.write_secret(secret, backend)
+            sccache.write_secret(secret, backend)
     if returncode != 0:
         raise RocmBakeError(f"docker buildx bake failed with exit status {returncode}")
 
@@ -113,25 +132,24 @@ def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]) -> int:
     """Run the bake with plain progress passed through to stderr; then one cache-health line
     per target (CACHED steps, sccache hit rate) and a warning for a rebuild that hit below the
     threshold or a read-write build that wrote nothing."""
-    argv = list(prepared.invocation.argv)
-    if not any(a.startswith("--progress") for a in argv):
-        argv = [*argv[:3], "--progress=plain", *argv[3:]]
+    command = prepared.command
+    argv = dataclasses.replace(command, progress=command.progress or "plain").argv()
     lines: list[str] = []          # only what the summary needs: a torch log is large
     seen: set[str] = set()
-    with subprocess.Popen(argv, env=dict(env), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, errors="replace") as proc:
+    with buildx.start(argv, env, subprocess.PIPE) as proc:
         assert proc.stdout is not None
-        for line in proc.stdout:
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace")
             sys.stderr.write(line)
             step = line.split(" ", 1)[0]
-            if step.startswith("#") and (step not in seen or caches.STATS_MARK in line
+            if step.startswith("#") and (step not in seen or cache_health.STATS_MARK in line
                                          or line.rstrip().endswith(" CACHED")):
                 seen.add(step)
                 lines.append(line)
         returncode = proc.wait()
-    settings = caches.build_settings(prepared.definition) or {}
-    summary, warnings = caches.health_report(caches.parse_plain(lines),
-                                             read_only=caches.is_read_only(settings))
+    settings = cache_settings.build_settings(prepared.definition) or {}
+    summary, warnings = cache_health.health_report(buildx_progress.parse_plain(lines),
+                                                   read_only=sccache.is_read_only(settings))
     for line in summary:
         print(f"cache: {line}", file=sys.stderr)
     for warning in warnings:

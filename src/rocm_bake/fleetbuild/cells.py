@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import bakefile, graph
+from rocm_bake import bakefile, entitlements, graph
 from rocm_bake.build import ARCH_VARIABLE
 from rocm_bake.docgen import perfdata
 from rocm_bake.errors import RocmBakeError
@@ -37,6 +37,7 @@ class FleetCell:
     estimate_source: str                # "history" | "static"
     priority: float = 0.0               # the longest path from here to the end, in seconds
     platforms: tuple[str, ...] = ()     # the target's platforms (empty: the node's own)
+    allow: tuple[str, ...] = ()         # the --allow grants its bake needs (network.host ...)
 
 
 def estimates(history: Path | None) -> dict[str, float]:
@@ -83,8 +84,11 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
         cell = by_name[name]
         contexts: dict[str, str] = {}
         platforms: tuple[str, ...] = ()
+        allow: tuple[str, ...] = ()
         if definition is not None:
-            target = definition.plan([name]).to_json()["target"][name]
+            plan = definition.plan([name])
+            allow = tuple(entitlements.for_plan(plan))
+            target = plan.to_json()["target"][name]
             platforms = tuple(str(p) for p in target.get("platforms") or ())
             for key, value in (target.get("contexts") or {}).items():
                 if isinstance(value, str) and value.startswith("target:"):
@@ -94,7 +98,7 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
         else:
             seconds, source = STATIC_SECONDS.get(cell.component, DEFAULT_SECONDS), "static"
         out[name] = FleetCell(name, cell.component, cell.arch, tuple(cell.depends), contexts,
-                              seconds, source, platforms=platforms)
+                              seconds, source, platforms=platforms, allow=allow)
     return prioritised(out)
 
 

@@ -1,4 +1,5 @@
-"""The fleet's nodes as Docker endpoints: contexts, reachability, status."""
+"""The fleet's nodes as Docker endpoints: contexts, reachability, status. How a docker
+command reaches a node (address, context, TLS) is :class:`rocm_bake.buildx.Connection`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from rocm_bake.buildx import Connection, error_line
 from rocm_bake.fleet import Fleet, Node
 
 CONTEXT_PREFIX = "rocm-bake-"
@@ -17,28 +19,7 @@ PROBE_TIMEOUT = 10.0
 
 def context_name(node: Node) -> str:
     """The docker context rocm-bake uses for a node: its own for an address, else the named one."""
-    return CONTEXT_PREFIX + node.name if node.docker_host else node.endpoint
-
-
-def docker_argv(node: Node, docker: str = "docker") -> list[str]:
-    """The docker command prefix that talks to a node."""
-    return [docker] if node.docker_host else [docker, "--context", node.endpoint]
-
-
-def docker_env(node: Node, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a docker command on a node (DOCKER_HOST for an address)."""
-    out = dict(os.environ if env is None else env)
-    out.pop("DOCKER_CONTEXT", None)
-    if node.docker_host:
-        out["DOCKER_HOST"] = node.docker_host
-        for key, var in (("tls_ca", "DOCKER_CERT_PATH"),):
-            if key in node.tls:
-                out[var] = os.path.dirname(node.tls[key])
-        if node.tls:
-            out["DOCKER_TLS_VERIFY"] = "1"
-    else:
-        out.pop("DOCKER_HOST", None)
-    return out
+    return CONTEXT_PREFIX + node.name if Connection.of(node).address else node.endpoint
 
 
 def _run(argv: list[str], env: Mapping[str, str], timeout: float = PROBE_TIMEOUT
@@ -52,8 +33,9 @@ def _run(argv: list[str], env: Mapping[str, str], timeout: float = PROBE_TIMEOUT
 
 def reachable(node: Node, env: Mapping[str, str] | None = None, docker: str = "docker") -> bool:
     """Does the node's engine answer (``docker info``)?"""
-    proc = _run([*docker_argv(node, docker), "info", "--format", "{{.ServerVersion}}"],
-                docker_env(node, env))
+    connection = Connection.of(node, docker)
+    proc = _run([*connection.argv(), "info", "--format", "{{.ServerVersion}}"],
+                connection.env(env))
     return proc is not None and proc.returncode == 0
 
 
@@ -79,7 +61,8 @@ def create_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
     out = []
     for node in fleet.nodes:
         name = context_name(node)
-        if not node.docker_host:
+        connection = Connection.of(node, docker)
+        if not connection.address:
             ok = _context_exists(name, base, docker)
             out.append(ContextChange(node.name, name, "external" if ok else "failed",
                                      "" if ok else f"no docker context named {name}"))
@@ -87,16 +70,13 @@ def create_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
         if _context_exists(name, base, docker):
             out.append(ContextChange(node.name, name, "exists"))
             continue
-        spec = f"host={node.docker_host}"
-        for key, field in (("tls_ca", "ca"), ("tls_cert", "cert"), ("tls_key", "key")):
-            if key in node.tls:
-                spec += f",{field}={node.tls[key]}"
         proc = _run([docker, "context", "create", name, "--description",
-                     f"rocm-bake fleet node {node.name}", "--docker", spec], base)
+                     f"rocm-bake fleet node {node.name}", "--docker",
+                     connection.context_spec()], base)
         if proc is not None and proc.returncode == 0:
             out.append(ContextChange(node.name, name, "created"))
         else:
-            detail = proc.stderr.strip() if proc is not None else "docker did not run"
+            detail = error_line(proc.stderr) if proc is not None else "docker did not run"
             out.append(ContextChange(node.name, name, "failed", detail))
     return out
 
@@ -109,7 +89,7 @@ def remove_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
     out = []
     for node in fleet.nodes:
         name = context_name(node)
-        if not node.docker_host:
+        if not Connection.of(node, docker).address:
             out.append(ContextChange(node.name, name, "external", "not created by rocm-bake"))
         elif not _context_exists(name, base, docker):
             out.append(ContextChange(node.name, name, "absent"))
@@ -117,7 +97,7 @@ def remove_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
             proc = _run([docker, "context", "rm", "--force", name], base)
             ok = proc is not None and proc.returncode == 0
             out.append(ContextChange(node.name, name, "removed" if ok else "failed",
-                                     "" if ok or proc is None else proc.stderr.strip()))
+                                     "" if ok or proc is None else error_line(proc.stderr)))
     return out
 
 
@@ -133,8 +113,8 @@ class NodeStatus:
     detail: str = ""
 
 
-def _cache_size(node: Node, env: Mapping[str, str], docker: str) -> str:
-    proc = _run([*docker_argv(node, docker), "system", "df", "--format", "{{json .}}"], env)
+def _cache_size(connection: Connection, env: Mapping[str, str]) -> str:
+    proc = _run([*connection.argv(), "system", "df", "--format", "{{json .}}"], env)
     if proc is None or proc.returncode != 0:
         return "?"
     for line in proc.stdout.splitlines():
@@ -152,16 +132,17 @@ def status(fleet: Fleet, env: Mapping[str, str] | None = None,
     """One row per node: driver, BuildKit version, reachable, build cache size."""
     out = []
     for node in fleet.nodes:
-        node_env = docker_env(node, env)
+        connection = Connection.of(node, docker)
+        node_env = connection.env(env)
         if not reachable(node, env, docker):
             out.append(NodeStatus(node.name, node.endpoint, "-", "-", False, "-", node.capacity,
                                   "the engine does not answer"))
             continue
-        proc = _run([*docker_argv(node, docker), "buildx", "inspect"], node_env)
+        proc = _run([*connection.argv(), "buildx", "inspect"], node_env)
         text = proc.stdout if proc is not None and proc.returncode == 0 else ""
         driver = re.search(r"^Driver:\s*(\S+)", text, re.MULTILINE)
         version = re.search(r"^BuildKit version:\s*(\S+)", text, re.MULTILINE | re.IGNORECASE)
         out.append(NodeStatus(node.name, node.endpoint, driver.group(1) if driver else "?",
                               version.group(1) if version else "?", True,
-                              _cache_size(node, node_env, docker), node.capacity))
+                              _cache_size(connection, node_env), node.capacity))
     return out
