@@ -113,11 +113,13 @@ def check_requirements(distribution: str = DISTRIBUTION) -> list[Finding]:
 
 def check_node(node: Node, env: Mapping[str, str]) -> Finding:
     """A fleet node's engine, reached with its connection settings (TLS included)."""
+    connection = buildx.Connection.of(node)
     try:
-        version = buildx.check_engine(buildx.Connection.of(node), env)
+        version = buildx.check_engine(connection, env)
     except buildx.PreflightError as exc:
-        return Finding(f"node {node.name}", MISSING, f"{node.endpoint}: {exc.detail}",
-                       "start its engine (scripts/engine.sh start) or fix fleet.toml")
+        fix = ("start its engine (scripts/engine.sh start) or fix fleet.toml" if connection.address
+               else f"create the docker context {node.endpoint} or fix fleet.toml")
+        return Finding(f"node {node.name}", MISSING, f"{node.endpoint}: {exc.detail}", fix)
     return Finding(f"node {node.name}", OK, f"engine {version} at {node.endpoint}")
 
 
