@@ -10,7 +10,7 @@ from invoke.exceptions import Exit
 from invoke.tasks import task
 
 from rocm_bake.fleet import DEFAULT_FILE as FLEET_FILE
-from tasks._cli import reports_errors
+from tasks._cli import reports_errors, table
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)"})
@@ -28,37 +28,30 @@ def rm(c: Context, fleet: str = FLEET_FILE) -> None:
 
 
 def _contexts(fleet: str, remove: bool) -> None:
-    from tabulate import tabulate
-
     from rocm_bake import fleet as fleets
     from rocm_bake.fleetbuild import nodes
 
     config = fleets.load(fleet)
     changes = (nodes.remove_contexts if remove else nodes.create_contexts)(config)
-    print(tabulate([[ch.node, ch.context, ch.action, ch.detail] for ch in changes],
-                   headers=["node", "context", "action", "detail"]))
     failed = [ch for ch in changes if ch.action == "failed"]
-    if failed:
-        raise Exit(f"error: {failed[0].node}: {failed[0].detail}", code=2)
+    table([[ch.node, ch.context, ch.action, ch.detail] for ch in changes],
+          ["node", "context", "action", "detail"],
+          f"{failed[0].node}: {failed[0].detail}" if failed else "")
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)"})
 @reports_errors
 def status(c: Context, fleet: str = FLEET_FILE) -> None:
     """One row per node: driver, BuildKit version, reachable, build cache size."""
-    from tabulate import tabulate
-
     from rocm_bake import fleet as fleets
     from rocm_bake.fleetbuild import nodes
 
     rows = nodes.status(fleets.load(fleet))
-    print(tabulate([[s.node, s.endpoint, s.driver, s.buildkit, "yes" if s.reachable else "NO",
-                     s.cache_size, s.capacity, s.detail] for s in rows],
-                   headers=["node", "endpoint", "driver", "BuildKit", "reachable",
-                            "cache", "capacity", "detail"]))
     down = [s.node for s in rows if not s.reachable]
-    if down:
-        raise Exit(f"error: unreachable node(s): {', '.join(down)}", code=2)
+    table([[s.node, s.endpoint, s.driver, s.buildkit, "yes" if s.reachable else "NO",
+            s.cache_size, s.capacity, s.detail] for s in rows],
+          ["node", "endpoint", "driver", "BuildKit", "reachable", "cache", "capacity", "detail"],
+          f"unreachable node(s): {', '.join(down)}" if down else "")
 
 
 @task(iterable=["cells", "arch", "set", "file", "node"],
@@ -91,8 +84,6 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     import json as jsonlib
     from pathlib import Path
 
-    from tabulate import tabulate
-
     from rocm_bake import build as builds
     from rocm_bake import commit as commits
     from rocm_bake import fleet as fleets
@@ -119,7 +110,7 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     if json:
         print(jsonlib.dumps(rec.to_json(), indent=2))
     else:
-        print(tabulate(record.summary_rows(rec), headers=record.SUMMARY_HEADERS))
+        table(record.summary_rows(rec), record.SUMMARY_HEADERS)
         lost = [n for n, v in rec.nodes.items() if v["lost"]]
         print(f"\n{len(rec.cells)} cells on {len(config.nodes)} node(s) in "
               f"{rec.finished - rec.started:.1f}s"
