@@ -38,7 +38,7 @@ def test_health_warnings() -> None:
     assert cache_health.health_warnings(low, read_only=False, rebuild=False) == []
     silent = cache_health.CacheStats("torch", hits=0, misses=39, writes=0, write_errors=39)
     assert "silently went read-only" in cache_health.health_warnings(silent, read_only=False,
-                                                               rebuild=False)[0]
+                                                                     rebuild=False)[0]
     assert cache_health.health_warnings(silent, read_only=True, rebuild=False) == []
 
 
@@ -61,8 +61,8 @@ def test_parse_progress_steps_cached_and_logs() -> None:
     assert [s.digest for s in steps] == ["d1", "d2", "d3"]
     assert steps[0].seconds == pytest.approx(9.623456) and steps[0].log == ["hello\n"]
     assert steps[1].cached and steps[1].is_run and not steps[2].is_run
-    line = cache_health.summary_line("t", steps, [cache_health.CacheStats("x", hits=9, misses=1,
-                                                              writes=1)])
+    stats = [cache_health.CacheStats("x", hits=9, misses=1, writes=1)]
+    line = cache_health.summary_line("t", steps, stats)
     assert line == "t: 1/2 RUN steps CACHED, sccache 9 hits / 1 misses (90%), 1 writes"
 
 

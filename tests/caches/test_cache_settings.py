@@ -36,7 +36,7 @@ def test_backend_from_bake_variables() -> None:
         cache_settings.backend_from_definition(_Definition(
             SCCACHE_BACKEND="s3", SCCACHE_S3_BUCKET="b", CACHE_TYPE="ccache"))
     assert sccache.credentials({"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "",
-                               "HOME": "/"}) == {"AWS_ACCESS_KEY_ID": "a"}
+                                "HOME": "/"}) == {"AWS_ACCESS_KEY_ID": "a"}
 
 
 def test_inv_build_turns_backend_variables_into_the_secret(

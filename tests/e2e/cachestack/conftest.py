@@ -58,8 +58,8 @@ class Stack:
 
     def secret(self, name: str, read_only: bool = False, endpoint: str | None = None) -> Path:
         backend = sccache.SccacheBackend("webdav", environment="ci",
-                                        endpoint=endpoint or self.endpoint, read_only=read_only,
-                                        namespace=f"cachestack-{self.uid}")
+                                         endpoint=endpoint or self.endpoint, read_only=read_only,
+                                         namespace=f"cachestack-{self.uid}")
         return sccache.write_secret(self.work / f"{name}.secret", backend)
 
     def sets(self, name: str, pin: str, secret: Path, export: bool,
