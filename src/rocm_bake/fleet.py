@@ -10,7 +10,6 @@ from typing import Any
 from rocm_bake.errors import RocmBakeError
 
 DEFAULT_FILE = "fleet.toml"
-_ENDPOINT_SCHEMES = ("unix://", "tcp://", "ssh://")
 
 
 class FleetError(RocmBakeError):
@@ -19,17 +18,15 @@ class FleetError(RocmBakeError):
 
 @dataclass(frozen=True)
 class Node:
+    """One BuildKit node; how docker reaches it (address or context, TLS) is
+    :class:`rocm_bake.buildx.Connection`."""
+
     name: str
     endpoint: str
     platforms: tuple[str, ...] = ("linux/amd64",)
     capacity: int = 1
     tls: dict[str, str] = field(default_factory=dict)   # tls_ca/tls_cert/tls_key: paths
     insecure: bool = False      # a tcp:// node without TLS, accepted on purpose
-
-    @property
-    def docker_host(self) -> str | None:
-        """A DOCKER_HOST for the node, or None when the endpoint names a docker context."""
-        return self.endpoint if self.endpoint.startswith(_ENDPOINT_SCHEMES) else None
 
 
 @dataclass(frozen=True)

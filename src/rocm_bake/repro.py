@@ -130,9 +130,8 @@ def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: 
     request = prepared.request
     output = f"{target}.output=type=oci,dest={tarball},rewrite-timestamp=true"
     argv = buildx.bake_argv(request.files, [target], [*request.target_overrides(), output],
-                            progress="plain",
+                            progress="plain", no_cache=True,
                             allow=fs_entitlements(prepared, [tarball.parent]))
-    argv = [*argv[:3], "--no-cache", *argv[3:]]
     full_env = {**env, **prepared.invocation.env, EPOCH_ARG: epoch,
                 "BUILDX_NO_DEFAULT_ATTESTATIONS": "1"}
     log = tarball.with_suffix(".log")

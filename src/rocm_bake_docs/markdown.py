@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tabulate import tabulate
+
 
 def header(source: str) -> str:
     """The first line of every generated file: where it comes from, how to regenerate it."""
@@ -24,10 +26,8 @@ def code(text: str) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A pipe table; cells are taken as Markdown (escape with :func:`cell` first)."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    """A pipe table (tabulate); cells are taken as Markdown (escape with :func:`cell` first)."""
+    return tabulate(rows, headers=list(headers), tablefmt="github", disable_numparse=True) + "\n"
 
 
 def fenced(text: str, lang: str = "text") -> str:

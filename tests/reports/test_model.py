@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from rocm_bake import fleet
+from rocm_bake import buildx, fleet
 from rocm_bake.fleetbuild import nodes
 from rocm_bake.fleetbuild.record import log_facts
 from rocm_bake.reports import runs, serve
@@ -79,10 +79,11 @@ def _node(tmp_path: Path, extra: str) -> fleet.Node:
 def test_tls_paths_go_to_docker_flags_relative_to_the_fleet_file(tmp_path: Path) -> None:
     node = _node(tmp_path, 'tls_ca = "c/ca.pem"\ntls_cert = "c/cert.pem"\n'
                            'tls_key = "/abs/key.pem"\n')
-    assert nodes.docker_argv(node) == [
+    connection = buildx.Connection.of(node)
+    assert connection.argv() == [
         "docker", "--tlsverify", "--tlscacert", str(tmp_path / "c/ca.pem"),
         "--tlscert", str(tmp_path / "c/cert.pem"), "--tlskey", "/abs/key.pem"]
-    env = nodes.docker_env(node, {"DOCKER_CERT_PATH": "/elsewhere", "DOCKER_TLS_VERIFY": "1"})
+    env = connection.env({"DOCKER_CERT_PATH": "/elsewhere", "DOCKER_TLS_VERIFY": "1"})
     assert env == {"DOCKER_HOST": "tcp://127.0.0.1:2376"}
     assert nodes.transport(node) == "mutual TLS" and not nodes.insecure_tcp(node)
 

@@ -1,11 +1,16 @@
-"""argv construction, version parsing and secret masking of the buildx driver."""
+"""The docker/buildx module without an engine: argv construction, node connection settings,
+version parsing, docker's error lines, secret masking, the watchdog."""
 
 from __future__ import annotations
+
+import time
+from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
 from rocm_bake import buildx
+from rocm_bake.fleet import Node
 
 
 def test_bake_argv_is_explicit() -> None:
@@ -36,3 +41,59 @@ def test_display_masks_secrets() -> None:
     shown = invocation.display()
     assert "ghp_secret" not in shown and "AKIA" not in shown
     assert "GITHUB_TOKEN='****'" in shown and "MAX_JOBS=8" in shown
+
+
+def test_connection_of_an_address_with_tls() -> None:
+    node = Node("bk", "tcp://bk:2376", tls={"tls_ca": "/c/my-ca.pem", "tls_cert": "/c/me.pem",
+                                            "tls_key": "/k/me.key"})
+    connection = buildx.Connection.of(node)
+    assert connection.argv() == ["docker", "--tlsverify", "--tlscacert", "/c/my-ca.pem",
+                                 "--tlscert", "/c/me.pem", "--tlskey", "/k/me.key"]
+    env = connection.env({"DOCKER_CONTEXT": "other", "PATH": "/bin"})
+    assert env == {"DOCKER_HOST": "tcp://bk:2376", "PATH": "/bin"}
+    assert connection.context_spec() == ("host=tcp://bk:2376,ca=/c/my-ca.pem,cert=/c/me.pem,"
+                                         "key=/k/me.key")
+    argv = buildx.bake_argv(["f.hcl"], ["t"], docker=connection.argv())
+    assert argv[:10] == [*connection.argv(), "buildx", "bake"]
+
+
+def test_connection_of_a_context_and_of_the_environment() -> None:
+    by_context = buildx.Connection.of(Node("n", "ctx"))
+    assert by_context.argv() == ["docker", "--context", "ctx"] and by_context.address is None
+    assert "DOCKER_HOST" not in by_context.env({"DOCKER_HOST": "unix:///x.sock"})
+    here = buildx.Connection()
+    assert here.argv() == ["docker"]
+    assert here.env({"DOCKER_HOST": "unix:///x.sock"}) == {"DOCKER_HOST": "unix:///x.sock"}
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("docker: unknown command: docker nosuchcmd\n\nRun 'docker --help' for more information\n",
+     "unknown command: docker nosuchcmd"),
+    ("ERROR: no builder \"nosuch\" found\n", 'no builder "nosuch" found'),
+    ("Failed to initialize: unable to resolve docker endpoint: context \"x\": not found\n",
+     'unable to resolve docker endpoint: context "x": not found'),
+    ("", "no answer"),
+])
+def test_error_line_drops_the_cli_chatter(text: str, line: str) -> None:
+    assert buildx.error_line(text) == line
+
+
+def test_preflight_error_says_what_and_the_fix_once() -> None:
+    error = buildx.PreflightError("docker buildx is not installed", buildx.INSTALL_HINT)
+    assert (error.detail, error.fix) == ("docker buildx is not installed", buildx.INSTALL_HINT)
+    assert str(error) == f"docker buildx is not installed: {buildx.INSTALL_HINT}"
+
+
+def test_missing_docker_client_is_a_preflight_error(tmp_path: Path) -> None:
+    with pytest.raises(buildx.PreflightError) as info:
+        buildx.check_buildx(str(tmp_path / "no-docker"))
+    assert info.value.fix == buildx.DOCKER_HINT
+
+
+def test_watchdog_kills_the_build() -> None:
+    started = time.monotonic()
+    with pytest.raises(buildx.WatchdogError, match="watchdog"):
+        buildx.run_with_watchdog(["sh", "-c", "sleep 30 & sleep 30"], {"PATH": "/usr/bin:/bin"},
+                                 timeout=1)
+    assert time.monotonic() - started < 10
+    assert buildx.run_with_watchdog(["true"], {"PATH": "/usr/bin:/bin"}, timeout=5) == 0

@@ -1,4 +1,5 @@
-"""The fleet's nodes as Docker endpoints: contexts, reachability, status."""
+"""The fleet's nodes as Docker endpoints: contexts, reachability, status. How a docker
+command reaches a node (address, context, TLS) is :class:`rocm_bake.buildx.Connection`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from rocm_bake.buildx import Connection, error_line
 from rocm_bake.fleet import Fleet, Node
 
 CONTEXT_PREFIX = "rocm-bake-"
@@ -17,38 +19,10 @@ PROBE_TIMEOUT = 10.0
 
 def context_name(node: Node) -> str:
     """The docker context rocm-bake uses for a node: its own for an address, else the named one."""
-    return CONTEXT_PREFIX + node.name if node.docker_host else node.endpoint
+    return CONTEXT_PREFIX + node.name if Connection.of(node).address else node.endpoint
 
-
-_TLS_FLAGS = (("tls_ca", "--tlscacert"), ("tls_cert", "--tlscert"), ("tls_key", "--tlskey"))
-_TLS_ENV = ("DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_TLS")
 INSECURE_TCP = ("a tcp:// node without TLS hands root on it to anyone who reaches the port: "
                 "give tls_ca, tls_cert and tls_key, or write insecure = true for it")
-
-
-def docker_argv(node: Node, docker: str = "docker") -> list[str]:
-    """The docker command prefix that talks to a node (mutual TLS: the files' paths only)."""
-    if not node.docker_host:
-        return [docker, "--context", node.endpoint]
-    argv = [docker]
-    if node.tls:
-        argv.append("--tlsverify")
-        argv += [arg for key, flag in _TLS_FLAGS if key in node.tls
-                 for arg in (flag, node.tls[key])]
-    return argv
-
-
-def docker_env(node: Node, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a docker command on a node (DOCKER_HOST for an address)."""
-    out = dict(os.environ if env is None else env)
-    out.pop("DOCKER_CONTEXT", None)
-    for name in _TLS_ENV:               # the node's own settings only, never the caller's
-        out.pop(name, None)
-    if node.docker_host:
-        out["DOCKER_HOST"] = node.docker_host
-    else:
-        out.pop("DOCKER_HOST", None)
-    return out
 
 
 def insecure_tcp(node: Node) -> bool:
@@ -58,7 +32,7 @@ def insecure_tcp(node: Node) -> bool:
 
 def transport(node: Node) -> str:
     """How the node is reached: mutual TLS, TLS without a client certificate, no TLS ..."""
-    if not node.docker_host:
+    if not Connection.of(node).address:
         return "docker context"
     if not node.endpoint.startswith("tcp://"):
         return node.endpoint.split("://", 1)[0]
@@ -71,18 +45,19 @@ def transport(node: Node) -> str:
 
 def probe(node: Node, env: Mapping[str, str] | None = None, docker: str = "docker") -> str:
     """"" when the node's engine answers (``docker info``), else why not, in one line."""
-    proc = _run([*docker_argv(node, docker), "info", "--format", "{{.ServerVersion}}"],
-                docker_env(node, env))
+    connection = Connection.of(node, docker)
+    proc = _run([*connection.argv(), "info", "--format", "{{.ServerVersion}}"],
+                connection.env(env))
     if proc is None:
         return "the engine did not answer in time"
     if proc.returncode == 0:
         return ""
-    lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
-    last = lines[-1] if lines else f"docker info exited {proc.returncode}"
+    last = error_line(proc.stderr, f"docker info exited {proc.returncode}")
     last = re.sub(r'^error during connect: \w+ "[^"]*": ', "", last)
     if "tls:" in last or "x509:" in last or "certificate" in last:
         return f"TLS refused: {last}"
     return last
+
 
 
 def _run(argv: list[str], env: Mapping[str, str], timeout: float = PROBE_TIMEOUT
@@ -121,7 +96,8 @@ def create_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
     out = []
     for node in fleet.nodes:
         name = context_name(node)
-        if not node.docker_host:
+        connection = Connection.of(node, docker)
+        if not connection.address:
             ok = _context_exists(name, base, docker)
             out.append(ContextChange(node.name, name, "external" if ok else "failed",
                                      "" if ok else f"no docker context named {name}"))
@@ -132,16 +108,13 @@ def create_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
         if _context_exists(name, base, docker):
             out.append(ContextChange(node.name, name, "exists"))
             continue
-        spec = f"host={node.docker_host}"
-        for key, field in (("tls_ca", "ca"), ("tls_cert", "cert"), ("tls_key", "key")):
-            if key in node.tls:
-                spec += f",{field}={node.tls[key]}"
         proc = _run([docker, "context", "create", name, "--description",
-                     f"rocm-bake fleet node {node.name}", "--docker", spec], base)
+                     f"rocm-bake fleet node {node.name}", "--docker",
+                     connection.context_spec()], base)
         if proc is not None and proc.returncode == 0:
             out.append(ContextChange(node.name, name, "created"))
         else:
-            detail = proc.stderr.strip() if proc is not None else "docker did not run"
+            detail = error_line(proc.stderr) if proc is not None else "docker did not run"
             out.append(ContextChange(node.name, name, "failed", detail))
     return out
 
@@ -154,7 +127,7 @@ def remove_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
     out = []
     for node in fleet.nodes:
         name = context_name(node)
-        if not node.docker_host:
+        if not Connection.of(node, docker).address:
             out.append(ContextChange(node.name, name, "external", "not created by rocm-bake"))
         elif not _context_exists(name, base, docker):
             out.append(ContextChange(node.name, name, "absent"))
@@ -162,7 +135,7 @@ def remove_contexts(fleet: Fleet, env: Mapping[str, str] | None = None,
             proc = _run([docker, "context", "rm", "--force", name], base)
             ok = proc is not None and proc.returncode == 0
             out.append(ContextChange(node.name, name, "removed" if ok else "failed",
-                                     "" if ok or proc is None else proc.stderr.strip()))
+                                     "" if ok or proc is None else error_line(proc.stderr)))
     return out
 
 
@@ -179,8 +152,8 @@ class NodeStatus:
     transport: str = ""
 
 
-def _cache_size(node: Node, env: Mapping[str, str], docker: str) -> str:
-    proc = _run([*docker_argv(node, docker), "system", "df", "--format", "{{json .}}"], env)
+def _cache_size(connection: Connection, env: Mapping[str, str]) -> str:
+    proc = _run([*connection.argv(), "system", "df", "--format", "{{json .}}"], env)
     if proc is None or proc.returncode != 0:
         return "?"
     for line in proc.stdout.splitlines():
@@ -198,18 +171,19 @@ def status(fleet: Fleet, env: Mapping[str, str] | None = None,
     """One row per node: driver, BuildKit version, reachable, build cache size."""
     out = []
     for node in fleet.nodes:
-        node_env = docker_env(node, env)
+        connection = Connection.of(node, docker)
+        node_env = connection.env(env)
         why = probe(node, env, docker)
         if why:
             out.append(NodeStatus(node.name, node.endpoint, "-", "-", False, "-", node.capacity,
                                   why, transport(node)))
             continue
-        proc = _run([*docker_argv(node, docker), "buildx", "inspect"], node_env)
+        proc = _run([*connection.argv(), "buildx", "inspect"], node_env)
         text = proc.stdout if proc is not None and proc.returncode == 0 else ""
         driver = re.search(r"^Driver:\s*(\S+)", text, re.MULTILINE)
         version = re.search(r"^BuildKit version:\s*(\S+)", text, re.MULTILINE | re.IGNORECASE)
         out.append(NodeStatus(node.name, node.endpoint, driver.group(1) if driver else "?",
                               version.group(1) if version else "?", True,
-                              _cache_size(node, node_env, docker), node.capacity,
+                              _cache_size(connection, node_env), node.capacity,
                               INSECURE_TCP if insecure_tcp(node) else "", transport(node)))
     return out

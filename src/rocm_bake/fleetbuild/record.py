@@ -9,10 +9,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rocm_bake import atomic, redact
+from rocm_bake.buildx_progress import parse_plain, run_counts
 from rocm_bake.perf.schema import duration
 
-_VERTEX = re.compile(r"^#(\d+) \[[^\]]*\] RUN ")
-_CACHED = re.compile(r"^#(\d+) CACHED\s*$")
 _STEP = re.compile(r"^#(\d+) (\[[^\]]*\] .*?)\s*$")
 _ERROR = re.compile(r"^#(\d+) ERROR: ")
 _DIGEST = re.compile(r"pushing manifest for \S+@(sha256:[0-9a-f]{64})")
@@ -96,18 +95,11 @@ class RunRecord:
 
 def count_steps(log: Path) -> tuple[int, int]:
     """(RUN steps executed, RUN steps cached) from a ``--progress=plain`` log."""
-    runs: set[str] = set()
-    cached: set[str] = set()
     try:
         text = log.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return 0, 0
-    for line in text.splitlines():
-        if m := _VERTEX.match(line):
-            runs.add(m.group(1))
-        elif m := _CACHED.match(line):
-            cached.add(m.group(1))
-    return len(runs - cached), len(runs & cached)
+    return run_counts(parse_plain(text.splitlines()))
 
 
 @dataclass(frozen=True)

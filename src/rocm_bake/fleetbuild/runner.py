@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from rocm_bake import redact
+from rocm_bake import buildx, redact
 from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
@@ -83,24 +83,20 @@ class Refs:
 
 
 def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) -> list[str]:
-    """The ``docker buildx bake`` command that builds one cell on one node."""
-    argv = [*fleet_nodes.docker_argv(node, request.docker), "buildx", "bake"]
-    for file in request.files:
-        argv += ["-f", file]
-    for grant in cell.allow:       # minimal: arch-tools moves this into buildx.bake_argv
-        argv += ["--allow", grant]
-    argv += [cell.name, "--progress=plain", "--push",
-             "--set", f"{cell.name}.tags={refs.image(cell.name)}"]
-    for key, dep in sorted(cell.contexts.items()):
-        argv += ["--set", f"{cell.name}.contexts.{key}=docker-image://{refs.image(dep)}"]
+    """The ``docker buildx bake`` command that builds one cell on one node: the cell's grants
+    (``--allow``), its dependencies as the images they pushed, the registry cache."""
+    overrides = [f"{cell.name}.tags={refs.image(cell.name)}",
+                 *(f"{cell.name}.contexts.{key}=docker-image://{refs.image(dep)}"
+                   for key, dep in sorted(cell.contexts.items()))]
     cache = refs.cache(cell.name)
-    argv += ["--set", f"{cell.name}.cache-from="
-             + (f"type=registry,ref={cache}" if request.cache_read else "")]
-    argv += ["--set", f"{cell.name}.cache-to="
-             + (f"type=registry,ref={cache},mode=max" if request.cache_write else "")]
-    for override in request.overrides:
-        argv += ["--set", override]
-    return argv
+    overrides += [f"{cell.name}.cache-from="
+                  + (f"type=registry,ref={cache}" if request.cache_read else ""),
+                  f"{cell.name}.cache-to="
+                  + (f"type=registry,ref={cache},mode=max" if request.cache_write else ""),
+                  *request.overrides]
+    return buildx.BakeCommand(request.files, [cell.name], overrides, push=True,
+                              progress="plain", allow=cell.allow,
+                              connection=buildx.Connection.of(node, request.docker)).argv()
 
 
 def can_build(node: Node, cell: FleetCell) -> bool:
@@ -238,7 +234,7 @@ class FleetRun:
         self.running += 1
         self.record.write(self.json_path)      # every state change, atomically
         argv = bake_argv(self.request, cell, self.refs, node)
-        env = fleet_nodes.docker_env(node, self.env)
+        env = buildx.Connection.of(node, self.request.docker).env(self.env)
         thread = threading.Thread(target=self._build, args=(cell.name, attempt, argv, env, log),
                                   name=f"fleet-{cell.name}", daemon=True)
         thread.start()
@@ -253,8 +249,7 @@ class FleetRun:
             with log.open("w", encoding="utf-8") as out:
                 out.write(redact.text("$ " + " ".join(argv)) + "\n")
                 out.flush()
-                proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                        stdin=subprocess.DEVNULL)
+                proc = buildx.start(argv, env, out)
                 self.procs[cell] = (attempt.node, proc)
                 attempt.returncode = proc.wait()
                 self.procs.pop(cell, None)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import build, caches
+from rocm_bake import build, commit, sccache
 from rocm_bake.errors import RocmBakeError, UsageError
 from rocm_bake.perf import history, runner
 
@@ -110,7 +110,7 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
         raise UsageError("--repeat must be at least 1")
     base_env = dict(os.environ if env is None else env)
     run_id = uuid.uuid4().hex[:10]
-    commit = history.git_commit(setup.root)
+    head = commit.head(setup.root)
     bake_dir = (setup.root / setup.bake_dir).resolve()
     workdir = (setup.root / setup.workdir / run_id).resolve()
     history_path = setup.root / setup.history
@@ -118,9 +118,9 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
     for number in range(1, repeat + 1):
         tag = f"{run_id}-{number}"
         repo = f"{setup.cache_repo.rsplit('/', 1)[0]}-{tag}/{setup.cache_repo.rsplit('/', 1)[1]}"
-        backend = caches.SccacheBackend("webdav", environment=setup.environment,
+        backend = sccache.SccacheBackend("webdav", environment=setup.environment,
                                         endpoint=setup.webdav, namespace=f"perf-{tag}")
-        secret = caches.write_secret(workdir / f"{tag}.secret", backend)
+        secret = sccache.write_secret(workdir / f"{tag}.secret", backend)
         cold_pin = f"perf-{tag}-cold"
 
         def bake(condition: str, pin: str, export: bool, number: int = number,
@@ -142,7 +142,7 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
             shutil.rmtree(workdir / f"{number}-{condition}" / "dist", ignore_errors=True)
             record = history.record(
                 run_id=run_id, repeat=number, condition=condition, target=setup.target,
-                seconds=run.seconds, steps=run.steps, stats=run.stats, commit=commit,
+                seconds=run.seconds, steps=run.steps, stats=run.stats, commit=head,
                 pins=history.pins_hash({"pin": pin, "sets": setup.sets}),
                 bytes_pulled=pulled, bytes_pushed=pushed)
             say(f"[{number}/{repeat}] {condition}: {run.seconds:.1f} s; "

@@ -14,24 +14,22 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rocm_bake import caches, redact
+from tabulate import tabulate
+
+from rocm_bake import cache_health, redact
+from rocm_bake.buildx_progress import Step
 from rocm_bake.perf import schema
 
 PATH = Path("perf") / "history.jsonl"
 CONDITIONS = schema.CONDITIONS
 AIMS = {"warm": 0.10, "hot": 0.05, "frozen": 0.02}
-
-
-def git_commit(cwd: Path) -> str:
-    proc = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=cwd,
-                          capture_output=True, text=True, check=False)
-    return proc.stdout.strip() if proc.returncode == 0 else ""
+SUMMARY_HEADERS = ["condition", "runs", "min", "median", "max", "median / cold", "aim",
+                   "sccache hit rate"]
 
 
 def pins_hash(values: Mapping[str, object]) -> str:
@@ -45,11 +43,11 @@ def machine() -> str:
 
 
 def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: float,
-           steps: Sequence[caches.Step], stats: Sequence[caches.CacheStats], commit: str,
+           steps: Sequence[Step], stats: Sequence[cache_health.CacheStats], commit: str,
            pins: str, bytes_pulled: int = 0, bytes_pushed: int = 0,
            when: datetime | None = None) -> dict[str, object]:
     runs = [s for s in steps if s.is_run]
-    total = caches.total(stats)
+    total = cache_health.total(stats)
     out: dict[str, object] = {
         "time": (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "condition": condition, "target": target, "seconds": round(seconds, 3),
@@ -143,18 +141,18 @@ def markdown(records: Sequence[Mapping[str, object]]) -> str:
         lines.append(f"Run `{newest or 'n/a'}` at commit `{first.get('commit') or 'n/a'}` on "
                      f"{first.get('machine') or 'an unrecorded machine'}, "
                      f"{max(s.count for s in summary.values())} repeat(s).\n")
-        lines.append("| condition | runs | min | median | max | median / cold | aim | "
-                     "sccache hit rate |")
-        lines.append("|---|---|---|---|---|---|---|---|")
+        rows = []
         for condition in CONDITIONS:
             s = summary.get(condition)
             if s is None:
                 continue
             r = ratio.get(condition)
             aim = AIMS.get(condition)
-            rate = f"{s.hit_rate:.1%}" if s.hit_rate is not None else "—"
-            lines.append(f"| {condition} | {s.count} | {s.minimum:.1f} s | {s.median:.1f} s | "
-                         f"{s.maximum:.1f} s | {f'{r:.3f}' if r is not None else '—'} | "
-                         f"{f'≤ {aim:.2f}' if aim else '—'} | {rate} |")
+            rows.append([condition, str(s.count), f"{s.minimum:.1f} s", f"{s.median:.1f} s",
+                         f"{s.maximum:.1f} s", f"{r:.3f}" if r is not None else "—",
+                         f"≤ {aim:.2f}" if aim else "—",
+                         f"{s.hit_rate:.1%}" if s.hit_rate is not None else "—"])
+        lines.append(tabulate(rows, headers=SUMMARY_HEADERS, tablefmt="github",
+                              disable_numparse=True))
         lines.append("")
     return "\n".join(lines)

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tabulate import tabulate
+
 from rocm_bake import atomic
 from rocm_bake.perf import history
 
@@ -26,14 +28,12 @@ def _md_to_html(text: str) -> str:
     def flush() -> None:
         if rows:
             head, *body = rows
-            out.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in head) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>"
-                                 for r in body) + "</table>")
+            out.append(tabulate(body, headers=head, tablefmt="html", disable_numparse=True))
             rows.clear()
 
     for line in text.splitlines():
         if line.startswith("|"):
-            cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
+            cells = [c.strip() for c in line.strip("|").split("|")]
             if not all(set(c) <= {"-"} for c in cells):
                 rows.append(cells)
             continue

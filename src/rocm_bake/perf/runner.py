@@ -3,6 +3,7 @@ watchdog, with the sccache statistics the build exported and the health of its c
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import time
@@ -10,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import build, caches, entitlements
+from rocm_bake import build, buildx, cache_health, cache_settings, entitlements, sccache
+from rocm_bake.buildx_progress import Step, parse_rawjson
 from rocm_bake.errors import RocmBakeError
 
 DEFAULT_TIMEOUT = 1800.0
@@ -25,13 +27,13 @@ class BakeRun:
 
     returncode: int
     seconds: float
-    steps: list[caches.Step]
-    stats: list[caches.CacheStats]
+    steps: list[Step]
+    stats: list[cache_health.CacheStats]
     log: Path
     settings: dict[str, str] = field(default_factory=dict)
 
     @property
-    def run_steps(self) -> list[caches.Step]:
+    def run_steps(self) -> list[Step]:
         return [s for s in self.steps if s.is_run]
 
     @property
@@ -40,9 +42,9 @@ class BakeRun:
 
     @property
     def hit_rate(self) -> float | None:
-        return caches.total(self.stats).hit_rate if self.stats else None
+        return cache_health.total(self.stats).hit_rate if self.stats else None
 
-    def step(self, text: str) -> caches.Step:
+    def step(self, text: str) -> Step:
         """The RUN step whose name contains ``text``."""
         found = [s for s in self.run_steps if text in s.name]
         if not found:
@@ -50,22 +52,22 @@ class BakeRun:
         return found[0]
 
     def summary(self, label: str) -> str:
-        return caches.summary_line(label, self.steps, self.stats)
+        return cache_health.summary_line(label, self.steps, self.stats)
 
     def warnings(self, rebuild: bool) -> list[str]:
-        read_only = caches.is_read_only(self.settings)
+        read_only = sccache.is_read_only(self.settings)
         return [w for s in self.stats
-                for w in caches.health_warnings(s, read_only=read_only, rebuild=rebuild)]
+                for w in cache_health.health_warnings(s, read_only=read_only, rebuild=rebuild)]
 
 
-def _stats_ran(dist: Path, steps: Sequence[caches.Step]) -> list[caches.CacheStats]:
+def _stats_ran(dist: Path, steps: Sequence[Step]) -> list[cache_health.CacheStats]:
     """Statistics of the compile steps that ran (COMPILER_CACHE_STATS_NAME=<name> in the step)."""
     directory = next((p for p in (dist / STATS_SUBDIR, *dist.glob(f"*/{STATS_SUBDIR}"))
                       if p.is_dir()), None)
     if directory is None:
         return []
     ran = [s.name for s in steps if s.is_run and not s.cached]
-    return [st for st in caches.load_stats(directory)
+    return [st for st in cache_health.load_stats(directory)
             if any(f"COMPILER_CACHE_STATS_NAME={st.name} " in name for name in ran)]
 
 
@@ -84,21 +86,21 @@ def bake(request: build.BuildRequest, cwd: Path, workdir: Path, dist: Path,
     finally:
         os.chdir(here)
     full_env = {**base_env, **prepared.invocation.env}
-    settings = caches.build_settings(prepared.definition)
+    settings = cache_settings.build_settings(prepared.definition)
     if preflight:
-        caches.preflight_build(prepared.definition)
+        cache_settings.preflight_build(prepared.definition)
     if dist.exists():
         shutil.rmtree(dist)
-    argv = list(prepared.invocation.argv)
-    argv = [*argv[:3], "--progress=rawjson", *(f"--allow={g}" for g in grants
-                                                if f"--allow={g}" not in argv), *argv[3:]]
+    command = prepared.command
+    argv = dataclasses.replace(command, progress="rawjson",
+                               allow=[*command.allow, *grants]).argv()
     workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / f"bake-{time.strftime('%Y%m%dT%H%M%S')}-{time.monotonic_ns()}.jsonl"
     started = time.monotonic()
     with log.open("w") as handle:
-        rc = caches.run_with_watchdog(argv, full_env, timeout, stdout=handle, stderr=handle,
+        rc = buildx.run_with_watchdog(argv, full_env, timeout, stdout=handle, stderr=handle,
                                       cwd=cwd)
     seconds = time.monotonic() - started
-    steps = caches.parse_progress(log.read_text(errors="replace").splitlines())
-    stats = (caches.stats_from_steps(steps) or _stats_ran(dist, steps)) if rc == 0 else []
+    steps = parse_rawjson(log.read_text(errors="replace").splitlines())
+    stats = (cache_health.stats_from_steps(steps) or _stats_ran(dist, steps)) if rc == 0 else []
     return BakeRun(rc, seconds, steps, stats, log, dict(settings or {}))

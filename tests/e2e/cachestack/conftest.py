@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import build, caches
+from rocm_bake import build, sccache
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, missing
 
@@ -57,10 +57,10 @@ class Stack:
         return f"http://127.0.0.1:{WEBDAV_PORT}"
 
     def secret(self, name: str, read_only: bool = False, endpoint: str | None = None) -> Path:
-        backend = caches.SccacheBackend("webdav", environment="ci",
-                                        endpoint=endpoint or self.endpoint, read_only=read_only,
-                                        namespace=f"cachestack-{self.uid}")
-        return caches.write_secret(self.work / f"{name}.secret", backend)
+        backend = sccache.SccacheBackend("webdav", environment="ci",
+                                         endpoint=endpoint or self.endpoint, read_only=read_only,
+                                         namespace=f"cachestack-{self.uid}")
+        return sccache.write_secret(self.work / f"{name}.secret", backend)
 
     def sets(self, name: str, pin: str, secret: Path, export: bool,
              probe: str = "1") -> list[str]:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import build, caches, entitlements
+from rocm_bake import build, cache_health, entitlements, sccache
+from rocm_bake.buildx_progress import parse_rawjson
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, VENV_BIN, run_cli
 from tests.e2e.cachestack.conftest import (
@@ -27,7 +28,7 @@ from tests.e2e.cachestack.conftest import (
 pytestmark = pytest.mark.engine
 
 
-def lightgbm(run: runner.BakeRun) -> caches.CacheStats:
+def lightgbm(run: runner.BakeRun) -> cache_health.CacheStats:
     found = [s for s in run.stats if s.name == "lightgbm"]
     assert found, f"no lightgbm statistics recorded ({run.log})"
     return found[0]
@@ -64,7 +65,7 @@ def test_pull_request_build_writes_nothing(stack: Stack, cold: runner.BakeRun) -
                      probe=str(int(time.time())))
     assert stack.webdav_puts() == webdav_before
     assert stack.registry_puts() == registry_before
-    stats = caches.total(run.stats)
+    stats = cache_health.total(run.stats)
     assert stats.writes == 0, run.stats
     probe = next(s for s in run.stats if s.name == "hip")
     assert probe.misses == 1 and probe.write_errors >= 1, probe   # a miss, not written
@@ -97,7 +98,7 @@ def _webdav_gets(stack: Stack) -> int:
 
 def test_unreachable_backend_fails_before_the_build(stack: Stack, tmp_path: Path) -> None:
     secret = stack.secret("dead", endpoint="http://127.0.0.1:9")
-    with pytest.raises(caches.CacheError) as info:
+    with pytest.raises(sccache.CacheError) as info:
         stack.bake("dead", f"dead-{stack.uid}", secret=secret)
     message = str(info.value)
     assert "\n" not in message and "127.0.0.1:9" in message and "unusable" in message
@@ -134,7 +135,7 @@ def test_killed_bake_leaves_nothing_behind(stack: Stack, cold: runner.BakeRun) -
                                 stdout=handle, stderr=handle, start_new_session=True)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:
-            steps = caches.parse_progress(log.read_text(errors="replace").splitlines())
+            steps = parse_rawjson(log.read_text(errors="replace").splitlines())
             compile_ = [s for s in steps if COMPILE_STEP in s.name and s.started and s.log]
             if compile_ and any("Building" in line for line in compile_[0].log):
                 break

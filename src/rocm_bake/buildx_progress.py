@@ -1,0 +1,129 @@
+"""buildx's progress output, parsed in one place: ``--progress=rawjson`` (each vertex with its
+times, CACHED flag, error and logs) and ``--progress=plain`` (``#N [target stage] RUN ...``,
+``#N CACHED``, ``#N 1.23 <log line>``), both into the same :class:`Step` list."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+_PLAIN = re.compile(r"^#(\d+) (.*)$")
+_PLAIN_TIME = re.compile(r"^(?:\d+\.\d+ )?(.*)$")
+
+
+@dataclass
+class Step:
+    """One BuildKit vertex of a build."""
+
+    digest: str
+    name: str
+    started: datetime | None = None
+    completed: datetime | None = None
+    cached: bool = False
+    error: str = ""
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float:
+        if self.started is None or self.completed is None:
+            return 0.0
+        return max(0.0, (self.completed - self.started).total_seconds())
+
+    @property
+    def is_run(self) -> bool:
+        """A Dockerfile RUN step (``[stage n/m] RUN ...``)."""
+        return "] RUN " in self.name or self.name.startswith("RUN ")
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "seconds": round(self.seconds, 3), "cached": self.cached,
+                "started": self.started.isoformat() if self.started else None,
+                "error": self.error or None}
+
+
+def _time(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.rstrip("Z")
+    head, dot, frac = text.partition(".")
+    text = f"{head}.{frac[:6]}" if dot else head
+    try:
+        parsed = datetime.fromisoformat(text + "+00:00")
+    except ValueError:
+        return None
+    return None if parsed.year < 2000 else parsed
+
+
+def _status(line: str) -> dict[str, Any] | None:
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        status = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return status if isinstance(status, dict) else None
+
+
+def parse_rawjson(lines: Iterable[str]) -> list[Step]:
+    """The steps of a ``--progress=rawjson`` stream, in the order they first appeared."""
+    steps: dict[str, Step] = {}
+    for raw in lines:
+        status = _status(raw)
+        if status is None:
+            continue
+        for vertex in status.get("vertexes") or []:
+            digest = str(vertex.get("digest", ""))
+            step = steps.setdefault(digest, Step(digest, str(vertex.get("name", ""))))
+            step.name = str(vertex.get("name") or step.name)
+            step.started = _time(vertex.get("started")) or step.started
+            step.completed = _time(vertex.get("completed")) or step.completed
+            step.cached = step.cached or bool(vertex.get("cached"))
+            step.error = str(vertex.get("error") or step.error)
+        for entry in status.get("logs") or []:
+            owner = steps.get(str(entry.get("vertex", "")))
+            if owner is not None:
+                try:
+                    owner.log.append(base64.b64decode(str(entry.get("data", ""))).decode(
+                        "utf-8", "replace"))
+                except (binascii.Error, ValueError):
+                    continue
+    return list(steps.values())
+
+
+def parse_plain(lines: Iterable[str]) -> list[Step]:
+    """The steps of a ``--progress=plain`` stream; a step's name is its first line."""
+    steps: dict[str, Step] = {}
+    for raw in lines:
+        match = _PLAIN.match(raw.rstrip("\n"))
+        if not match:
+            continue
+        number, text = match.groups()
+        step = steps.get(number)
+        if step is None:
+            steps[number] = Step(number, text)
+            continue
+        if text.strip() == "CACHED":
+            step.cached = True
+        elif text.startswith(("DONE", "ERROR", "CANCELED")):
+            continue
+        else:
+            step.log.append(_PLAIN_TIME.match(text).group(1) + "\n")  # type: ignore[union-attr]
+    return list(steps.values())
+
+
+def target_of(step: Step) -> str:
+    """The bake target a step belongs to (``[lightgbm build 2/5] RUN`` -> lightgbm)."""
+    return step.name[1:].split(" ", 1)[0].rstrip("]") if step.name.startswith("[") else ""
+
+
+def run_counts(steps: Sequence[Step]) -> tuple[int, int]:
+    """(RUN steps executed, RUN steps served from a cache)."""
+    runs = [s for s in steps if s.is_run]
+    cached = sum(1 for s in runs if s.cached)
+    return len(runs) - cached, cached

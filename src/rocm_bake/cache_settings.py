@@ -1,0 +1,81 @@
+"""The cache settings a build asks for, read from its evaluated bake file: CACHE_TYPE, the
+sccache backend (SCCACHE_BACKEND, CACHE_ENV, CACHE_READ_ONLY, SCCACHE_WEBDAV_URL,
+SCCACHE_S3_*) and the secret file (SCCACHE_SECRET_FILE); and the sccache preflight a build
+runs when it asks for sccache."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from rocm_bake import sccache
+from rocm_bake.sccache import CacheError, SccacheBackend
+
+CACHE_TYPES = ("sccache", "ccache", "none")
+
+
+class Variables(Protocol):
+    """What the cache settings read of an evaluated bake file (bakefile.Definition)."""
+
+    def variables(self) -> Sequence[object]: ...
+
+    def value(self, name: str) -> object: ...
+
+
+def _variable(definition: Variables, name: str) -> str | None:
+    if name not in {getattr(v, "name", None) for v in definition.variables()}:
+        return None
+    value = definition.value(name)
+    return None if value is None else str(value)
+
+
+def _flag(definition: Variables, name: str) -> bool:
+    return (_variable(definition, name) or "").lower() == "true"
+
+
+def build_cache_type(definition: Variables) -> str | None:
+    """CACHE_TYPE of an evaluated bake file (None when it declares none)."""
+    return _variable(definition, "CACHE_TYPE")
+
+
+def secret_file(definition: Variables) -> str:
+    """SCCACHE_SECRET_FILE of an evaluated bake file ("" when unset or undeclared)."""
+    return _variable(definition, "SCCACHE_SECRET_FILE") or ""
+
+
+def build_settings(definition: Variables) -> dict[str, str] | None:
+    """The sccache settings a build passes in its secret (SCCACHE_SECRET_FILE), or None."""
+    path = secret_file(definition)
+    return sccache.read_secret(Path(path)) if path else None
+
+
+def backend_from_definition(definition: Variables) -> SccacheBackend | None:
+    """The sccache backend rocm-bake.hcl's variables select, or None (none, or a bake file
+    that does not declare them). A read-only build that exports the registry cache is
+    refused."""
+    kind = _variable(definition, "SCCACHE_BACKEND") or "none"
+    read_only = _flag(definition, "CACHE_READ_ONLY")
+    if read_only and _flag(definition, "CACHE_EXPORT"):
+        raise CacheError("CACHE_READ_ONLY=true (a pull-request build) cannot write the registry "
+                         "layer cache: drop CACHE_EXPORT=true")
+    if kind == "none":
+        return None
+    if build_cache_type(definition) not in (None, "sccache"):
+        raise CacheError(f"SCCACHE_BACKEND={kind} needs CACHE_TYPE=sccache, got "
+                         f"CACHE_TYPE={build_cache_type(definition)} (the caches are exclusive)")
+    endpoint = (_variable(definition, "SCCACHE_WEBDAV_URL") if kind == "webdav"
+                else _variable(definition, "SCCACHE_S3_ENDPOINT"))
+    return SccacheBackend(kind, environment=_variable(definition, "CACHE_ENV") or "dev",
+                          endpoint=endpoint or "",
+                          bucket=_variable(definition, "SCCACHE_S3_BUCKET") or "",
+                          region=_variable(definition, "SCCACHE_S3_REGION") or "",
+                          read_only=read_only)
+
+
+def preflight_build(definition: Variables,
+                    timeout: float = sccache.PREFLIGHT_TIMEOUT) -> None:
+    """The backend preflight for a build: only when it asks for sccache with a secret."""
+    settings = build_settings(definition)
+    if settings is not None and build_cache_type(definition) == "sccache":
+        sccache.preflight(settings, timeout)

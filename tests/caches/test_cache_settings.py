@@ -1,0 +1,61 @@
+"""The cache settings a build takes from its bake file, and the secret inv build writes from
+them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import cache_settings, sccache
+
+
+class _Definition:
+    def __init__(self, **values: object) -> None:
+        self.values = values
+
+    def variables(self) -> list[object]:
+        return [type("V", (), {"name": k})() for k in self.values]
+
+    def value(self, name: str) -> object:
+        return self.values[name]
+
+
+def test_backend_from_bake_variables() -> None:
+    assert cache_settings.backend_from_definition(_Definition(SCCACHE_BACKEND="none")) is None
+    assert cache_settings.backend_from_definition(_Definition()) is None
+    backend = cache_settings.backend_from_definition(_Definition(
+        SCCACHE_BACKEND="webdav", SCCACHE_WEBDAV_URL="http://dav:8080", CACHE_ENV="ci",
+        CACHE_READ_ONLY=True, CACHE_EXPORT=False, CACHE_TYPE="sccache"))
+    assert backend is not None and backend.read_only and backend.environment == "ci"
+    with pytest.raises(sccache.CacheError, match="cannot write the registry"):
+        cache_settings.backend_from_definition(_Definition(
+            SCCACHE_BACKEND="none", CACHE_READ_ONLY=True, CACHE_EXPORT=True))
+    with pytest.raises(sccache.CacheError, match="exclusive"):
+        cache_settings.backend_from_definition(_Definition(
+            SCCACHE_BACKEND="s3", SCCACHE_S3_BUCKET="b", CACHE_TYPE="ccache"))
+    assert sccache.credentials({"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "",
+                                "HOME": "/"}) == {"AWS_ACCESS_KEY_ID": "a"}
+
+
+def test_inv_build_turns_backend_variables_into_the_secret(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_bake import build  # noqa: PLC0415
+    from tests.conftest import ROOT  # noqa: PLC0415
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    request = build.BuildRequest(targets=["torch-gfx950"], sets=[
+        "SCCACHE_BACKEND=webdav", "SCCACHE_WEBDAV_URL=http://127.0.0.1:8080", "CACHE_ENV=ci",
+        "CACHE_READ_ONLY=true"])
+    prepared = build.prepare(request, {"PATH": "/usr/bin", "AWS_SECRET_ACCESS_KEY": "s3cr3t"})
+    secret = Path(prepared.invocation.env["SCCACHE_SECRET_FILE"])
+    assert secret.parent == tmp_path and prepared.sccache is not None
+    text = secret.read_text()
+    assert "SCCACHE_WEBDAV_RW_MODE=READ_ONLY" in text and "ci/linux/" in text
+    assert "s3cr3t" not in text                              # credentials only at run time
+    assert "s3cr3t" not in prepared.invocation.display()
+    target = prepared.plan.targets["torch-gfx950"]
+    assert target.get("secret") == [{"id": "sccache", "src": str(secret)}]
+    assert "SCCACHE" not in json.dumps(target.get("args"))   # no build arg: no layer changes

