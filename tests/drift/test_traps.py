@@ -196,7 +196,12 @@ def test_annotated_tag_resolves_to_its_commit_not_the_tag_object(checker: Checke
     assert result.pin("MORI_REF~COMMIT")["status"] == "up to date"
     bad = good.replace(repo.commits["v1.2.2"], repo.objects["v1.2.2"])
     result = checker.run(bad)
-    assert result.pin("MORI_COMMIT")["status"] == "pin not found upstream"
+    finding = result.pin("MORI_COMMIT")     # named as what it is, not "commit ... not in"
+    assert finding["status"] == "could not check" and result.code == 2
+    assert finding["detail"] == (
+        f"{repo.objects['v1.2.2'][:12]} is the annotated tag object of v1.2.2 in "
+        f"{fixture('ROCm__mori')}, not a commit: pin the commit it tags, "
+        f"{repo.commits['v1.2.2'][:12]}")
     assert result.pin("MORI_REF~COMMIT")["status"] == "incoherent"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rocm_bake_checks.drift import atomic
 from rocm_bake_checks.drift.model import Report, Status
+from rocm_bake_checks.drift.redact import mask_url_userinfo
 from rocm_bake_checks.drift.render import MARKS, short
 
 PAGE = Path("docs/reference/variables.md")
@@ -52,12 +53,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def page(report: Report) -> str:
+    """The page as written: URL user-info masked."""
+    return mask_url_userinfo(render(report))
+
+
 def write(report: Report, path: Path) -> None:
-    atomic.write_text(path, render(report))
+    atomic.write_text(path, page(report))
 
 
 def stale(report: Report, path: Path) -> bool:
     try:
-        return path.read_text(encoding="utf-8") != render(report)
+        return path.read_text(encoding="utf-8") != page(report)
     except OSError:
         return True

@@ -16,6 +16,7 @@ from typing import Any
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake_checks.drift import atomic
 from rocm_bake_checks.drift.model import Explanation, Query
+from rocm_bake_checks.drift.redact import mask_url_userinfo
 from rocm_bake_checks.drift.snapshot import Snapshot
 
 
@@ -73,7 +74,9 @@ class Fetcher:
         """The answer to ``key``; raises UnavailableError with the reason it could not be had.
 
         ``durable`` answers are functions of immutable objects only (the key names commit
-        ids): once computed they are kept on disk and never recomputed."""
+        ids): once computed they are kept on disk and never recomputed. Keys are kept with
+        URL user-info masked, so a snapshot never holds a credential."""
+        key = mask_url_userinfo(key)
         if self.offline is not None:
             return self._replay(key, log)
         with self._lock:

@@ -14,6 +14,7 @@ from typing import Any
 
 from rocm_bake.errors import UsageError
 from rocm_bake_checks.drift import atomic
+from rocm_bake_checks.drift.redact import mask_url_userinfo
 
 FORMAT = "rocm-bake-drift-snapshot/1"
 
@@ -32,7 +33,8 @@ class Snapshot:
         return out
 
     def save(self, path: Path) -> None:
-        atomic.write_text(path, json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n")
+        text = json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n"
+        atomic.write_text(path, mask_url_userinfo(text))
 
 
 def load(path: Path) -> Snapshot:
