@@ -11,6 +11,7 @@ import contextlib
 import socket
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,7 @@ def refusing_port() -> Iterator[int]:
         sock.close()
 
 
-def _one_line_exit_2(checker: Checker, text: str, name: str, **options: object) -> str:
+def _one_line_exit_2(checker: Checker, text: str, name: str, **options: Any) -> str:
     result = checker.run(GOOD + text, deadline=GUARD, **options)
     assert result.code == 2, result
     assert result.pin("TRITON_VERSION")["status"] == "up to date"
