@@ -122,6 +122,6 @@ def test_github_releases_follow_every_page(checker: Checker) -> None:
     routes = checker.world.web.github_releases("paged/repo", releases, per_page=3)
     finding = checker.run(pin("PAGED_VERSION", "1.0.0", github="paged/repo")
                           ).pin("PAGED_VERSION")
-    assert (finding["status"], finding["newest"]) == ("behind", "v1.7.0"), finding
+    assert (finding["status"], finding["newest"]) == ("behind", "1.7.0"), finding
     assert finding["behind"] == "7 minor behind, 7 newer releases"
     assert [r.hits for r in routes] == [1, 1, 1]

@@ -196,15 +196,15 @@ def _compare(spec: PinSpec, finding: Finding, pinned: Version | None, releases: 
 
 
 def spelled(spec: PinSpec, newest: Release) -> str:
-    """``newest`` in the pin's own spelling: the pin's text with its version part replaced
-    (``v0.28.0`` -> ``v0.33.0`` for a PyPI ``0.33.0``; ``7.2.3`` -> ``7.3.0`` for a tag
-    ``rocm-7.3.0``). A commit pin's newest release is named as tagged."""
-    if spec.pin == "commit":
-        return newest.raw
+    """``newest`` in the pin's own spelling: a tag as tagged (``v3.0.0.r1-cktile``), a
+    version as versioned (``7.3.0`` for the tag ``rocm-7.3.0``); a name that is no tag of
+    ours takes the pin's form (``v0.28.0`` pin, PyPI ``0.33.0`` -> ``v0.33.0``)."""
     found = spec.tags.match(newest.raw)
+    if spec.pin in ("tag", "commit") and (found or spec.pin == "commit"):
+        return newest.raw
     text = found["version"] if found else newest.raw
     own = spec.tags.match(spec.value)
-    if own is None:
+    if own is None or spec.pin == "version":
         return text
     start, end = own.span("version")
     return spec.value[:start] + text + spec.value[end:]
