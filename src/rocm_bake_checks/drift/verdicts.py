@@ -72,13 +72,15 @@ class Checker:
             return github.releases(self.web, spec.location, log)
         if spec.upstream == "pypi":
             return pypi.releases(self.web, spec.location, log)
-        names: list[str] = []
+        listing = Listing()
         for location in spec.locations:
             if spec.upstream == "index":
-                names.extend(index.project_files(self.web, location, spec.package, log))
+                found = index.project_listing(self.web, location, spec.package, log)
+                listing.names.extend([*found.names, *found.dropped])   # yanked: seen, dropped
+                listing.dropped.update(found.dropped)
             else:
-                names.extend(index.listing_files(self.web, location, log))
-        return Listing(names=names)
+                listing.names.extend(index.listing_files(self.web, location, log))
+        return listing
 
     def releases(self, spec: PinSpec, listing: Listing, pinned: Version | None,
                  log: Explanation) -> list[Release]:
@@ -198,7 +200,10 @@ def _compare(spec: PinSpec, finding: Finding, pinned: Version | None, releases: 
 def spelled(spec: PinSpec, newest: Release) -> str:
     """``newest`` in the pin's own spelling: a tag as tagged (``v3.0.0.r1-cktile``), a
     version as versioned (``7.3.0`` for the tag ``rocm-7.3.0``); a name that is no tag of
-    ours takes the pin's form (``v0.28.0`` pin, PyPI ``0.33.0`` -> ``v0.33.0``)."""
+    ours takes the pin's form (``v0.28.0`` pin, PyPI ``0.33.0`` -> ``v0.33.0``); a wheel
+    file is named by its version and variant (``2.12.1+rocm7.2``)."""
+    if spec.upstream in ("index", "listing"):
+        return str(newest.version)
     found = spec.tags.match(newest.raw)
     if spec.pin in ("tag", "commit") and (found or spec.pin == "commit"):
         return newest.raw
