@@ -201,7 +201,8 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
           "requests answered 304 from the ETag cache)")
     print(f"nvchecker {version(nvchecker)}:             {theirs:6.2f} s   "
           "(19 entries: newest tag/version only)")
-    print(f"same check without invoke (warm): {engine:5.2f} s   (python -c: rocm_bake_checks.drift.cli.run)")
+    print(f"same check without invoke (warm): {engine:5.2f} s   "
+          "(python -c: rocm_bake_checks.drift.cli.run)")
     print(f"`inv --list` alone:              {inv:6.2f} s   (invoke + every task module)")
     print(f"ratio ours/nvchecker: {ours / theirs:.2f}x cold, {cached / theirs:.2f}x warm, "
           f"{engine / theirs:.2f}x warm without invoke")

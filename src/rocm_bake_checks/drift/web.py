@@ -23,6 +23,7 @@ import requests.adapters
 from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
+from rocm_bake_checks.drift.polite import HostLimits
 
 JSON_ACCEPT = "application/json"
 PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
@@ -71,6 +72,7 @@ class Web:
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.session.max_redirects = 10
+        self.hosts = HostLimits()
         cache = settings.cache_dir
         self.etags = DiskCache(cache / "http" if cache is not None else None)
 
@@ -106,8 +108,9 @@ class Web:
             headers["Authorization"] = f"Bearer {self.settings.token}"
         timeout = max(0.05, min(self.settings.timeout, left))
         try:
-            response = self.session.get(url, headers=headers, timeout=timeout)
-            body = response.text
+            with self.hosts.slot(url):
+                response = self.session.get(url, headers=headers, timeout=timeout)
+                body = response.text
         except requests.TooManyRedirects:
             raise UnavailableError(f"redirect loop at {declared} (over 10 redirects)") from None
         except requests.Timeout:

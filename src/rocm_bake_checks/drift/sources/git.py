@@ -1,5 +1,6 @@
-"""Git upstreams through gitpython: refs by ``ls-remote`` (annotated tags peeled to their
-commits) and commit history from a blob-less bare fetch kept in a cache directory (the
+"""Git upstreams through the git CLI, every call under the ``--timeout`` watchdog
+(sources/gitrun.py): refs by ``ls-remote`` (annotated tags peeled to their commits) and
+commit history from a blob-less bare fetch kept in a cache directory (the
 commits and trees of the release tags and the branch, never a checkout, never blobs)."""
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import git
-
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
+from rocm_bake_checks.drift.polite import HostLimits
 from rocm_bake_checks.drift.redact import mask_url_userinfo
 from rocm_bake_checks.drift.sources import Listing, gitrun
 
@@ -28,6 +28,7 @@ class GitSource:
                  rewrite: Any, timeout: float = 20.0) -> None:
         self.fetcher = fetcher
         self.timeout = timeout
+        self.hosts = HostLimits()
         self.deadline = deadline
         self.cache_dir = cache_dir
         self.rewrite = rewrite
@@ -62,8 +63,9 @@ class GitSource:
                 refspecs = ["+refs/tags/*:refs/tags/*", *(
                     f"+refs/heads/{b}:refs/heads/{b}" for b in sorted(self._branches.get(url,
                                                                                    ())))]
-                self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
-                                 "origin", *refspecs], url)
+                with self.hosts.slot(self.rewrite(url)):
+                    self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
+                                     "origin", *refspecs], url)
                 self._synced[url] = ""
             except UnavailableError as exc:
                 self._synced[url] = str(exc)
@@ -80,7 +82,9 @@ class GitSource:
                        tag_objects=dict(refs.get("tag_objects", {})))
 
     def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
-        output = self._git(None, ["ls-remote", "--tags", "--heads", self.rewrite(url)], url)
+        with self.hosts.slot(self.rewrite(url)):
+            output = self._git(None, ["ls-remote", "--tags", "--heads", self.rewrite(url)],
+                               url)
         return parse_ls_remote(output), "git ls-remote"
 
     # -- history ------------------------------------------------------------------------
@@ -163,7 +167,7 @@ class GitSource:
     def _repo(self, url: str) -> Path:
         path = self._path(url)
         if not (path / "HEAD").exists():
-            git.Repo.init(path, bare=True)
+            self._git(None, ["init", "--quiet", "--bare", str(path)], url)
             for name, value in (("core.repositoryformatversion", "1"),
                                 ("extensions.partialClone", "origin"),
                                 ("remote.origin.promisor", "true"),
