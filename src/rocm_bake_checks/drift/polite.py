@@ -8,7 +8,7 @@ import threading
 import urllib.parse
 from collections.abc import Iterator
 
-PER_HOST = 8
+PER_HOST = 12
 
 
 class HostLimits:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rocm_bake_checks.drift import atomic
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
 from rocm_bake_checks.drift.polite import HostLimits
@@ -165,16 +166,16 @@ class GitSource:
         return self.cache_dir / "git" / (hashlib.sha256(url.encode()).hexdigest()[:20] + ".git")
 
     def _repo(self, url: str) -> Path:
+        """The cache repository of ``url``: a bare partial clone whose ``origin`` is the
+        rewritten URL. Its config is ours, written in one go (one git process per new
+        repository, none per use)."""
         path = self._path(url)
+        fetched_from = self.rewrite(url)
         if not (path / "HEAD").exists():
             self._git(None, ["init", "--quiet", "--bare", str(path)], url)
-            for name, value in (("core.repositoryformatversion", "1"),
-                                ("extensions.partialClone", "origin"),
-                                ("remote.origin.promisor", "true"),
-                                ("remote.origin.partialclonefilter", "blob:none"),
-                                ("gc.auto", "0")):
-                self._git(path, ["config", name, value], url)
-        self._git(path, ["config", "remote.origin.url", self.rewrite(url)], url)
+            atomic.write_text(path / "config", CACHE_CONFIG.format(url=_quoted(fetched_from)))
+        elif f"\turl = {_quoted(fetched_from)}\n" not in (path / "config").read_text():
+            self._git(path, ["config", "remote.origin.url", fetched_from], url)
         return path
 
     def _has_commit(self, repo: Path, commit: str) -> bool:
@@ -225,6 +226,26 @@ class GitSource:
             raise UnavailableError(f"git {args[0]} failed for {where}: "
                                    f"{gitrun.error_line(result.stderr, result.status)}")
         return result.stdout
+
+
+CACHE_CONFIG = """[core]
+\trepositoryformatversion = 1
+\tfilemode = true
+\tbare = true
+[extensions]
+\tpartialClone = origin
+[remote "origin"]
+\turl = {url}
+\tpromisor = true
+\tpartialclonefilter = blob:none
+[gc]
+\tauto = 0
+"""
+
+
+def _quoted(value: str) -> str:
+    """A git config value, quoted as ``git config`` writes one."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class _MissingError(Exception):
