@@ -232,7 +232,8 @@ def test_rocm_local_labels_compare_by_rocm_version(checker: Checker) -> None:
                               index=["https://repo.amd.com/rocm/whl-order"], variant="rocm",
                               python="cp312", platform="manylinux_2_28_x86_64")
                           ).pin("TORCH_VERSION")
-    assert (finding["status"], finding["newest"]) == ("behind", THEROCK[1]), finding
+    assert (finding["status"], finding["newest"]) == ("behind", "2.12.0+rocm10.0"), finding
+    assert THEROCK[1] in finding["detail"]          # the file, named in the detail
 
 
 def test_nightly_prerelease_does_not_outrank_stable(checker: Checker) -> None:

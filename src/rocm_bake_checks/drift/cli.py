@@ -11,7 +11,7 @@ from pathlib import Path
 from rocm_bake import bakefile
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
-from rocm_bake_checks.drift import docs, explain, prdiff, render, snapshot
+from rocm_bake_checks.drift import explain, render, snapshot
 from rocm_bake_checks.drift.model import Report
 from rocm_bake_checks.drift.redact import mask_url_userinfo
 from rocm_bake_checks.drift.session import Session, Settings
@@ -56,6 +56,8 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     try:
         report = session.check(bakefile.load(files, environ))
         if options.pr:
+            from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
+
             with prdiff.temporary() as tmp:
                 base = session.check(prdiff.base_definition(files, options.pr, environ,
                                                             Path(tmp)))
@@ -87,6 +89,8 @@ def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(mask_url_userinfo(render.markdown(report)))
     if options.docs:
+        from rocm_bake_checks.drift import docs  # noqa: PLC0415 (lean start-up: --docs only)
+
         page = root / docs.PAGE
         if options.check:
             if docs.stale(report, page):
