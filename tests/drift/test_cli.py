@@ -115,3 +115,20 @@ def test_progress_line_on_a_tty() -> None:
     proc.wait(timeout=30)
     os.close(master)
     assert b"\r\x1b[K[1/" in seen and b"] " in seen, seen[:300]
+
+
+def test_offline_newest_is_in_each_pins_own_spelling_and_rows_of_a_component_agree() -> None:
+    result = run_cli(["inv", "version-check", "--offline", SNAPSHOT, "--json"])
+    pins = {p["name"]: p for p in json.loads(result.stdout)["pins"]}
+    newest = {name: pins[name]["newest"] for name in (
+        "VLLM_REF", "ROCM_VERSION", "SCCACHE_VERSION", "AITER_REF", "PYTORCH_VERSION[wheel]")}
+    assert newest == {"VLLM_REF": "v0.33.0",             # a v-tag pin read from PyPI
+                      "ROCM_VERSION": "7.3.0",           # a version read from rocm-7.3.0
+                      "SCCACHE_VERSION": "0.14.0",       # a version read from release v0.14.0
+                      "AITER_REF": "v0.1.20.post1",      # a tag, as tagged
+                      "PYTORCH_VERSION[wheel]": "2.12.1+rocm7.2"}   # version and variant
+    assert pins["PYTORCH_VERSION[wheel]"]["status"] == "wheel available"   # not "up to date"
+    assert pins["LMCACHE_REF"]["story"] == ("v0.5.4 (LMCACHE_COMMIT, from git tags) is not "
+                                            "among GitHub releases of LMCache/LMCache")
+    assert pins["LMCACHE_COMMIT"]["story"] == ("LMCACHE_REF reads GitHub releases of "
+                                               "LMCache/LMCache, whose newest is v0.5.3")

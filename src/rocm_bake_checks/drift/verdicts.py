@@ -209,7 +209,7 @@ def spelled(spec: PinSpec, newest: Release) -> str:
         return newest.raw
     text = found["version"] if found else newest.raw
     own = spec.tags.match(spec.value)
-    if own is None or spec.pin == "version":
+    if own is None:
         return text
     start, end = own.span("version")
     return spec.value[:start] + text + spec.value[end:]
