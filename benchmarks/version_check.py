@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -141,10 +142,22 @@ def nvchecker_config(world: upstream.Upstream, git: str, http: str, tmp: Path) -
     return path
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, str, int]:
+CPU: dict[str, list[float]] = {}
+
+
+def timed(argv: list[str], env: dict[str, str], label: str = "") -> tuple[float, str, int]:
+    """Wall seconds, output and status of one run; its CPU seconds (user + system, the run
+    and its children: git, nvchecker's curl) go to ``CPU[label]``, a figure that a busy
+    machine does not inflate the way it inflates wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    return time.perf_counter() - start, proc.stdout + proc.stderr, proc.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if label:
+        CPU.setdefault(label, []).append(after.ru_utime - before.ru_utime
+                                         + after.ru_stime - before.ru_stime)
+    return wall, proc.stdout + proc.stderr, proc.returncode
 
 
 def main() -> None:
@@ -177,9 +190,9 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
         cache = tmp / f"cache-{round_number}"
         argv = [INV, "version-check", "--json", "--cache-dir", str(cache),
                 *[a for r in rewrites for a in ("--rewrite", r)]]
-        seconds, output, code = timed(argv, env)
+        seconds, output, code = timed(argv, env, "cold")
         ours_times.append(seconds)
-        seconds, output, _ = timed(argv, env)   # same cache: ETags and the git cache
+        seconds, output, _ = timed(argv, env, "warm")   # same cache: ETags and the git cache
         cached_times.append(seconds)
         data = json.loads(output[: output.rindex("}") + 1])
         cache_hits, requests = data["answered_from_cache"], data["requests"]
@@ -187,7 +200,7 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
             "rewrites": rewrites, "cache_dir": str(cache), "output": "json"})]
         engine_times.append(timed(engine_argv, env)[0])   # warm, without invoke
         inv_times.append(timed([INV, "--list"], env)[0])
-        seconds, nv_output, nv_code = timed([str(nvchecker), "-c", str(config)], env)
+        seconds, nv_output, nv_code = timed([str(nvchecker), "-c", str(config)], env, "nv")
         if nv_code != 0:
             print(nv_output[-2000:])
         theirs_times.append(seconds)
@@ -206,6 +219,11 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
     print(f"`inv --list` alone:              {inv:6.2f} s   (invoke + every task module)")
     print(f"ratio ours/nvchecker: {ours / theirs:.2f}x cold, {cached / theirs:.2f}x warm, "
           f"{engine / theirs:.2f}x warm without invoke")
+    cold_cpu, warm_cpu, nv_cpu = (statistics.median(CPU[k]) for k in ("cold", "warm", "nv"))
+    print(f"CPU seconds (user+sys, with children): ours {cold_cpu:.2f} cold, {warm_cpu:.2f} "
+          f"warm; nvchecker {nv_cpu:.2f}; ratio {cold_cpu / nv_cpu:.2f}x cold, "
+          f"{warm_cpu / nv_cpu:.2f}x warm (load average now "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 
 
 def version(nvchecker: Path) -> str:

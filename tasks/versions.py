@@ -20,7 +20,8 @@ _HELP = {
     "check": "with --docs: exit 1 when the committed page differs, write nothing",
     "deadline": "total time budget in seconds (default 120); unfinished pins: exit 2",
     "workers": "concurrent requests (default 32)",
-    "timeout": "per-request timeout in seconds (default 20)",
+    "timeout": "seconds without an answer before an HTTP request or a git operation (any "
+               "transport) gives up (default 20)",
     "retries": "retries for 5xx, timeouts and broken connections (default 2)",
     "max_wait": "longest rate-limit reset to wait for, in seconds (default 60)",
     "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers)",
@@ -29,6 +30,7 @@ _HELP = {
     "cache_dir": "git/ETag cache (default $XDG_CACHE_HOME/rocm-bake/drift; env "
                  "ROCM_BAKE_DRIFT_CACHE, 'off' disables)",
     "only": "check only these pins (repeatable or comma-separated; skips coherence)",
+    "list_undeclared": "list the variables that declare no source (default: only their count)",
 }
 
 
@@ -39,7 +41,7 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
                   record: str = "", offline: str = "", docs: bool = False, check: bool = False,
                   deadline: float = 120.0, workers: int = 32, timeout: float = 20.0,
                   retries: int = 2, max_wait: float = 60.0, github_api: str = "",
-                  pypi: str = "", cache_dir: str = "") -> None:
+                  pypi: str = "", cache_dir: str = "", list_undeclared: bool = False) -> None:
     """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check."""
     from rocm_bake_checks.drift import cli
 
@@ -49,7 +51,8 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
         offline=offline, docs=docs, check=check, deadline=deadline, workers=workers,
         timeout=timeout, retries=retries, max_wait=max_wait, rewrites=list(rewrite),
         github_api=github_api, pypi=pypi, cache_dir=cache_dir,
-        only=[p.strip() for value in only for p in value.split(",") if p.strip()])
+        only=[p.strip() for value in only for p in value.split(",") if p.strip()],
+        list_undeclared=list_undeclared)
     code = cli.run(options)
     if code:
         raise Exit(code=code)

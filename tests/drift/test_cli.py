@@ -29,8 +29,12 @@ def one_line_error(result_err: str, code: int, *fragments: str) -> None:
 def test_offline_real_bake_file_table_and_exit_status() -> None:
     result = run_cli(["inv", "version-check", "--offline", SNAPSHOT])
     assert result.returncode == 1, result.stderr   # the snapshot holds drift: never 0
-    assert "DRIFT  PYTORCH_VERSION" in result.stdout
-    assert "ok     VLLM_REF[wheel]" in result.stdout
+    rows = {line.split()[1]: line.split()[0] for line in result.stdout.splitlines()
+            if line.split() and line.split()[0] in ("ok", "DRIFT", "ERROR")}
+    assert rows["PYTORCH_VERSION"] == "DRIFT" and rows["VLLM_REF[wheel]"] == "ok"
+    assert result.stdout.startswith("check    pin ")             # headed columns
+    assert "variables declare no source (not pins, or not checked): list them with " \
+        "--list-undeclared" in result.stdout
     assert "checked 2026-08-20T12:00:00+00:00" in result.stdout
     assert "exit 1" in result.stdout
 
@@ -40,7 +44,7 @@ def test_offline_json_is_deterministic() -> None:
     assert runs[0].stdout == runs[1].stdout
     data = json.loads(runs[0].stdout)
     assert data["exit_code"] == 1 and data["mode"] == "offline"
-    assert {p["status"] for p in data["pins"]} <= {"up to date", "behind"}
+    assert {p["status"] for p in data["pins"]} <= {"up to date", "behind", "wheel available"}
 
 
 def test_committed_docs_page_is_current() -> None:
@@ -111,3 +115,20 @@ def test_progress_line_on_a_tty() -> None:
     proc.wait(timeout=30)
     os.close(master)
     assert b"\r\x1b[K[1/" in seen and b"] " in seen, seen[:300]
+
+
+def test_offline_newest_is_in_each_pins_own_spelling_and_rows_of_a_component_agree() -> None:
+    result = run_cli(["inv", "version-check", "--offline", SNAPSHOT, "--json"])
+    pins = {p["name"]: p for p in json.loads(result.stdout)["pins"]}
+    newest = {name: pins[name]["newest"] for name in (
+        "VLLM_REF", "ROCM_VERSION", "SCCACHE_VERSION", "AITER_REF", "PYTORCH_VERSION[wheel]")}
+    assert newest == {"VLLM_REF": "v0.33.0",             # a v-tag pin read from PyPI
+                      "ROCM_VERSION": "7.3.0",           # a version read from rocm-7.3.0
+                      "SCCACHE_VERSION": "0.14.0",       # a version read from release v0.14.0
+                      "AITER_REF": "v0.1.20.post1",      # a tag, as tagged
+                      "PYTORCH_VERSION[wheel]": "2.12.1+rocm7.2"}   # version and variant
+    assert pins["PYTORCH_VERSION[wheel]"]["status"] == "wheel available"   # not "up to date"
+    assert pins["LMCACHE_REF"]["story"] == ("v0.5.4 (LMCACHE_COMMIT, from git tags) is not "
+                                            "among GitHub releases of LMCache/LMCache")
+    assert pins["LMCACHE_COMMIT"]["story"] == ("LMCACHE_REF reads GitHub releases of "
+                                               "LMCache/LMCache, whose newest is v0.5.3")

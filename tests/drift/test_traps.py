@@ -91,7 +91,7 @@ ROCM_TAGS = r"^rocm-(?P<version>[0-9]+\.[0-9]+(\.[0-9]+)?)$"
 def test_rocm_creation_order_is_not_version_order(checker: Checker) -> None:
     text = pin("ROCM_VERSION", "6.3.3", git=fixture("ROCm__ROCm"), tags=ROCM_TAGS)
     finding = checker.run(text).pin("ROCM_VERSION")
-    assert (finding["status"], finding["newest"]) == ("up to date", "rocm-6.3.3"), finding
+    assert (finding["status"], finding["newest"]) == ("up to date", "6.3.3"), finding
     why = explain(checker, text, "ROCM_VERSION")
     for odd in ("4.0.1", "win-5.5", "roc-1.0.0"):
         assert f"    {odd}  [dropped: does not match the tag pattern]" in why
@@ -149,7 +149,7 @@ def test_pytorch_triton_rocm_dev_tags_are_dev_releases(checker: Checker) -> None
                               tags=r"^pytorch-triton-rocm-v(?P<version>.*)$")
                           ).pin("PTR_VERSION")
     assert (finding["status"], finding["newest"]) == ("behind",
-                                                      "pytorch-triton-rocm-v2.1.0"), finding
+                                                      "2.1.0"), finding
 
 
 # -- ROCm/flash-attention ------------------------------------------------------------------
@@ -196,7 +196,12 @@ def test_annotated_tag_resolves_to_its_commit_not_the_tag_object(checker: Checke
     assert result.pin("MORI_REF~COMMIT")["status"] == "up to date"
     bad = good.replace(repo.commits["v1.2.2"], repo.objects["v1.2.2"])
     result = checker.run(bad)
-    assert result.pin("MORI_COMMIT")["status"] == "pin not found upstream"
+    finding = result.pin("MORI_COMMIT")     # named as what it is, not "commit ... not in"
+    assert finding["status"] == "could not check" and result.code == 2
+    assert finding["detail"] == (
+        f"{repo.objects['v1.2.2'][:12]} is the annotated tag object of v1.2.2 in "
+        f"{fixture('ROCm__mori')}, not a commit: pin the commit it tags, "
+        f"{repo.commits['v1.2.2'][:12]}")
     assert result.pin("MORI_REF~COMMIT")["status"] == "incoherent"
 
 
@@ -227,7 +232,8 @@ def test_rocm_local_labels_compare_by_rocm_version(checker: Checker) -> None:
                               index=["https://repo.amd.com/rocm/whl-order"], variant="rocm",
                               python="cp312", platform="manylinux_2_28_x86_64")
                           ).pin("TORCH_VERSION")
-    assert (finding["status"], finding["newest"]) == ("behind", THEROCK[1]), finding
+    assert (finding["status"], finding["newest"]) == ("behind", "2.12.0+rocm10.0"), finding
+    assert THEROCK[1] in finding["detail"]          # the file, named in the detail
 
 
 def test_nightly_prerelease_does_not_outrank_stable(checker: Checker) -> None:

@@ -122,6 +122,24 @@ def test_github_releases_follow_every_page(checker: Checker) -> None:
     routes = checker.world.web.github_releases("paged/repo", releases, per_page=3)
     finding = checker.run(pin("PAGED_VERSION", "1.0.0", github="paged/repo")
                           ).pin("PAGED_VERSION")
-    assert (finding["status"], finding["newest"]) == ("behind", "v1.7.0"), finding
+    assert (finding["status"], finding["newest"]) == ("behind", "1.7.0"), finding
     assert finding["behind"] == "7 minor behind, 7 newer releases"
     assert [r.hits for r in routes] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("form", ["PEP 691 JSON", "PEP 503 HTML"])
+def test_index_source_honours_yanked_files(checker: Checker, form: str) -> None:
+    """PEP 592, as the PyPI source does: a yanked file is seen, dropped, and never newest."""
+    files = ["yk-1.0.0-py3-none-any.whl", "yk-1.1.0-py3-none-any.whl",
+             "yk-1.2.0-py3-none-any.whl"]
+    route = checker.world.web.simple("/yank-index", "yk", files,
+                                     yanked={"yk-1.2.0-py3-none-any.whl": "broken metadata"})
+    if form == "PEP 503 HTML":
+        route.alternate = None
+    text = pin("YK_VERSION", "1.0.0", index=[f"{checker.world.http_url}/yank-index"],
+               package="yk")
+    result = checker.run(text)
+    finding = result.pin("YK_VERSION")
+    assert (finding["status"], finding["newest"]) == ("behind", "1.1.0"), finding
+    explained = checker.run(text, explain="YK_VERSION", output="table").out
+    assert "yk-1.2.0-py3-none-any.whl  [dropped: yanked (broken metadata)]" in explained

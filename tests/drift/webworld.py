@@ -59,10 +59,14 @@ class World:
                              for v, files in releases.items()}}
         return self.add(f"/pypi/{name}/json", Route(json.dumps(data)))
 
-    def simple(self, root: str, name: str, files: Sequence[str]) -> Route:
-        page = simple_html(name, files)
+    def simple(self, root: str, name: str, files: Sequence[str],
+               yanked: Mapping[str, str] | None = None) -> Route:
+        """A PEP 503 page and its PEP 691 form; ``yanked`` maps a file to its reason."""
+        gone = dict(yanked or {})
+        page = simple_html(name, files, gone)
         alternate = Route(json.dumps({"meta": {"api-version": "1.1"}, "name": name,
-                                      "files": [{"filename": f, "url": f, "hashes": {}}
+                                      "files": [{"filename": f, "url": f, "hashes": {},
+                                                 "yanked": gone.get(f, False) or f in gone}
                                                 for f in files]}), PEP691)
         return self.add(f"{root.rstrip('/')}/{name}/",
                         Route(page, "text/html", alternate=alternate))
@@ -92,9 +96,11 @@ class World:
         return routes
 
 
-def simple_html(name: str, files: Sequence[str]) -> str:
-    links = "\n".join(f'    <a href="../../files/{html.escape(f)}#sha256={"0" * 64}">'
-                      f"{html.escape(f)}</a><br/>" for f in files)
+def simple_html(name: str, files: Sequence[str], yanked: Mapping[str, str] | None = None) -> str:
+    gone = yanked or {}
+    links = "\n".join(f'    <a href="../../files/{html.escape(f)}#sha256={"0" * 64}"'
+                      + (f' data-yanked="{html.escape(gone[f])}"' if f in gone else "")
+                      + f">{html.escape(f)}</a><br/>" for f in files)
     return (f"<!DOCTYPE html>\n<html>\n  <head><title>Links for {name}</title></head>\n"
             f"  <body>\n    <h1>Links for {name}</h1>\n{links}\n  </body>\n</html>\n")
 

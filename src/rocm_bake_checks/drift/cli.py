@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import bakefile
+from rocm_bake import bakefile, redact
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
-from rocm_bake_checks.drift import docs, explain, prdiff, render, snapshot
+from rocm_bake_checks.drift import explain, render, snapshot
 from rocm_bake_checks.drift.model import Report
 from rocm_bake_checks.drift.session import Session, Settings
 from rocm_bake_checks.drift.snapshot import Snapshot
@@ -41,6 +41,7 @@ class Options:
     pypi: str = ""
     cache_dir: str = ""
     only: list[str] = field(default_factory=list)
+    list_undeclared: bool = False
 
 
 def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = SYSTEM) -> int:
@@ -54,6 +55,8 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     try:
         report = session.check(bakefile.load(files, environ))
         if options.pr:
+            from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
+
             with prdiff.temporary() as tmp:
                 base = session.check(prdiff.base_definition(files, options.pr, environ,
                                                             Path(tmp)))
@@ -70,19 +73,23 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
 
 
 def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]) -> int:
+    """Print what was asked for; every text leaves with URL user-info masked."""
     if options.explain:
-        print(explain.render(report, options.explain))
+        text = explain.render(report, options.explain) + "\n"
     elif options.output == "json":
-        print(render.as_json(report))
+        text = render.as_json(report) + "\n"
     elif options.output == "markdown":
-        print(render.markdown(report), end="")
+        text = render.markdown(report)
     else:
-        print(render.table(report))
+        text = render.table(report, options.list_undeclared) + "\n"
+    print(redact.text(text), end="")
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(render.markdown(report))
+            handle.write(redact.text(render.markdown(report)))
     if options.docs:
+        from rocm_bake_checks.drift import docs  # noqa: PLC0415 (lean start-up: --docs only)
+
         page = root / docs.PAGE
         if options.check:
             if docs.stale(report, page):
@@ -125,7 +132,8 @@ def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Setting
     return Settings(web=web, deadline=options.deadline, workers=options.workers,
                     cache_dir=cache, offline=offline, record=record,
                     progress=sys.stderr.isatty() and not options.explain,
-                    only=tuple(options.only), clock=clock)
+                    only=tuple(options.only), explain=options.explain,
+                    clock=clock)
 
 
 def _rewrite(text: str) -> tuple[str, str]:

@@ -4,17 +4,15 @@ snapshot with ``--offline``, and never past the total deadline."""
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import atomic
+from rocm_bake import redact
 from rocm_bake.clock import SYSTEM, Clock
+from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.model import Explanation, Query
 from rocm_bake_checks.drift.snapshot import Snapshot
 
@@ -58,7 +56,7 @@ class Fetcher:
         self.deadline = deadline
         self.offline = offline
         self.record = record
-        self.durable_dir = durable_dir
+        self.durable = DiskCache(durable_dir)
         self._slots: dict[str, _Slot] = {}
         self._lock = threading.Lock()
         self.cache_hits = 0
@@ -73,7 +71,9 @@ class Fetcher:
         """The answer to ``key``; raises UnavailableError with the reason it could not be had.
 
         ``durable`` answers are functions of immutable objects only (the key names commit
-        ids): once computed they are kept on disk and never recomputed."""
+        ids): once computed they are kept on disk and never recomputed. Keys are kept with
+        URL user-info masked, so a snapshot never holds a credential."""
+        key = redact.text(key)
         if self.offline is not None:
             return self._replay(key, log)
         with self._lock:
@@ -109,29 +109,15 @@ class Fetcher:
                 self.record.answers[key] = ({"error": slot.error} if slot.error
                                             else {"value": slot.value})
 
-    def _durable_path(self, key: str) -> Path | None:
-        if self.durable_dir is None:
-            return None
-        return self.durable_dir / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
-
     def _load_durable(self, key: str, slot: _Slot) -> bool:
-        path = self._durable_path(key)
-        if path is None or not path.exists():
+        value = self.durable.get(key)
+        if value is None:
             return False
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-        if not isinstance(entry, dict) or entry.get("key") != key:
-            return False
-        slot.value, slot.done = entry.get("value"), True
+        slot.value, slot.done = value, True
         return True
 
     def _store_durable(self, key: str, value: Any) -> None:
-        path = self._durable_path(key)
-        if path is not None:
-            with contextlib.suppress(OSError):   # the cache is an optimisation only
-                atomic.write_text(path, json.dumps({"key": key, "value": value}))
+        self.durable.put(key, value)
 
     def _replay(self, key: str, log: Explanation) -> Any:
         assert self.offline is not None

@@ -19,6 +19,7 @@ class Status(enum.Enum):
     WAIVED = "waived"
     ALLOWED = "behind (within policy)"
     UNTRACKED = "no source declared"
+    AVAILABLE = "wheel available"   # a wheel of the pin exists; a newer one does too
 
     @property
     def is_drift(self) -> bool:
@@ -78,12 +79,14 @@ class Finding:
     behind: str = ""
     explanation: Explanation = field(default_factory=Explanation)
     policy_note: str = ""
+    newest_version: str = ""   # PEP 440 form of ``newest`` (compares rows of one component)
+    story: str = ""            # why this row's newest differs from a sibling row's
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "value": self.value, "kind": self.kind,
                 "status": self.status.value, "drift": self.status.is_drift,
                 "detail": self.detail, "upstream": self.upstream, "newest": self.newest,
-                "behind": self.behind, "policy": self.policy_note}
+                "behind": self.behind, "policy": self.policy_note, "story": self.story}
 
 
 @dataclass

@@ -10,9 +10,11 @@ from rocm_bake_checks.drift.model import Finding, Report, Status
 
 MARKS = {Status.UP_TO_DATE: "ok", Status.BEHIND: "DRIFT", Status.NOT_FOUND: "DRIFT",
          Status.INCOHERENT: "DRIFT", Status.UNCHECKED: "ERROR", Status.AHEAD: "note",
-         Status.WAIVED: "waived", Status.ALLOWED: "allowed", Status.UNTRACKED: "-"}
+         Status.WAIVED: "waived", Status.ALLOWED: "allowed", Status.UNTRACKED: "-",
+         Status.AVAILABLE: "ok"}
 VERDICT = {0: "no drift beyond policy", 1: "drift found",
            2: "could not check everything (see ERROR rows)"}
+EXIT_CODES = "0 no drift, 1 drift, 2 could not check"
 
 
 def short(value: str) -> str:
@@ -20,36 +22,69 @@ def short(value: str) -> str:
         else value
 
 
+HEADERS = ["check", "pin", "pinned", "status", "newest", "detail"]
+RULE_HEADERS = ["check", "coherence rule", "value", "status", "detail"]
+WIDTHS = [None, 24, 14, 16, 16, 64]
+
+
 def _detail(finding: Finding) -> str:
-    return f"{finding.detail} [{finding.policy_note}]" if finding.policy_note else finding.detail
+    parts = [finding.detail]
+    if finding.story:
+        parts.append(f"differs: {finding.story}")
+    if finding.policy_note:
+        parts.append(f"[{finding.policy_note}]")
+    return "; ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
 
 
-def _rows(report: Report) -> list[list[str]]:
+def _rows(findings: list[Finding]) -> list[list[str]]:
     return [[MARKS[f.status], f.name, short(f.value), f.status.value, short(f.newest),
-             _detail(f)] for f in report.all()]
+             _detail(f)] for f in findings]
 
 
-def table(report: Report) -> str:
-    body = tabulate(_rows(report), headers=["", "pin", "value", "status", "newest", "detail"],
-                    maxcolwidths=[None, 32, 14, 22, 16, 72])
-    return f"{body}\n\n{summary(report)}"
+def _rule_rows(findings: list[Finding]) -> list[list[str]]:
+    return [[MARKS[f.status], f.name, short(f.value), _rule_status(f), _detail(f)]
+            for f in findings]
 
 
-def summary(report: Report) -> str:
+def _rule_status(finding: Finding) -> str:
+    return "holds" if finding.status == Status.UP_TO_DATE else finding.status.value
+
+
+def table(report: Report, list_undeclared: bool = False) -> str:
+    """The pins, then the coherence rules, each under headed columns, then the summary."""
+    parts = [tabulate(_rows(report.findings), headers=HEADERS, maxcolwidths=WIDTHS)]
+    if report.coherence:
+        parts.append(tabulate(_rule_rows(report.coherence), headers=RULE_HEADERS,
+                              maxcolwidths=[None, 24, 14, 16, 82]))
+    parts.append(summary(report, list_undeclared))
+    return "\n\n".join(parts)
+
+
+def summary(report: Report, list_undeclared: bool = False) -> str:
     code = report.exit_code()
-    counts: dict[str, int] = {}
-    for finding in report.all():
-        counts[finding.status.value] = counts.get(finding.status.value, 0) + 1
-    parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    parts = f"pins: {_counts([f.status.value for f in report.findings])}"
+    if report.coherence:
+        parts += f"; rules: {_counts([_rule_status(f) for f in report.coherence])}".replace(
+            " holds", " hold")
     lines = [f"version-check ({report.mode}, checked {report.checked_at}): {VERDICT[code]} "
-             f"- {parts}; exit {code}"]
+             f"- {parts}; exit {code} ({EXIT_CODES})"]
     if report.not_reported:
         lines.append(f"not reported (already drifting on the base ref): "
                      f"{', '.join(report.not_reported)}")
-    if report.untracked:
-        lines.append(f"{len(report.untracked)} variables declare no source (not pins or not "
+    if report.untracked and list_undeclared:
+        lines.append(f"{len(report.untracked)} variables declare no source (not pins, or not "
                      "checked): " + ", ".join(report.untracked))
+    elif report.untracked:
+        lines.append(f"{len(report.untracked)} variables declare no source (not pins, or not "
+                     "checked): list them with --list-undeclared")
     return "\n".join(lines)
+
+
+def _counts(statuses: list[str]) -> str:
+    counts: dict[str, int] = {}
+    for status in statuses:
+        counts[status] = counts.get(status, 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
 
 
 def as_json(report: Report) -> str:
@@ -59,13 +94,19 @@ def as_json(report: Report) -> str:
 def markdown(report: Report) -> str:
     lines = ["### rocm-bake pin drift", "", f"**{VERDICT[report.exit_code()]}** "
              f"({report.mode}, checked {report.checked_at}, exit {report.exit_code()})", "",
-             "| | pin | value | status | newest | detail |", "|---|---|---|---|---|---|"]
-    for row in _rows(report):
-        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+             pipe_table(_rows(report.findings), HEADERS)]
+    if report.coherence:
+        lines += ["", pipe_table(_rule_rows(report.coherence), RULE_HEADERS)]
     if report.not_reported:
         lines += ["", f"Not reported (already drifting on the base ref): "
                       f"{', '.join(report.not_reported)}"]
     return "\n".join(lines) + "\n"
+
+
+def pipe_table(rows: list[list[str]], headers: list[str]) -> str:
+    """A GitHub-flavoured Markdown table by tabulate; cells escaped for Markdown."""
+    return tabulate([[_cell(c) for c in row] for row in rows], headers=headers,
+                    tablefmt="github", disable_numparse=True)
 
 
 def _cell(text: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -14,7 +14,8 @@ from pathlib import Path
 from rocm_bake.bake.variables import display
 from rocm_bake.bakefile import Definition
 from rocm_bake.clock import SYSTEM, Clock
-from rocm_bake_checks.drift import declarations, policy, wheels
+from rocm_bake.errors import UsageError
+from rocm_bake_checks.drift import declarations, policy, stories, wheels
 from rocm_bake_checks.drift.coherence import Coherence
 from rocm_bake_checks.drift.declarations import PinSpec
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
@@ -37,6 +38,7 @@ class Settings:
     record: Snapshot | None = None
     progress: bool = False
     only: tuple[str, ...] = ()
+    explain: str = ""
     clock: Clock = SYSTEM
 
 
@@ -50,7 +52,7 @@ class Session:
                                settings.cache_dir / "answers" if settings.cache_dir else None)
         self.web = Web(settings.web, self.fetcher, self.deadline)
         self.git = GitSource(self.fetcher, self.deadline, settings.cache_dir,
-                             settings.web.rewrite)
+                             settings.web.rewrite, settings.web.timeout)
         self.checker = Checker(self.web, self.git)
         if settings.offline is not None:
             self.checked_at = settings.offline.recorded_at
@@ -70,6 +72,7 @@ class Session:
 
     def check(self, definition: Definition) -> Report:
         specs, untracked = declarations.read(definition)
+        _known(self.settings.only, [s.name for s in specs], "--only", "pin")
         if self.settings.only:
             specs = [s for s in specs if s.name in self.settings.only]
         tasks: list[tuple[str, Task]] = []
@@ -80,6 +83,10 @@ class Session:
                               lambda s=spec: [self._wheel(s)]))  # type: ignore[misc]
         coherence = Coherence(definition, specs, self.git)
         rules = [] if self.settings.only else coherence.rules()
+        if self.settings.explain:
+            checked = [*(s.name for s in specs), *(r[0] for r in rules)]
+            _known([self.settings.explain.removesuffix("[wheel]")], checked, "--explain",
+                   "pin or rule")
         self._plan_git(specs, coherence if rules else None)
         for url in self.git.planned():   # first in the queue: fetches overlap ls-remote
             self.pool.submit(_quietly, self.git.sync, url)
@@ -87,6 +94,7 @@ class Session:
             tasks.append((rule[0], lambda r=rule: _some(Coherence.run(r))))  # type: ignore[misc]
         results = self._run(tasks)
         pins = [f for name, _ in tasks[:len(tasks) - len(rules)] for f in results[name]]
+        stories.reconcile(pins, specs)
         checks = [f for name, _ in tasks[len(tasks) - len(rules):] for f in results[name]]
         report = Report(pins, checks, self.checked_at,
                         "offline" if self.settings.offline else "live",
@@ -142,6 +150,14 @@ class Session:
         line = f"[{done}/{total}] {name}" if total else ""
         sys.stderr.write(f"\r\033[K{line}")
         sys.stderr.flush()
+
+
+def _known(asked: Sequence[str], names: Sequence[str], option: str, what: str) -> None:
+    """Exit 2 with the valid names when ``option`` names something that is not checked."""
+    unknown = [name for name in asked if name not in names]
+    if unknown:
+        raise UsageError(f"{option} {', '.join(unknown)}: no such {what} (valid: "
+                         f"{', '.join(sorted(names))})")
 
 
 def _result(future: cf.Future[list[Finding]], name: str) -> list[Finding]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import atomic
+from rocm_bake import atomic, redact
 from rocm_bake.errors import UsageError
 
 FORMAT = "rocm-bake-drift-snapshot/1"
@@ -32,7 +32,8 @@ class Snapshot:
         return out
 
     def save(self, path: Path) -> None:
-        atomic.write_text(path, json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n")
+        text = json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n"
+        atomic.write_text(path, redact.text(text))
 
 
 def load(path: Path) -> Snapshot:

@@ -72,13 +72,15 @@ class Checker:
             return github.releases(self.web, spec.location, log)
         if spec.upstream == "pypi":
             return pypi.releases(self.web, spec.location, log)
-        names: list[str] = []
+        listing = Listing()
         for location in spec.locations:
             if spec.upstream == "index":
-                names.extend(index.project_files(self.web, location, spec.package, log))
+                found = index.project_listing(self.web, location, spec.package, log)
+                listing.names.extend([*found.names, *found.dropped])   # yanked: seen, dropped
+                listing.dropped.update(found.dropped)
             else:
-                names.extend(index.listing_files(self.web, location, log))
-        return Listing(names=names)
+                listing.names.extend(index.listing_files(self.web, location, log))
+        return listing
 
     def releases(self, spec: PinSpec, listing: Listing, pinned: Version | None,
                  log: Explanation) -> list[Release]:
@@ -122,19 +124,36 @@ class Checker:
             finding.status = Status.NOT_FOUND
             finding.detail = f"branch {spec.branch} does not exist upstream"
             return Outcome(finding)
+        _not_a_tag_object(spec, listing)
         if not releases and not spec.branch:
             raise UnavailableError("no tag matches the release pattern and no branch is declared")
         names = [r.raw for r in releases]
         history = self.git.history(spec.location, spec.value, names, listing.commits,
                                    spec.branch, listing.heads.get(spec.branch, ""),
                                    finding.explanation)
+        if history.get("tag_object"):
+            raise UnavailableError(
+                f"{spec.value[:12]} is an annotated tag object in {spec.location}, not a "
+                f"commit: pin the commit it tags, {str(history['tag_object'])[:12]}")
         if not history.get("present"):
             finding.status = Status.NOT_FOUND
             where = f"tags or {spec.branch}" if spec.branch else "tags"
             finding.detail = f"commit {spec.value[:12]} is not in {spec.location} ({where} " \
                              "fetched, and not fetchable by id)"
             return Outcome(finding)
-        return _judge_commit(spec, finding, releases, history)
+        outcome = _judge_commit(spec, finding, releases, history)
+        if not finding.newest and spec.branch:   # no release: the branch head is the newest
+            finding.newest = listing.heads.get(spec.branch, "")
+        return outcome
+
+
+def _not_a_tag_object(spec: PinSpec, listing: Listing) -> None:
+    """A commit pin holding the id of an annotated tag object is named as such."""
+    for tag, oid in listing.tag_objects.items():
+        if oid == spec.value:
+            raise UnavailableError(
+                f"{spec.value[:12]} is the annotated tag object of {tag} in {spec.location}, "
+                f"not a commit: pin the commit it tags, {listing.commits.get(tag, '?')[:12]}")
 
 
 def pinned_version(spec: PinSpec) -> Version | None:
@@ -152,27 +171,52 @@ def _compare(spec: PinSpec, finding: Finding, pinned: Version | None, releases: 
         raise UnavailableError(f"pin {spec.value!r} is not a PEP 440 version under the pattern "
                                f"{spec.tags.pattern}")
     newest = releases[0]
-    finding.newest = newest.raw
+    finding.newest = spelled(spec, newest)
+    finding.newest_version = str(newest.version)
+    named = finding.newest if finding.newest == newest.raw else \
+        f"{finding.newest} ({_kind(spec)} {newest.raw})"
     key, top = versions.sort_key(pinned), versions.sort_key(newest.version)
     published = any(versions.sort_key(r.version) == key for r in releases)
     if key == top:
         finding.status = Status.UP_TO_DATE
-        finding.detail = f"newest release is {newest.raw}"
+        finding.detail = f"newest release is {named}"
         return Outcome(finding)
     if key > top:
         finding.status = Status.AHEAD
         note = "" if published else " (the pinned version is not published upstream)"
-        finding.detail = f"newer than every upstream release (newest {newest.raw}){note}"
+        finding.detail = f"newer than every upstream release (newest {named}){note}"
         return Outcome(finding)
     distance = versions.distance(pinned, newest.version, [r.version for r in releases])
     if not published and spec.pin == "version":
         finding.status = Status.NOT_FOUND
-        finding.detail = f"{pinned} is not a release upstream (newest {newest.raw})"
+        finding.detail = f"{pinned} is not a release upstream (newest {named})"
         return Outcome(finding, distance)
     finding.status = Status.BEHIND
     finding.behind = distance.describe()
-    finding.detail = f"newest {newest.raw}: {finding.behind}"
+    finding.detail = f"newest {named}: {finding.behind}"
     return Outcome(finding, distance)
+
+
+def spelled(spec: PinSpec, newest: Release) -> str:
+    """``newest`` in the pin's own spelling: a tag as tagged (``v3.0.0.r1-cktile``), a
+    version as versioned (``7.3.0`` for the tag ``rocm-7.3.0``); a name that is no tag of
+    ours takes the pin's form (``v0.28.0`` pin, PyPI ``0.33.0`` -> ``v0.33.0``); a wheel
+    file is named by its version and variant (``2.12.1+rocm7.2``)."""
+    if spec.upstream in ("index", "listing"):
+        return str(newest.version)
+    found = spec.tags.match(newest.raw)
+    if spec.pin in ("tag", "commit") and (found or spec.pin == "commit"):
+        return newest.raw
+    text = found["version"] if found else newest.raw
+    own = spec.tags.match(spec.value)
+    if own is None:
+        return text
+    start, end = own.span("version")
+    return spec.value[:start] + text + spec.value[end:]
+
+
+def _kind(spec: PinSpec) -> str:
+    return {"git": "tag", "github": "release", "pypi": "PyPI"}.get(spec.upstream, "file")
 
 
 def _branch(spec: PinSpec, finding: Finding, listing: Listing) -> Outcome:
@@ -204,6 +248,7 @@ def _judge_commit(spec: PinSpec, finding: Finding, releases: list[Release],
                                      [r.version for r in releases])
     if releases:
         finding.newest = releases[0].raw
+        finding.newest_version = str(releases[0].version)
     behind = newest_counts.get("behind", 0)
     branch_behind = branch_counts.get("behind", 0)
     if releases and behind:

@@ -11,10 +11,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import email.utils
-import hashlib
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +20,10 @@ from typing import Any
 import requests
 import requests.adapters
 
-from rocm_bake import atomic
+from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
+from rocm_bake_checks.drift.polite import HostLimits
 
 JSON_ACCEPT = "application/json"
 PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
@@ -74,6 +72,9 @@ class Web:
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.session.max_redirects = 10
+        self.hosts = HostLimits()
+        cache = settings.cache_dir
+        self.etags = DiskCache(cache / "http" if cache is not None else None)
 
     def get(self, url: str, accept: str, log: Explanation) -> dict[str, Any]:
         kind = accept.split(",", maxsplit=1)[0]
@@ -107,8 +108,9 @@ class Web:
             headers["Authorization"] = f"Bearer {self.settings.token}"
         timeout = max(0.05, min(self.settings.timeout, left))
         try:
-            response = self.session.get(url, headers=headers, timeout=timeout)
-            body = response.text
+            with self.hosts.slot(url):
+                response = self.session.get(url, headers=headers, timeout=timeout)
+                body = response.text
         except requests.TooManyRedirects:
             raise UnavailableError(f"redirect loop at {declared} (over 10 redirects)") from None
         except requests.Timeout:
@@ -155,28 +157,14 @@ class Web:
         self.clock.sleep(max(0.0, min(seconds, left)))
 
     # -- ETag cache ---------------------------------------------------------------------
-    def _path(self, url: str, accept: str) -> Path | None:
-        if self.settings.cache_dir is None:
-            return None
-        digest = hashlib.sha256(f"{url}\0{accept}".encode()).hexdigest()[:32]
-        return self.settings.cache_dir / "http" / f"{digest}.json"
-
     def _cached(self, url: str, accept: str) -> dict[str, Any] | None:
-        path = self._path(url, accept)
-        if path is None or not path.exists():
+        entry = self.etags.get(f"{url}\0{accept}")
+        if not isinstance(entry, dict) or not isinstance(entry.get("etag"), str):
             return None
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        ok = isinstance(entry, dict) and isinstance(entry.get("etag"), str)
-        return entry if ok and isinstance(entry.get("response"), dict) else None
+        return entry if isinstance(entry.get("response"), dict) else None
 
     def _store(self, url: str, accept: str, etag: str, data: dict[str, Any]) -> None:
-        path = self._path(url, accept)
-        if path is not None:
-            with contextlib.suppress(OSError):  # the cache is an optimisation only
-                atomic.write_text(path, json.dumps({"etag": etag, "response": data}))
+        self.etags.put(f"{url}\0{accept}", {"etag": etag, "response": data})
 
 
 def _rate_limit_wait(response: requests.Response, now: float) -> float | None:

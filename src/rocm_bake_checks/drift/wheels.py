@@ -109,10 +109,14 @@ def verdict(web: Web, pin: PinSpec, pinned: Version | None, spec: WheelSpec) -> 
     newest = max(kept, key=lambda p: versions.sort_key(p.version), default=None)  # type: ignore[arg-type]
     if newest is not None and newest.version is not None:
         finding.newest = str(newest.version)
+        finding.newest_version = newest.version.public
     if matches:
         best = max(matches, key=lambda p: versions.sort_key(p.version))  # type: ignore[arg-type]
-        finding.status = Status.UP_TO_DATE
-        finding.detail = f"wheel available: {best.raw}"
+        newer = newest is not None and newest.version is not None and best.version is not None \
+            and versions.sort_key(newest.version) > versions.sort_key(best.version)
+        finding.status = Status.AVAILABLE if newer else Status.UP_TO_DATE
+        finding.detail = f"wheel available: {best.raw}" + (
+            f"; a newer wheel exists: {finding.newest}" if newer else "")
         log.winner = f"{best.raw}: the pinned version, for {want}"
         return finding
     finding.status = Status.NOT_FOUND

@@ -14,3 +14,4 @@ class Listing:
     heads: dict[str, str] = field(default_factory=dict)     # branch -> commit
     files: dict[str, list[str]] = field(default_factory=dict)  # name -> file names
     dropped: dict[str, str] = field(default_factory=dict)   # name -> why the source dropped it
+    tag_objects: dict[str, str] = field(default_factory=dict)  # annotated tag -> its object id

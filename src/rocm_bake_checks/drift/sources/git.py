@@ -1,34 +1,34 @@
-"""Git upstreams through gitpython: refs by ``ls-remote`` (annotated tags peeled to their
-commits) and commit history from a blob-less bare fetch kept in a cache directory (the
+"""Git upstreams through the git CLI, every call under the ``--timeout`` watchdog
+(sources/gitrun.py): refs by ``ls-remote`` (annotated tags peeled to their commits) and
+commit history from a blob-less bare fetch kept in a cache directory (the
 commits and trees of the release tags and the branch, never a checkout, never blobs)."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import git
-from git.exc import GitCommandError
-
+from rocm_bake import atomic, redact
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
-from rocm_bake_checks.drift.sources import Listing
+from rocm_bake_checks.drift.polite import HostLimits
+from rocm_bake_checks.drift.sources import Listing, gitrun
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
-GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
 _REPO_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
 
 
 class GitSource:
     def __init__(self, fetcher: Fetcher, deadline: Deadline, cache_dir: Path | None,
-                 rewrite: Any) -> None:
+                 rewrite: Any, timeout: float = 20.0) -> None:
         self.fetcher = fetcher
+        self.timeout = timeout
+        self.hosts = HostLimits()
         self.deadline = deadline
         self.cache_dir = cache_dir
         self.rewrite = rewrite
@@ -63,8 +63,9 @@ class GitSource:
                 refspecs = ["+refs/tags/*:refs/tags/*", *(
                     f"+refs/heads/{b}:refs/heads/{b}" for b in sorted(self._branches.get(url,
                                                                                    ())))]
-                self._git(repo, ["fetch", "--quiet", "--filter=blob:none", "--no-tags",
-                                 "origin", *refspecs], url)
+                with self.hosts.slot(self.rewrite(url)):
+                    self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
+                                     "origin", *refspecs], url)
                 self._synced[url] = ""
             except UnavailableError as exc:
                 self._synced[url] = str(exc)
@@ -77,10 +78,13 @@ class GitSource:
         if not isinstance(refs, dict):
             raise UnavailableError(f"bad snapshot entry for git ls-remote {url}")
         tags = dict(refs.get("tags", {}))
-        return Listing(names=sorted(tags), commits=tags, heads=dict(refs.get("heads", {})))
+        return Listing(names=sorted(tags), commits=tags, heads=dict(refs.get("heads", {})),
+                       tag_objects=dict(refs.get("tag_objects", {})))
 
     def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
-        output = self._git(None, ["ls-remote", "--tags", "--heads", self.rewrite(url)], url)
+        with self.hosts.slot(self.rewrite(url)):
+            output = self._git(None, ["ls-remote", "--tags", "--heads", self.rewrite(url)],
+                               url)
         return parse_ls_remote(output), "git ls-remote"
 
     # -- history ------------------------------------------------------------------------
@@ -106,6 +110,10 @@ class GitSource:
             repo = self._repo(url)
             present = self._has_commit(repo, commit) or self._fetch_commit(repo, commit, url)
             if not present:
+                peeled = self._tag_object(repo, commit)
+                if peeled:
+                    return {"present": False, "tag_object": peeled}, \
+                        "blob-less fetch (an annotated tag object, not a commit)"
                 return {"present": False}, "blob-less fetch (commit not found)"
             return self._relations(repo, url, commit, releases, branch), "blob-less fetch"
 
@@ -157,16 +165,16 @@ class GitSource:
         return self.cache_dir / "git" / (hashlib.sha256(url.encode()).hexdigest()[:20] + ".git")
 
     def _repo(self, url: str) -> Path:
+        """The cache repository of ``url``: a bare partial clone whose ``origin`` is the
+        rewritten URL. Its config is ours, written in one go (one git process per new
+        repository, none per use)."""
         path = self._path(url)
+        fetched_from = self.rewrite(url)
         if not (path / "HEAD").exists():
-            git.Repo.init(path, bare=True)
-            for name, value in (("core.repositoryformatversion", "1"),
-                                ("extensions.partialClone", "origin"),
-                                ("remote.origin.promisor", "true"),
-                                ("remote.origin.partialclonefilter", "blob:none"),
-                                ("gc.auto", "0")):
-                self._git(path, ["config", name, value], url)
-        self._git(path, ["config", "remote.origin.url", self.rewrite(url)], url)
+            self._git(None, ["init", "--quiet", "--bare", str(path)], url)
+            atomic.write_text(path / "config", CACHE_CONFIG.format(url=_quoted(fetched_from)))
+        elif f"\turl = {_quoted(fetched_from)}\n" not in (path / "config").read_text():
+            self._git(path, ["config", "remote.origin.url", fetched_from], url)
         return path
 
     def _has_commit(self, repo: Path, commit: str) -> bool:
@@ -177,9 +185,19 @@ class GitSource:
             return False
         return kind.strip() == "commit"
 
+    def _tag_object(self, repo: Path, oid: str) -> str:
+        """The commit an annotated tag object ``oid`` points at, or "" when it is none."""
+        try:
+            if self._git(repo, ["cat-file", "-t", oid], "", quiet_fail=True).strip() != "tag":
+                return ""
+            return self._git(repo, ["rev-parse", f"{oid}^{{commit}}"], "",
+                             quiet_fail=True).strip()
+        except _MissingError:
+            return ""
+
     def _fetch_commit(self, repo: Path, commit: str, url: str) -> bool:
         try:
-            self._git(repo, ["fetch", "--quiet", "--filter=blob:none", "--no-tags", "origin",
+            self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags", "origin",
                              commit], url, quiet_fail=True)
         except _MissingError:
             return False
@@ -190,19 +208,43 @@ class GitSource:
 
     def _git(self, repo: Path | None, args: list[str], url: str,
              quiet_fail: bool = False) -> str:
+        """``git ARGS`` under the watchdog (``--timeout`` of silence, the total deadline);
+        a timeout is always reported, other failures are _MissingError when ``quiet_fail``."""
         left = self.deadline.check()
-        runner = git.cmd.Git(str(repo) if repo else None)
-        env = {**os.environ, **GIT_ENV}
-        if repo is not None:
-            env["GIT_DIR"] = str(repo)
+        extra = {"GIT_DIR": str(repo)} if repo is not None else {}
+        where = redact.text(url)
         try:
-            out = runner.execute(["git", *args], env=env, kill_after_timeout=max(1.0, left),
-                                 stdout_as_string=True, strip_newline_in_stdout=False)
-        except GitCommandError as exc:
+            result = gitrun.run(args, gitrun.environment(extra), self.timeout, left)
+        except gitrun.GitTimeoutError as exc:
+            raise UnavailableError(f"git {args[0]} timed out for {where}: {exc}") from None
+        except OSError as exc:
+            raise UnavailableError(f"cannot run git: {exc.strerror or exc}") from None
+        if result.status != 0:
             if quiet_fail:
-                raise _MissingError from None
-            raise UnavailableError(f"git {args[0]} failed for {url}: {_stderr(exc)}") from None
-        return str(out)
+                raise _MissingError
+            raise UnavailableError(f"git {args[0]} failed for {where}: "
+                                   f"{gitrun.error_line(result.stderr, result.status)}")
+        return result.stdout
+
+
+CACHE_CONFIG = """[core]
+\trepositoryformatversion = 1
+\tfilemode = true
+\tbare = true
+[extensions]
+\tpartialClone = origin
+[remote "origin"]
+\turl = {url}
+\tpromisor = true
+\tpartialclonefilter = blob:none
+[gc]
+\tauto = 0
+"""
+
+
+def _quoted(value: str) -> str:
+    """A git config value, quoted as ``git config`` writes one."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class _MissingError(Exception):
@@ -219,14 +261,6 @@ def _immutable(commit: str, newest: str, commits: dict[str, str], head: str) -> 
 def _repo_lock(url: str) -> threading.Lock:
     with _LOCKS_LOCK:
         return _REPO_LOCKS.setdefault(url, threading.Lock())
-
-
-def _stderr(exc: GitCommandError) -> str:
-    text = exc.stderr if isinstance(exc.stderr, str) else str(exc)
-    lines = [ln.strip().removeprefix("stderr: ").strip("'") for ln in text.splitlines()
-             if ln.strip()]
-    useful = [ln for ln in lines if ln.startswith(("fatal", "error", "remote"))] or lines
-    return (useful[-1] if useful else f"exit status {exc.status}")[:200]
 
 
 def parse_ls_remote(output: str) -> dict[str, Any]:
@@ -246,4 +280,5 @@ def parse_ls_remote(output: str) -> dict[str, Any]:
         elif ref.startswith("refs/heads/"):
             heads[ref.removeprefix("refs/heads/")] = sha
     return {"tags": {name: peeled.get(name, sha) for name, sha in sorted(tags.items())},
-            "heads": dict(sorted(heads.items()))}
+            "heads": dict(sorted(heads.items())),
+            "tag_objects": {name: sha for name, sha in sorted(tags.items()) if name in peeled}}
