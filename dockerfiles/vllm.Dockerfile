@@ -77,10 +77,8 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     python use_existing_torch.py \
-    && build_reqs=requirements/build/rocm.txt \
-    && if [ ! -f "${build_reqs}" ]; then build_reqs=requirements/rocm-build.txt; fi \
-    && drop-requirement.py "${build_reqs}" triton amdsmi \
-    && pip install --no-cache-dir -r "${build_reqs}" "setuptools-rust==1.11.1" \
+    && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
+    && pip install --no-cache-dir -r requirements/build/rocm.txt "setuptools-rust==1.11.1" \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && VLLM_TARGET_DEVICE=rocm \
        SETUPTOOLS_SCM_PRETEND_VERSION="${VLLM_REF#v}" \
