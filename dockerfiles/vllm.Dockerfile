@@ -12,10 +12,15 @@
 # `vllm serve` finds no platform.  Built from the ROCm release of the base image, as
 # vllm-project/vllm docker/Dockerfile.rocm_base does (build_amdsmi: pip wheel in
 # /opt/rocm/share/amd_smi), never PyPI's amdsmi (a different ROCm release).
+# (Pure Python over libamd_smi.so; with-compiler-cache.sh only keeps the cache rule uniform.)
 FROM base AS amdsmi
+ARG CACHE_TYPE
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 WORKDIR /opt/rocm/share/amd_smi
-RUN pip wheel --no-cache-dir --no-build-isolation --no-deps -w /wheels/amdsmi . \
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
+    with-compiler-cache.sh pip wheel --no-cache-dir --no-build-isolation --no-deps -w /wheels/amdsmi . \
     && ls -l /wheels/amdsmi/amdsmi-*.whl
 
 FROM base AS build

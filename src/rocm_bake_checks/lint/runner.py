@@ -15,13 +15,33 @@ from rocm_bake_checks.lint import (
     pins,
     pinuse,
     policy,
+    recipes,
     upstream,
 )
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
 
-FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "conformance")
+FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes", "conformance")
+
+
+def metadata_settings(online: bool = False, offline: str = "", record: str = "",
+                      rewrites: Sequence[str] = ()) -> upstream.Settings:
+    """The conformance family's metadata source from ``inv lint``'s flags (bad combinations
+    are a LintError, one line)."""
+    if online and offline:
+        raise LintError("--online and --offline exclude each other")
+    if (record or rewrites) and not online:
+        raise LintError("--record and --rewrite need --online (offline replays a snapshot)")
+    pairs = []
+    for item in rewrites:
+        prefix, sep, replacement = item.partition("=")
+        if not sep or not prefix or not replacement:
+            raise LintError(f"--rewrite {item!r} must be PREFIX=REPLACEMENT")
+        pairs.append((prefix, replacement))
+    return upstream.Settings(
+        offline=None if online else Path(offline) if offline else upstream.SNAPSHOT,
+        record=Path(record) if record else None, rewrites=tuple(pairs))
 
 
 def _dockerfiles_of(targets: list[BakeTarget]) -> list[Path]:
@@ -46,9 +66,7 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
         findings += hadolint.check(hadolint.discover(root, rules.hadolint_exclude), root)
     if set(families) - {"hadolint"}:
         findings += _bake_rules(root, bake_files, families, metadata or upstream.Settings())
-    # An exception that matches nothing is stale only when every family ran.
-    kept = policy.apply(rules, findings, relative(policy_file, root),
-                        stale=set(FAMILIES) <= set(families))
+    kept = policy.apply(rules, findings, relative(policy_file, root))
     return sorted(set(kept))
 
 
@@ -71,6 +89,8 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         findings += downloads.check_context_files([t.context for t in targets], root)
     if "caching" in families:
         findings += caching.check(paths, files, root)
+    if "recipes" in families:
+        findings += recipes.check(paths, files, root)
     if "conformance" in families:
         fetched = upstream.Metadata(metadata)
         findings += conformance.check(definition, root, fetched)
