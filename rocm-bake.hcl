@@ -1062,9 +1062,11 @@ target "wheels" {
 # it is skipped; the description says what is skipped)
 # ---------------------------------------------------------------------------
 
+# A cell that skips vLLM (gfx1250 on ROCm 7.2.3) builds its wheels export instead: buildx
+# refuses a group that names an empty group ("failed to find target vllm").
 group "default" {
-  description = "vLLM wheels for every arch in GPU_ARCHS (default gfx950)"
-  targets     = ["vllm"]
+  description = "vLLM for every arch in GPU_ARCHS (default gfx950); a cell that skips vLLM builds its wheels export"
+  targets     = concat([for a in ARCHS["vllm"] : "vllm-${a}"], [for a in CELL_ARCHS : "wheels-${a}" if !contains(ARCHS["vllm"], a)])
 }
 
 group "all" {
