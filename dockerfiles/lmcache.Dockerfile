@@ -71,6 +71,7 @@ RUN --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
     && pip install --no-cache-dir /deps/cupy/*.whl /deps/lmcache/*.whl \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json /deps/cupy /deps/lmcache \
-    && python -P -c "import lmcache, vllm, cupy; print('lmcache on vllm', vllm.__version__)"
+    && check-runtime.py --expect lmcache vllm cupy amdsmi \
+    && python -P -c "import lmcache, vllm; print('lmcache on vllm', vllm.__version__)"
 
 COPY --from=wheels /wheels/ /wheels/

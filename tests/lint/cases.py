@@ -159,11 +159,13 @@ CASES: dict[str, Case] = {
         "recipes", "python-path",
         bad={"docker-bake.hcl": target(),
              "Dockerfile": FROM + "WORKDIR /src/pytorch\n"
-                                  "RUN pip install /wheels/torch.whl && python -c \"import torch\"\n"},
+                                  "RUN pip install /wheels/torch.whl "
+                                  "&& python -c \"import torch\"\n"},
         # -P keeps the working directory off sys.path; the standard library cannot be shadowed.
         good={"docker-bake.hcl": target(),
               "Dockerfile": FROM + "WORKDIR /src/pytorch\n"
-                                   "RUN python -P -c \"import torch\" && python -c 'import sys'\n"}),
+                                   "RUN python -P -c \"import torch\" "
+                                   "&& python -c 'import sys'\n"}),
     "setup-metadata": Case(
         "recipes", "setup-metadata",
         bad={"docker-bake.hcl": target(),
@@ -182,10 +184,10 @@ CASES: dict[str, Case] = {
         "recipes", "runtime-modules",
         bad={"docker-bake.hcl": target(dockerfile="vllm.Dockerfile"),
              "vllm.Dockerfile": FROM + "RUN write-manifest.py /v.json /deps/vllm "
-                                       "&& python -P -c \"import torch, vllm\"\n"},
+                                       "&& python -P -c \"import torch, vllm, amdsmi\"\n"},
         good={"docker-bake.hcl": target(dockerfile="vllm.Dockerfile"),
               "vllm.Dockerfile": FROM + "RUN write-manifest.py /v.json /deps/vllm "
-                                        "&& python -P -c \"import torch, vllm, amdsmi\"\n"}),
+                                        "&& check-runtime.py --expect torch vllm amdsmi\n"}),
     "pip-constraints": Case(
         "recipes", "pip-constraints",
         bad={"docker-bake.hcl": target(),

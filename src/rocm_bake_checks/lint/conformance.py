@@ -257,9 +257,10 @@ def _requirement_files(component: Component, stage: Stage, metadata: Metadata, b
             packages = config.pypi_packages.get(name, (requirement.name.replace("-", "_"),))
             clash = sorted({owners[p] for p in packages if p in owners})
             if clash:
+                shared = ", ".join(sorted(set(packages) & set(owners)))
                 found.append(Finding(stage.file, stage.build_line, "file-owner",
                                      f"{component.name}: {path} installs {requirement.name}, "
-                                     f"which owns {', '.join(sorted(set(packages) & set(owners)))}/ "
+                                     f"which owns {shared}/ "
                                      f"like the cell's own {', '.join(clash)} wheel and would "
                                      "overwrite it (by top-level package name); drop it with "
                                      "drop-requirement.py"))

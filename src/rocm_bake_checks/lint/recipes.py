@@ -11,9 +11,10 @@
 - ``triton-kernels``: vLLM's ROCm build (``VLLM_TARGET_DEVICE=rocm``) has
   ``TRITON_KERNELS_SRC_DIR`` set; unset, its CMake fetches upstream triton_kernels by git tag
   with no hash (vLLM's docker/Dockerfile.rocm sets it from a pinned ROCm/triton commit).
-- ``runtime-modules``: a runtime image's smoke test (the RUN that writes its versions
-  manifest) imports every module the image must carry (``EXPECTED_MODULES``: amdsmi for vLLM,
-  which finds the ROCm platform only through it).
+- ``runtime-modules``: a runtime image's install step (the RUN that writes its versions
+  manifest) runs the runtime manifest check ``check-runtime.py --expect`` with every module
+  the image must carry (``EXPECTED_MODULES``: amdsmi for vLLM, which finds the ROCm platform
+  only through it); the check also fails on any file two installed distributions own.
 - ``pip-constraints``: a stage that installs the cell's own wheels writes the cell's
   constraints file (``write-constraints.py``) in that RUN, and every later pip of the stage
   runs under ``PIP_CONSTRAINT`` (set by ENV), so no requirements file swaps a built wheel.
@@ -34,10 +35,11 @@ from rocm_bake_checks.lint.findings import Finding
 # Modules each runtime image must import in its smoke test (Dockerfile name -> modules).
 EXPECTED_MODULES: dict[str, tuple[str, ...]] = {
     "vllm.Dockerfile": ("torch", "vllm", "amdsmi"),
-    "lmcache.Dockerfile": ("lmcache", "vllm", "cupy"),
+    "lmcache.Dockerfile": ("lmcache", "vllm", "cupy", "amdsmi"),
 }
 _PYTHON_C = re.compile(r"\bpython3?((?:\s+-[A-Za-z]+)*)\s+-c\s+([\"'])(.*?)\2", re.S)
 _IMPORT = re.compile(r"\bimport\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)")
+_CHECK_RUNTIME = re.compile(r"check-runtime\.py[^&|;]*?--expect((?:\s+[A-Za-z_][\w.]*)+)")
 _PIP = re.compile(r"\bpip3?\s+(?:install|wheel)\b")
 _PIP_LOCAL_WHEELS = re.compile(r"\bpip3?\s+install\b[^&|;]*(?:/deps/|/wheels/)")
 _BUILDS = re.compile(r"\bpip3?\s+wheel\b|\bpip3?\s+install\s+(?:[^&|;]*\s)?\.(?:\s|$)")
@@ -133,12 +135,12 @@ def _runtime_modules(stage: Stage, name: str, filename: str) -> Iterator[Finding
     manifest = [i for i in _runs(stage) if "write-manifest.py" in i.body]
     if not manifest:
         return
-    imported: set[str] = set()
+    checked: set[str] = set()
     for instruction in manifest:
-        for match in _PYTHON_C.finditer(instruction.body):
-            imported |= _imports(match.group(3))
-    missing = [m for m in expected if m not in imported]
+        for match in _CHECK_RUNTIME.finditer(instruction.body):
+            checked.update(match.group(1).split())
+    missing = [m for m in expected if m not in checked]
     if missing:
         yield Finding(name, manifest[0].line, "runtime-modules",
-                      f"the runtime image's smoke test does not import {', '.join(missing)} "
-                      f"(expected: {', '.join(expected)})")
+                      f"the runtime image's install step does not check {', '.join(missing)} "
+                      f"with check-runtime.py --expect (expected: {', '.join(expected)})")
