@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.metadata as metadata
+from importlib import metadata
 import sys
 from pathlib import PurePosixPath
 
@@ -45,7 +45,7 @@ def main(argv: list[str]) -> int:
     for module in args.expect:
         try:
             importlib.import_module(module)
-        except Exception as exc:  # noqa: BLE001 - any import failure is the finding
+        except Exception as exc:  # any import failure is the finding
             problems.append(f"check-runtime: expected module {module} does not import: "
                             f"{type(exc).__name__}: {exc}".splitlines()[0])
     for problem in problems:
