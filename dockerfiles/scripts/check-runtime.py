@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from importlib import metadata
 import sys
+from importlib import metadata
 from pathlib import PurePosixPath
 
 
