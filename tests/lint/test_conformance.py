@@ -23,7 +23,9 @@ NO_POLICY = Path("no-policy.toml")
 def fixture_files() -> dict[str, Path]:
     """URL path (/owner/repo/ref/file) -> the fixture file."""
     base = FIXTURES / "raw.githubusercontent.com"
-    return {"/" + str(p.relative_to(base)): p for p in sorted(base.rglob("*")) if p.is_file()}
+    # Hidden entries are tools' caches (ruff makes one beside any pyproject.toml), not upstream.
+    return {"/" + str(p.relative_to(base)): p for p in sorted(base.rglob("*"))
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)}
 
 
 @pytest.fixture(scope="module")
