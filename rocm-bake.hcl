@@ -425,6 +425,22 @@ TRITON_VERSION_SOURCE = {
   pypi = "triton"
 }
 
+variable "TRITON_KERNELS_COMMIT" {
+  type        = string
+  default     = "0f380657dbf3ee86eb57558ff71df24f03b5d4e7"
+  description = "ROCm/triton commit whose python/triton_kernels vLLM's CMake builds against (TRITON_KERNELS_SRC_DIR); vLLM v0.28.0 docker/Dockerfile.rocm ROCM_TRITON_KERNELS_COMMIT, which its cmake/external_projects/triton_kernels.cmake names too (the build checks that)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", TRITON_KERNELS_COMMIT))
+    error_message = "TRITON_KERNELS_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "TRITON_KERNELS_REF" {
+  type        = string
+  default     = "vllm-v0.28.0"
+  description = "Human label for TRITON_KERNELS_COMMIT: the ROCm/triton revision vLLM v0.28.0's docker/Dockerfile.rocm pins (ROCM_TRITON_KERNELS_COMMIT). Informational only."
+}
+
 # ---------------------------------------------------------------------------
 # AITER
 # ---------------------------------------------------------------------------
@@ -654,13 +670,20 @@ LMCACHE_REF_SOURCE = {
 # ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
-# Not expressed here yet: gfx1250 is only supported by TheRock's ROCm 10.x
-# streams, so gfx1250 cells on the ROCm 7.2.3 base are expected to fail to
-# compile torch; a per-arch base image is the next step for that arch.
+# gfx1250 is an honest skip, not a real cell: upstream builds it only on a TheRock ROCm SDK
+# base (vLLM's docker/Dockerfile.rocm_base_gfx1250: ROCm SDK 10.x, CK disabled); on the
+# ROCm 7.2.3 base every component that generates GPU code is skipped, each with its reason.
+# What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
+# over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
 
 SKIP = {
-  "gfx1201/aiter" = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
-  "gfx1250/aiter" = "Composable Kernel is disabled for gfx1250 and AITER's prebuilt kernels need CK; gfx1250 is only in TheRock nightly/bkc (ROCm 10.x) streams"
+  "gfx1201/aiter"   = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
+  "gfx1250/aiter"   = "Composable Kernel is disabled for gfx1250 and AITER's prebuilt kernels need CK; gfx1250 is only in TheRock nightly/bkc (ROCm 10.x) streams"
+  "gfx1250/torch"   = "ROCm 7.2.3 cannot build PyTorch for gfx1250: upstream builds it only on a TheRock ROCm SDK 10.x base (vLLM docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/triton"  = "needs the cell's torch, which ROCm 7.2.3 cannot build for gfx1250 (TheRock ROCm SDK 10.x only)"
+  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; gfx1250 is TheRock ROCm SDK 10.x only)"
+  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list stops at gfx1201; it builds gfx1250 only on a TheRock ROCm SDK 10.x base (docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/lmcache" = "needs the cell's vLLM and torch, which ROCm 7.2.3 cannot build for gfx1250"
 }
 
 ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
@@ -734,6 +757,8 @@ PINS = {
   TRITON_REPO        = TRITON_REPO
   TRITON_COMMIT      = TRITON_COMMIT
   TRITON_REF         = TRITON_REF
+  TRITON_KERNELS_COMMIT = TRITON_KERNELS_COMMIT
+  TRITON_KERNELS_REF = TRITON_KERNELS_REF
   AITER_REPO         = AITER_REPO
   AITER_REF          = AITER_REF
   AITER_COMMIT       = AITER_COMMIT
@@ -952,6 +977,9 @@ target "vllm" {
     VLLM_REPO   = VLLM_REPO
     VLLM_COMMIT = VLLM_COMMIT
     VLLM_REF    = VLLM_REF
+    TRITON_REPO           = TRITON_REPO
+    TRITON_KERNELS_COMMIT = TRITON_KERNELS_COMMIT
+    TRITON_KERNELS_REF    = TRITON_KERNELS_REF
     # Every pin, for the runtime image's /opt/rocm-bake/versions.json.
     ROCM_BAKE_PINS = jsonencode(PINS)
   })
@@ -1019,9 +1047,11 @@ target "wheels" {
 # it is skipped; the description says what is skipped)
 # ---------------------------------------------------------------------------
 
+# A cell that skips vLLM (gfx1250 on ROCm 7.2.3) builds its wheels export instead: buildx
+# refuses a group that names an empty group ("failed to find target vllm").
 group "default" {
-  description = "vLLM wheels for every arch in GPU_ARCHS (default gfx950)"
-  targets     = ["vllm"]
+  description = "vLLM for every arch in GPU_ARCHS (default gfx950); a cell that skips vLLM builds its wheels export"
+  targets     = concat([for a in ARCHS["vllm"] : "vllm-${a}"], [for a in CELL_ARCHS : "wheels-${a}" if !contains(ARCHS["vllm"], a)])
 }
 
 group "all" {

@@ -14,9 +14,13 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
+# The cell's constraints file (write-constraints.py): every later pip runs against it, so
+# AITER's requirements.txt cannot replace the cell's torch or triton.
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
-    pip install --no-cache-dir /deps/torch/torch-*.whl /deps/triton/*.whl
+    pip install --no-cache-dir /deps/torch/torch-*.whl /deps/triton/*.whl \
+    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton
+ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 # Tags stay in the clone: setuptools_scm derives amd-aiter's version from them.
 RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter --submodules \
@@ -25,6 +29,11 @@ RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter 
 # GPU_ARCHS must be explicit: AITER's default "native" means the build host's GPU.
 # PREBUILD_KERNELS=1 compiles the kernels into the wheel instead of JIT at first use;
 # AITER_USE_SYSTEM_TRITON=1 keeps the triton built above.
+# `python setup.py bdist_wheel`, not `pip wheel .`: pip first runs setup.py for metadata only
+# (egg_info/dist_info), where ROCm/aiter setup.py skips its sys.path insert of aiter/ but its
+# PREBUILD_KERNELS block still imports jit.utils... ("No module named 'jit'").  Follows
+# vllm-project/vllm docker/Dockerfile.rocm_base (build_aiter: PREBUILD_KERNELS=1
+# AITER_USE_SYSTEM_TRITON=1 ... python3 setup.py bdist_wheel) and aiter's release workflow.
 WORKDIR /src/aiter
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
@@ -32,7 +41,7 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
     && pip install --no-cache-dir -r requirements.txt \
     && PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1 \
-       with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
+       with-compiler-cache.sh python setup.py bdist_wheel --dist-dir=/wheels \
     && ls -l /wheels/amd_aiter-*.whl
 
 FROM scratch AS wheels

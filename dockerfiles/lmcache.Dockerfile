@@ -23,20 +23,34 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
     --mount=type=bind,from=vllm,source=/wheels,target=/deps/vllm \
     shopt -s nullglob \
-    && pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/cupy/*.whl /deps/vllm/*.whl
+    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton \
+        /deps/cupy /deps/vllm \
+    && PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt \
+       pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/cupy/*.whl /deps/vllm/*.whl
+# The cell's constraints file (write-constraints.py): every later pip runs against it.
+ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 RUN fetch-source.sh "${LMCACHE_REPO}" "${LMCACHE_REF}" "${LMCACHE_COMMIT}" /src/lmcache
 
+# With BUILD_WITH_HIP=1, LMCache's setup.py adds requirements/rocm_core.txt to the wheel's
+# install_requires: `cupy-rocm-7-0`, which writes the same site-packages/cupy/ as the cell's own
+# `cupy` wheel and would silently replace it at install time.  The line is dropped before the
+# build, the way vllm-project/vllm use_existing_torch.py drops the requirements the image's
+# own builds satisfy (LMCache's docker/Dockerfile.rocm has no cupy build of its own, so it
+# takes PyPI's).  The wheel's metadata is checked to hold no cupy-rocm requirement.
 WORKDIR /src/lmcache
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     test -n "${PYTORCH_ROCM_ARCH}" \
+    && drop-requirement.py requirements/rocm_core.txt cupy-rocm-7-0 \
     && BUILD_WITH_HIP=1 CXX=hipcc TORCH_DONT_CHECK_COMPILER_ABI=1 \
        SETUPTOOLS_SCM_PRETEND_VERSION="${LMCACHE_REF#v}" \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
     && python -c "import zipfile, glob; w = glob.glob('/wheels/lmcache-*.whl')[0]; \
-assert any(n.endswith('.so') for n in zipfile.ZipFile(w).namelist()), 'LMCache wheel has no compiled HIP extension'; print(w)"
+z = zipfile.ZipFile(w); assert any(n.endswith('.so') for n in z.namelist()), 'LMCache wheel has no compiled HIP extension'; \
+meta = [n for n in z.namelist() if n.endswith('.dist-info/METADATA')][0]; \
+assert 'Requires-Dist: cupy-rocm' not in z.read(meta).decode(), 'LMCache wheel requires PyPI cupy-rocm'; print(w)"
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
@@ -53,9 +67,11 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 RUN --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
     --mount=type=bind,from=wheels,source=/wheels,target=/deps/lmcache \
     shopt -s nullglob \
+    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/cupy /deps/lmcache \
     && pip install --no-cache-dir /deps/cupy/*.whl /deps/lmcache/*.whl \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json /deps/cupy /deps/lmcache \
-    && python -c "import lmcache, vllm; print('lmcache on vllm', vllm.__version__)"
+    && check-runtime.py --expect lmcache vllm cupy amdsmi \
+    && python -P -c "import lmcache, vllm; print('lmcache on vllm', vllm.__version__)"
 
 COPY --from=wheels /wheels/ /wheels/

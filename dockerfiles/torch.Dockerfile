@@ -27,6 +27,11 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 
 # torch: hipify, then build the wheel for exactly this cell's arch
 # (PYTORCH_ROCM_ARCH and MAX_JOBS are in the environment as ARGs).
+# The import check runs with `python -P`: plain `python -c` puts the working directory first
+# on sys.path, and in /src/pytorch the source tree's torch/ would shadow the installed wheel
+# (torch/__init__.py: "...loaded the torch/_C folder of the PyTorch repository...").  Follows
+# vllm-project/vllm docker/Dockerfile.rocm_base, which imports torch only outside the source
+# tree (its build_pytorch_runtime stage).
 WORKDIR /src/pytorch
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
@@ -38,7 +43,11 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
        CMAKE_PREFIX_PATH="$(python -c 'import sys; print(sys.prefix)')" \
        with-compiler-cache.sh python -m build --wheel --no-isolation --outdir /wheels . \
     && pip install --no-cache-dir /wheels/torch-*.whl \
-    && python -c "import torch; assert torch.version.hip, 'torch was built without HIP'; print(torch.__version__, torch.version.hip)"
+    && python -P -c "import torch; assert torch.version.hip, 'torch was built without HIP'; print(torch.__version__, torch.version.hip)" \
+    && write-constraints.py /opt/rocm-bake/constraints.txt /wheels
+
+# Every later pip in this cell runs against the cell's own wheels (write-constraints.py).
+ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 # torchvision and torchaudio against that torch (FORCE_CUDA=1: there is no GPU
 # at build time, and without it torchvision skips its HIP extension).

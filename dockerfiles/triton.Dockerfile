@@ -12,8 +12,11 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
+# The cell's constraints file (write-constraints.py): every later pip runs against it.
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
-    pip install --no-cache-dir /deps/torch/torch-*.whl
+    pip install --no-cache-dir /deps/torch/torch-*.whl \
+    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch
+ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_REF}" "${TRITON_COMMIT}" /src/triton
 
@@ -28,8 +31,9 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     src=. && if [ ! -f setup.py ]; then src=python; fi \
     && TRITON_BUILD_PROTON=OFF \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels "${src}" \
+    && write-constraints.py /opt/rocm-bake/constraints.txt /wheels \
     && pip install --no-cache-dir /wheels/triton-*.whl \
-    && python -c "import torch, triton; print('triton', triton.__version__, 'torch', torch.__version__)"
+    && python -P -c "import torch, triton; print('triton', triton.__version__, 'torch', torch.__version__)"
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/

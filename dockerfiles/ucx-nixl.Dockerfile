@@ -44,6 +44,14 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 
 # NIXL: the ROCm wheel variant (-Dwheel_variant=rocm), renamed nixl-rocm (PyPI's nixl is
 # CUDA-only).  meson reads the cache tool from CC/CXX; the whole build is one cached step.
+# The wheel is built by a front end that does not re-check [build-system].requires under
+# --no-build-isolation (`pip wheel`; vLLM uses `uv build`): nixl's pyproject.toml at the
+# pinned commit also requires torch==2.11.*, which its meson build never imports, and
+# `python -m build --no-isolation` stops on it ("Missing dependencies").  The other build
+# requirements (setuptools>=80.9.0, pytest, types-PyYAML, build, ...) are installed from
+# requirements/nixl-build.txt.  Follows vllm-project/vllm docker/Dockerfile.rocm (build_nixl:
+# `uv pip install ... pytest tomlkit "setuptools>=80.9.0"`, then
+# `uv build --wheel --no-build-isolation -Csetup-args=...`).
 WORKDIR /src/nixl
 # The single quotes are deliberate: the inner bash expands COMPILER_LAUNCHER.
 # hadolint ignore=SC2016
@@ -57,9 +65,9 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
             -Dwheel_variant=rocm -Dbuild_tests=false -Dbuild_examples=false \
         && ninja -C build -j"${MAX_JOBS}" install \
         && ./contrib/tomlutil.py --wheel-name nixl-rocm pyproject.toml \
-        && python -m build --wheel --no-isolation --outdir /tmp/nixl-dist \
+        && pip wheel --no-build-isolation --no-deps --wheel-dir /tmp/nixl-dist \
             -Csetup-args=-Ducx_path="${UCX_HOME}" -Csetup-args=-Dwheel_variant=rocm \
-            -Csetup-args=-Dbuild_tests=false -Csetup-args=-Dbuild_examples=false' \
+            -Csetup-args=-Dbuild_tests=false -Csetup-args=-Dbuild_examples=false .' \
     && LD_LIBRARY_PATH="${UCX_HOME}/lib:${LD_LIBRARY_PATH}" auditwheel repair \
         --exclude 'libamdhip64*' --exclude 'libcore*' --exclude 'libpull*' \
         --plat "manylinux_2_34_$(uname -m)" --wheel-dir /wheels /tmp/nixl-dist/nixl_rocm*.whl \

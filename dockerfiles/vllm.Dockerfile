@@ -2,16 +2,35 @@
 # Named contexts: base, torch, triton, aiter, nixl.  aiter (and nixl) may be the `empty`
 # target for cells that skip them; their /wheels is then empty and the installs below
 # simply find nothing there.
+#   amdsmi   the amdsmi wheel of the base image's ROCm (/opt/rocm/share/amd_smi)
 #   build    builds the vllm wheel into /wheels
 #   wheels   just that wheel (FROM scratch)
 #   runtime  base + every wheel of the cell installed + /opt/rocm-bake/versions.json (every
 #            pin, every wheel's version and sha256); keeps its own wheel in /wheels, the
 #            contract every consumer (lmcache, wheels-<arch>) bind-mounts
+# amdsmi: vLLM detects ROCm with `import amdsmi` / amdsmi.amdsmi_init(); without it
+# `vllm serve` finds no platform.  Built from the ROCm release of the base image, as
+# vllm-project/vllm docker/Dockerfile.rocm_base does (build_amdsmi: pip wheel in
+# /opt/rocm/share/amd_smi), never PyPI's amdsmi (a different ROCm release).
+# (Pure Python over libamd_smi.so; with-compiler-cache.sh only keeps the cache rule uniform.)
+FROM base AS amdsmi
+ARG CACHE_TYPE
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+WORKDIR /opt/rocm/share/amd_smi
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
+    with-compiler-cache.sh pip wheel --no-cache-dir --no-build-isolation --no-deps -w /wheels/amdsmi . \
+    && ls -l /wheels/amdsmi/amdsmi-*.whl
+
 FROM base AS build
 
 ARG VLLM_REPO
 ARG VLLM_COMMIT
 ARG VLLM_REF
+ARG TRITON_REPO
+ARG TRITON_KERNELS_COMMIT
+ARG TRITON_KERNELS_REF
 ARG PYTORCH_ROCM_ARCH
 ARG GPU_ARCHS
 ARG HCC_AMDGPU_TARGET
@@ -20,19 +39,42 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# The cell's own torch/triton/aiter/nixl, installed together so pip resolves
-# their dependencies once and never swaps in a PyPI (CUDA) torch.
+# The cell's own torch/triton/aiter/nixl/amdsmi, installed together so pip resolves their
+# dependencies once, then the cell's constraints file (write-constraints.py): every later pip
+# runs against it, so no requirements file can swap in a PyPI (CUDA) torch or triton.
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
+    --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
     shopt -s nullglob \
-    && pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl /deps/nixl/*.whl \
-    && pip check
+    && pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl \
+        /deps/nixl/*.whl /deps/amdsmi/*.whl \
+    && pip check \
+    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton \
+        /deps/aiter /deps/nixl /deps/amdsmi
+ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 RUN fetch-source.sh "${VLLM_REPO}" "${VLLM_REF}" "${VLLM_COMMIT}" /src/vllm
 
-# use_existing_torch.py drops vLLM's torch pins so the torch above is kept.
+# ROCm's triton_kernels for vLLM's CMake (TRITON_KERNELS_SRC_DIR), from the ROCm/triton
+# commit vLLM pins; unset, vLLM's CMake fetches upstream triton-lang/triton's by git tag with
+# no hash.  Follows vllm-project/vllm docker/Dockerfile.rocm (stage rocm-triton-kernels,
+# ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels, and its check that
+# cmake/external_projects/triton_kernels.cmake names the same commit).
+RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_KERNELS_REF}" "${TRITON_KERNELS_COMMIT}" \
+        /src/rocm-triton \
+    && mkdir -p /opt/rocm-triton-kernels \
+    && cp -a /src/rocm-triton/python/triton_kernels/triton_kernels/. /opt/rocm-triton-kernels/ \
+    && test -f /opt/rocm-triton-kernels/__init__.py \
+    && grep -Fq "set(TRITON_KERNELS_TAG \"${TRITON_KERNELS_COMMIT}\")" \
+        /src/vllm/cmake/external_projects/triton_kernels.cmake \
+    && rm -rf /src/rocm-triton
+ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels
+
+# use_existing_torch.py drops vLLM's torch pins so the torch above is kept; drop-requirement.py
+# does the same for the other wheels the cell built (requirements/build/rocm.txt also pins
+# PyPI's triton and amdsmi).
 # (The Rust frontend, vllm-rs, is optional: without cargo in the image setup.py
 # skips it; a later pass adds a pinned Rust toolchain to base.)
 WORKDIR /src/vllm
@@ -40,9 +82,8 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     python use_existing_torch.py \
-    && build_reqs=requirements/build/rocm.txt \
-    && if [ ! -f "${build_reqs}" ]; then build_reqs=requirements/rocm-build.txt; fi \
-    && pip install --no-cache-dir -r "${build_reqs}" "setuptools-rust==1.11.1" \
+    && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
+    && pip install --no-cache-dir -r requirements/build/rocm.txt "setuptools-rust==1.11.1" \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && VLLM_TARGET_DEVICE=rocm \
        SETUPTOOLS_SCM_PRETEND_VERSION="${VLLM_REF#v}" \
@@ -65,14 +106,21 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
+    --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
     --mount=type=bind,from=wheels,source=/wheels,target=/deps/vllm \
     shopt -s nullglob \
-    && pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl \
-        /deps/nixl/*.whl /deps/vllm/*.whl \
+    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton \
+        /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \
+    && PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt \
+       pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl \
+        /deps/nixl/*.whl /deps/amdsmi/*.whl /deps/vllm/*.whl \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
-        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
-    && python -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)"
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \
+    && check-runtime.py --expect torch vllm amdsmi \
+    && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)"
+# Images built FROM this one (lmcache) keep installing against the cell's wheels.
+ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 COPY --from=wheels /wheels/ /wheels/
 WORKDIR /

@@ -15,13 +15,20 @@ from tasks._cli import reports_errors
 EXIT_FINDINGS = 1
 
 
-@task(iterable=["file", "only"], help={
+@task(iterable=["file", "only", "rewrite"], auto_shortflags=False, help={
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "only": "run only these rule families (repeatable): hadolint, consistency, pins, "
-            "downloads, caching",
+            "downloads, caching, recipes, conformance",
+    "online": "conformance: fetch upstream build metadata instead of replaying the committed "
+              "snapshot (src/rocm_bake_checks/lint/upstream-metadata.json)",
+    "offline": "conformance: replay this snapshot file (default: the committed one)",
+    "record": "conformance, with --online: write everything fetched to this snapshot file",
+    "rewrite": "conformance, with --online: PREFIX=REPLACEMENT applied to every upstream URL "
+               "(mirrors, local servers)",
 })
 @reports_errors
-def lint(c: Context, file: list[str], only: list[str]) -> None:
+def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
+         online: bool = False, offline: str = "", record: str = "") -> None:
     """Lint Dockerfiles and the bake file; one `file:line: rule: message` per finding.
 
     Exit status: 0 clean, 1 findings, 2 the lint could not run.
@@ -32,7 +39,10 @@ def lint(c: Context, file: list[str], only: list[str]) -> None:
     from rocm_bake_checks import lint as lint_checks
 
     files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
-    findings = lint_checks.run(Path.cwd(), files, tuple(only) or lint_checks.FAMILIES)
+    metadata = lint_checks.metadata_settings(online=online, offline=offline, record=record,
+                                             rewrites=rewrite)
+    findings = lint_checks.run(Path.cwd(), files, tuple(only) or lint_checks.FAMILIES,
+                               metadata=metadata)
     for finding in findings:
         print(finding)
     if findings:

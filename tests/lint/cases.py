@@ -155,4 +155,47 @@ CASES: dict[str, Case] = {
              "Dockerfile": FROM + "RUN cd /tmp && echo hi\n"},
         good={"docker-bake.hcl": target(), ".hadolint.yaml": "ignored: []\n",
               "Dockerfile": FROM + "WORKDIR /tmp\nRUN echo hi\n"}),
+    "python-path": Case(
+        "recipes", "python-path",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "WORKDIR /src/pytorch\n"
+                                  "RUN pip install /wheels/torch.whl "
+                                  "&& python -c \"import torch\"\n"},
+        # -P keeps the working directory off sys.path; the standard library cannot be shadowed.
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "WORKDIR /src/pytorch\n"
+                                   "RUN python -P -c \"import torch\" "
+                                   "&& python -c 'import sys'\n"}),
+    "setup-metadata": Case(
+        "recipes", "setup-metadata",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN PREBUILD_KERNELS=1 pip wheel --no-deps -w /wheels .\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN PREBUILD_KERNELS=1 python setup.py bdist_wheel "
+                                   "--dist-dir=/wheels\n"}),
+    "triton-kernels": Case(
+        "recipes", "triton-kernels",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN VLLM_TARGET_DEVICE=rocm python setup.py bdist_wheel\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels\n"
+                                   "RUN VLLM_TARGET_DEVICE=rocm python setup.py bdist_wheel\n"}),
+    "runtime-modules": Case(
+        "recipes", "runtime-modules",
+        bad={"docker-bake.hcl": target(dockerfile="vllm.Dockerfile"),
+             "vllm.Dockerfile": FROM + "RUN write-manifest.py /v.json /deps/vllm "
+                                       "&& python -P -c \"import torch, vllm, amdsmi\"\n"},
+        good={"docker-bake.hcl": target(dockerfile="vllm.Dockerfile"),
+              "vllm.Dockerfile": FROM + "RUN write-manifest.py /v.json /deps/vllm "
+                                        "&& check-runtime.py --expect torch vllm amdsmi\n"}),
+    "pip-constraints": Case(
+        "recipes", "pip-constraints",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN pip install /deps/torch/*.whl\n"
+                                  "RUN pip install -r requirements.txt\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN pip install /deps/torch/*.whl "
+                                   "&& write-constraints.py /c.txt /deps/torch\n"
+                                   "ENV PIP_CONSTRAINT=/c.txt\n"
+                                   "RUN pip install -r requirements.txt\n"}),
 }

@@ -6,12 +6,15 @@ real bake model across every arch. One module per rule family:
 - ``pins``         commits/refs/versions/digests, moving references, base images
 - ``downloads``    sha256 on every download, exact versions on every pip install
 - ``caching``      compiler-cache hooks on every compiling RUN, none left in ENV
+- ``recipes``      what upstream's own ROCm builds do (import paths, constraints, ...)
+- ``conformance``  each stage against its source's own build metadata at the pinned version
+                   (``conformance``, ``upstream``: replayed from the committed snapshot)
 
 Each finding prints as ``file:line: rule: message``; deliberate exceptions live, with their
 reasons, in ``src/rocm_bake_checks/lint/policy.toml``.
 """
 
 from rocm_bake_checks.lint.findings import Finding, LintError
-from rocm_bake_checks.lint.runner import FAMILIES, run
+from rocm_bake_checks.lint.runner import FAMILIES, metadata_settings, run
 
-__all__ = ["FAMILIES", "Finding", "LintError", "run"]
+__all__ = ["FAMILIES", "Finding", "LintError", "metadata_settings", "run"]

@@ -56,10 +56,12 @@ def load(path: Path = POLICY) -> Policy:
     return Policy(tuple(excludes), tuple(exceptions))
 
 
-def apply(policy: Policy, findings: list[Finding], policy_file: str) -> list[Finding]:
-    """Drop excepted findings; report exceptions that excuse nothing."""
+def apply(policy: Policy, findings: list[Finding], policy_file: str,
+          stale: bool = True) -> list[Finding]:
+    """Drop excepted findings; report exceptions that excuse nothing (``stale``: only when
+    every rule family ran, else an exception for a family left out would look stale)."""
     kept = [f for f in findings if not any(e.matches(f) for e in policy.exceptions)]
-    for exception in policy.exceptions:
+    for exception in policy.exceptions if stale else ():
         if not any(exception.matches(f) for f in findings):
             kept.append(Finding(policy_file, 1, "lint-policy",
                                 f"exception for {exception.rule} in {exception.file} "

@@ -8,18 +8,40 @@ from pathlib import Path
 from rocm_bake_checks.lint import (
     bakemodel,
     caching,
+    conformance,
     consistency,
     downloads,
     hadolint,
     pins,
     pinuse,
     policy,
+    recipes,
+    upstream,
 )
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
 
-FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching")
+FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes", "conformance")
+
+
+def metadata_settings(online: bool = False, offline: str = "", record: str = "",
+                      rewrites: Sequence[str] = ()) -> upstream.Settings:
+    """The conformance family's metadata source from ``inv lint``'s flags (bad combinations
+    are a LintError, one line)."""
+    if online and offline:
+        raise LintError("--online and --offline exclude each other")
+    if (record or rewrites) and not online:
+        raise LintError("--record and --rewrite need --online (offline replays a snapshot)")
+    pairs = []
+    for item in rewrites:
+        prefix, sep, replacement = item.partition("=")
+        if not sep or not prefix or not replacement:
+            raise LintError(f"--rewrite {item!r} must be PREFIX=REPLACEMENT")
+        pairs.append((prefix, replacement))
+    return upstream.Settings(
+        offline=None if online else Path(offline) if offline else upstream.SNAPSHOT,
+        record=Path(record) if record else None, rewrites=tuple(pairs))
 
 
 def _dockerfiles_of(targets: list[BakeTarget]) -> list[Path]:
@@ -28,8 +50,10 @@ def _dockerfiles_of(targets: list[BakeTarget]) -> list[Path]:
 
 
 def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILIES,
-        policy_file: Path = policy.POLICY) -> list[Finding]:
-    """Every finding, sorted, after the policy's exceptions."""
+        policy_file: Path = policy.POLICY,
+        metadata: upstream.Settings | None = None) -> list[Finding]:
+    """Every finding, sorted, after the policy's exceptions.  ``metadata`` says how the
+    conformance family has upstream metadata (default: the committed snapshot, offline)."""
     unknown = sorted(set(families) - set(FAMILIES))
     if unknown:
         raise LintError(f"unknown rule family {unknown[0]}; families: {', '.join(FAMILIES)}")
@@ -41,13 +65,13 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
     if "hadolint" in families:
         findings += hadolint.check(hadolint.discover(root, rules.hadolint_exclude), root)
     if set(families) - {"hadolint"}:
-        findings += _bake_rules(root, bake_files, families)
+        findings += _bake_rules(root, bake_files, families, metadata or upstream.Settings())
     kept = policy.apply(rules, findings, relative(policy_file, root))
     return sorted(set(kept))
 
 
-def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str]
-                ) -> list[Finding]:
+def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
+                metadata: upstream.Settings) -> list[Finding]:
     definition = bakemodel.load(list(bake_files))
     targets = bakemodel.targets(definition, root)
     files = Dockerfiles()
@@ -65,4 +89,10 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str]
         findings += downloads.check_context_files([t.context for t in targets], root)
     if "caching" in families:
         findings += caching.check(paths, files, root)
+    if "recipes" in families:
+        findings += recipes.check(paths, files, root)
+    if "conformance" in families:
+        fetched = upstream.Metadata(metadata)
+        findings += conformance.check(definition, root, fetched)
+        fetched.save()
     return findings

@@ -36,6 +36,7 @@ RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core 
     pip install --no-cache-dir --no-index /deps/core/*.whl /deps/plugin/*.whl /deps/app/*.whl \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json /deps/core /deps/plugin /deps/app \
+    && check-runtime.py --expect rb_core rb_plugin rb_app \
     && rb-app
 
 COPY --from=wheels /wheels/ /wheels/

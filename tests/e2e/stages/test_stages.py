@@ -78,3 +78,15 @@ def test_the_runtime_image_runs_and_carries_the_manifest(stage_build: StageBuild
     inside = json.loads(run("--entrypoint", "cat", image, "/opt/rocm-bake/versions.json"))
     assert inside == manifest(stage_build.dist)
     assert run("--entrypoint", "sh", image, "-c", "env | grep -c HIP_CLANG || true").strip() == "0"
+    # The runtime manifest check the real runtime images run (dockerfiles/scripts/
+    # check-runtime.py): no file owned twice, the expected modules present.  This stand-in
+    # image carries the cell's rb_* modules, not vLLM's amdsmi, so amdsmi is checked absent.
+    checked = run("--entrypoint", "check-runtime.py", image, "--expect", "rb_core", "rb_plugin",
+                  "rb_app")
+    assert "0 file(s) with two owners; expected modules (rb_core, rb_plugin, rb_app): present" \
+        in checked
+    missing = subprocess.run(["docker", "run", "--rm", "--network=none", "--entrypoint",
+                              "check-runtime.py", image, "--expect", "amdsmi"], env=env,
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert missing.returncode == 1
+    assert "expected module amdsmi does not import" in missing.stderr

@@ -1,0 +1,280 @@
+"""Upstream build-metadata conformance: each stage against its source's own metadata at the
+pinned version (``upstream.toml``; fetched by ``upstream.Metadata``).
+
+- ``build-requires``: every name of the source's ``[build-system].requires`` (markers evaluated
+  for the cell's Python on linux/x86_64) is installed in the stage at a version inside the
+  range.  The stage's tools are the base image's pins (``requirements/*.txt`` and exact
+  ``name==version`` pins of base.Dockerfile, bake variables resolved), then the stage's own,
+  then the upstream requirement files the stage installs.  The cell's own wheels (torch,
+  triton, ...) are exempt under ``--no-build-isolation`` -- the cell builds against its own
+  torch, as vLLM's use_existing_torch.py and LMCache's docs do -- unless the stage builds with
+  ``python -m build --no-isolation``, which checks every requirement and stops on any missing.
+- ``file-owner``: nothing an upstream requirement file installs (``installs``) or puts in the
+  wheel's install_requires (``runtime``) installs a top-level package a wheel the cell built
+  owns under another distribution name (e.g. PyPI's ``cupy-rocm-7-0`` over the cell's
+  ``cupy``).  Compared by distribution and top-level package name (``upstream.toml``'s
+  ``[built]`` and ``[pypi-packages]``): PyPI wheels' RECORD files are not available offline.
+- ``constraint-conflict``: such a file pins a distribution the cell built to a version the
+  cell's constraints file excludes (pip would fail, or without constraints swap the wheel).
+
+Requirements a stage removes first (``drop-requirement.py FILE NAME...``, vLLM's
+``use_existing_torch.py``) are not counted.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from rocm_bake.bakefile import Definition
+from rocm_bake_checks.lint import upstream
+from rocm_bake_checks.lint.bakemodel import relative
+from rocm_bake_checks.lint.consistency import Dockerfiles
+from rocm_bake_checks.lint.dockerfile import Dockerfile, csv_options
+from rocm_bake_checks.lint.findings import Finding, LintError
+from rocm_bake_checks.lint.upstream import Component, Config, Metadata, canonical
+
+_LOCAL_REQUIREMENTS = re.compile(r"requirements/([A-Za-z0-9_.-]+\.txt)")
+_PIN = re.compile(r"[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\"'\\]+)")
+_DROP = re.compile(r"drop-requirement\.py\s+(\S+)((?:\s+[A-Za-z0-9][A-Za-z0-9._-]*)+)")
+_BUILD = re.compile(r"\bpip3?\s+wheel\b|\bbdist_wheel\b|-m\s+build\b|\bpip3?\s+install\s+\.")
+_CHECKING_FRONTEND = re.compile(r"-m\s+build\b[^&|;]*--no-isolation")
+_SKIP_CHECK = re.compile(r"\s(?:-x|--skip-dependency-check)\b")
+# Named contexts whose /wheels a stage installs -> the distributions in them.
+CONTEXT_DISTS = {"torch": ("torch", "torchvision", "torchaudio"), "triton": ("triton",),
+                 "aiter": ("amd-aiter",), "cupy": ("cupy",), "nixl": ("nixl-rocm",),
+                 "vllm": ("vllm",), "lmcache": ("lmcache",), "amdsmi": ("amdsmi",)}
+
+
+@dataclass(frozen=True)
+class Tool:
+    version: str       # "" = installed, version not known here (an upstream range)
+    where: tuple[str, int]
+
+
+@dataclass
+class Stage:
+    """What the lint knows of one component's build stage."""
+
+    file: str
+    build_line: int
+    tools: dict[str, Tool] = field(default_factory=dict)
+    cell_wheels: set[str] = field(default_factory=set)
+    drops: dict[str, set[str]] = field(default_factory=dict)
+    drops_torch: bool = False
+    checking_frontend: bool = False
+
+
+def check(definition: Definition, root: Path, metadata: Metadata,
+          config: Config | None = None) -> list[Finding]:
+    config = config or upstream.load_config(metadata.settings.config)
+    variables = {v.name: v.value for v in definition.variables()}
+    python = str(variables.get("PYTHON_VERSION") or "3.12")
+    files = Dockerfiles()
+    found: list[Finding] = []
+    for component in config.components:
+        path = root / component.dockerfile
+        if not path.is_file():
+            raise LintError(f"upstream.toml: component {component.name}: "
+                            f"{component.dockerfile} does not exist")
+        stage = _stage(path, files, root, variables)
+        base = upstream.resolve(component.base, variables, f"component {component.name}")
+        found += _build_requires(component, stage, metadata, base, config, python)
+        found += _requirement_files(component, stage, metadata, base, config, python,
+                                    variables)
+    return found
+
+
+# -- the stage ------------------------------------------------------------------------------
+def _stage(path: Path, files: Dockerfiles, root: Path, variables: Mapping[str, object]) -> Stage:
+    parsed = files.get(path)
+    stage = Stage(relative(path, root), _build_line(parsed))
+    base = path.with_name("base.Dockerfile")
+    for source in ([files.get(base)] if base.is_file() and base != path else []) + [parsed]:
+        _tools_of(source, root, variables, stage)
+    for st in parsed.stages:
+        for instruction in st.instructions:
+            if instruction.keyword != "RUN":
+                continue
+            for mount in instruction.flags.get("mount", []):
+                context = csv_options(mount).get("from", "")
+                stage.cell_wheels.update(CONTEXT_DISTS.get(context, ()))
+            for match in _DROP.finditer(instruction.body):
+                names = {canonical(n) for n in match.group(2).split()}
+                stage.drops.setdefault(match.group(1).strip("\"'"), set()).update(names)
+            stage.drops_torch |= "use_existing_torch.py" in instruction.body
+            if (_CHECKING_FRONTEND.search(instruction.body)
+                    and not _SKIP_CHECK.search(instruction.body)):
+                stage.checking_frontend = True
+    return stage
+
+
+def _build_line(parsed: Dockerfile) -> int:
+    lines = [i.line for s in parsed.stages for i in s.instructions
+             if i.keyword == "RUN" and _BUILD.search(i.body)]
+    return lines[0] if lines else 1
+
+
+def _tools_of(parsed: Dockerfile, root: Path, variables: Mapping[str, object],
+              stage: Stage) -> None:
+    text = parsed.path.read_text(encoding="utf-8")
+    for name in dict.fromkeys(_LOCAL_REQUIREMENTS.findall(text)):
+        local = parsed.path.parent / "requirements" / name
+        if local.is_file():
+            for number, line in enumerate(local.read_text(encoding="utf-8").splitlines(), 1):
+                match = _PIN.match(line.strip())
+                if match:
+                    stage.tools[canonical(match.group(1))] = Tool(
+                        match.group(2), (relative(local, root), number))
+    for st in parsed.stages:
+        for instruction in st.instructions:
+            if instruction.keyword != "RUN" or "pip" not in instruction.body:
+                continue
+            for match in _PIN.finditer(instruction.body):
+                version = _expand(match.group(2), variables)
+                stage.tools[canonical(match.group(1))] = Tool(
+                    version, (relative(parsed.path, root), instruction.line))
+
+
+def _expand(text: str, variables: Mapping[str, object]) -> str:
+    return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
+                  lambda m: str(variables.get(m.group(1), m.group(0))), text)
+
+
+# -- upstream files -------------------------------------------------------------------------
+def _environment(python: str) -> dict[str, str]:
+    return {"python_version": python, "python_full_version": f"{python}.0",
+            "sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64",
+            "os_name": "posix", "implementation_name": "cpython",
+            "platform_python_implementation": "CPython", "extra": ""}
+
+
+def _applies(requirement: Requirement, python: str) -> bool:
+    return requirement.marker is None or requirement.marker.evaluate(_environment(python))
+
+
+def _parse(text: str, url: str) -> Requirement:
+    try:
+        return Requirement(text)
+    except InvalidRequirement as exc:
+        raise LintError(f"upstream metadata {url}: cannot parse requirement {text!r}: {exc}") \
+            from None
+
+
+def build_system(text: str, url: str) -> list[Requirement]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LintError(f"upstream metadata {url}: not TOML ({exc})") from None
+    requires = data.get("build-system", {}).get("requires", [])
+    if not isinstance(requires, list):
+        raise LintError(f"upstream metadata {url}: [build-system].requires is not a list")
+    return [_parse(str(r), url) for r in requires]
+
+
+def requirement_lines(text: str, url: str) -> Iterator[tuple[str, Requirement]]:
+    """(raw line, requirement) of a requirements file; options and ``-r`` includes skipped."""
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith(("#", "-")):
+            continue
+        yield line, _parse(line, url)
+
+
+def _kept(stage: Stage, path: str, line: str, requirement: Requirement) -> bool:
+    if canonical(requirement.name) in stage.drops.get(path, set()):
+        return False
+    return not (stage.drops_torch and "torch" in line.lower())
+
+
+# -- rules ----------------------------------------------------------------------------------
+def _build_requires(component: Component, stage: Stage, metadata: Metadata, base: str,
+                    config: Config, python: str) -> list[Finding]:
+    url = f"{base}/{component.build_system}"
+    tools = dict(stage.tools)
+    for path in component.installs:
+        file_url = f"{base}/{path}"
+        for line, requirement in requirement_lines(metadata.text(file_url), file_url):
+            if not _kept(stage, path, line, requirement) or not _applies(requirement, python):
+                continue
+            pinned = [s.version for s in requirement.specifier if s.operator == "=="]
+            name = canonical(requirement.name)
+            if pinned or name not in tools:
+                tools[name] = Tool(pinned[0] if pinned else "", (stage.file, stage.build_line))
+    found = []
+    for requirement in build_system(metadata.text(url), url):
+        if not _applies(requirement, python):
+            continue
+        name = canonical(requirement.name)
+        if name in config.built and not stage.checking_frontend:
+            continue
+        tool = tools.get(name)
+        origin = f"{component.build_system} [build-system].requires at the pinned version"
+        if name in config.built and name in stage.cell_wheels:
+            continue
+        if tool is None:
+            why = (" (`python -m build --no-isolation` checks every build requirement and "
+                   "stops: build with pip wheel --no-build-isolation, as vLLM does)"
+                   if stage.checking_frontend and name in config.built else "")
+            found.append(Finding(stage.file, stage.build_line, "build-requires",
+                                 f"{component.name}: {origin} needs {requirement}, which the "
+                                 f"stage does not install{why}"))
+            continue
+        if tool.version and not _satisfies(requirement, tool.version):
+            found.append(Finding(tool.where[0], tool.where[1], "build-requires",
+                                 f"{component.name}: {name} {tool.version} is outside "
+                                 f"{requirement} ({origin})"))
+    return found
+
+
+def _satisfies(requirement: Requirement, version: str) -> bool:
+    try:
+        return requirement.specifier.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def _requirement_files(component: Component, stage: Stage, metadata: Metadata, base: str,
+                       config: Config, python: str,
+                       variables: Mapping[str, object]) -> list[Finding]:
+    owners = {p: dist for dist, built in config.built.items() for p in built.packages}
+    found = []
+    for path in (*component.installs, *component.runtime):
+        url = f"{base}/{path}"
+        for line, requirement in requirement_lines(metadata.text(url), url):
+            if not _kept(stage, path, line, requirement) or not _applies(requirement, python):
+                continue
+            name = canonical(requirement.name)
+            if name in config.built:
+                found += _conflict(component, stage, path, requirement, config, variables)
+                continue
+            packages = config.pypi_packages.get(name, (requirement.name.replace("-", "_"),))
+            clash = sorted({owners[p] for p in packages if p in owners})
+            if clash:
+                shared = ", ".join(sorted(set(packages) & set(owners)))
+                found.append(Finding(stage.file, stage.build_line, "file-owner",
+                                     f"{component.name}: {path} installs {requirement.name}, "
+                                     f"which owns {shared}/ "
+                                     f"like the cell's own {', '.join(clash)} wheel and would "
+                                     "overwrite it (by top-level package name); drop it with "
+                                     "drop-requirement.py"))
+    return found
+
+
+def _conflict(component: Component, stage: Stage, path: str, requirement: Requirement,
+              config: Config, variables: Mapping[str, object]) -> list[Finding]:
+    variable = config.built[canonical(requirement.name)].version
+    version = str(variables.get(variable) or "") if variable else ""
+    if not version or not str(requirement.specifier) or _satisfies(requirement, version):
+        return []
+    return [Finding(stage.file, stage.build_line, "constraint-conflict",
+                    f"{component.name}: {path} requires {requirement}, but the cell builds "
+                    f"{canonical(requirement.name)} {version} ({variable}): pip would swap the "
+                    "cell's wheel, or fail under its constraints file; drop it with "
+                    "drop-requirement.py")]

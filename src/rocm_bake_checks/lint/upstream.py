@@ -1,0 +1,135 @@
+"""The upstream side of the conformance rules: which metadata file of which source, at the
+pinned version (``upstream.toml``), fetched through the drift layer's ``Web``/``Fetcher``, so
+it is cached, recordable (``--record``) and replayable (``--offline``, the default for
+``inv lint``: the committed snapshot ``upstream-metadata.json``)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rocm_bake.errors import RocmBakeError
+from rocm_bake_checks.drift import snapshot as snapshots
+from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
+from rocm_bake_checks.drift.model import Explanation
+from rocm_bake_checks.drift.web import Web, WebSettings
+from rocm_bake_checks.lint.findings import LintError
+
+CONFIG = Path(__file__).with_name("upstream.toml")
+SNAPSHOT = Path(__file__).with_name("upstream-metadata.json")
+TEXT_ACCEPT = "text/plain, */*;q=0.1"
+_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    dockerfile: str
+    base: str
+    build_system: str
+    installs: tuple[str, ...] = ()
+    runtime: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Built:
+    packages: tuple[str, ...]
+    version: str = ""
+
+
+@dataclass(frozen=True)
+class Config:
+    components: tuple[Component, ...]
+    built: Mapping[str, Built]
+    pypi_packages: Mapping[str, tuple[str, ...]]
+
+
+@dataclass
+class Settings:
+    """How the metadata is had: replayed from ``offline`` (default: the committed snapshot),
+    or fetched (``offline=None``), optionally recorded to ``record``."""
+
+    offline: Path | None = SNAPSHOT
+    record: Path | None = None
+    rewrites: tuple[tuple[str, str], ...] = ()
+    timeout: float = 20.0
+    deadline: float = 120.0
+    cache_dir: Path | None = None
+    config: Path = CONFIG
+    errors: list[str] = field(default_factory=list)
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def load_config(path: Path = CONFIG) -> Config:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise LintError(f"{path}: {exc}") from None
+    try:
+        components = tuple(Component(
+            name=str(c["name"]), dockerfile=str(c["dockerfile"]), base=str(c["base"]),
+            build_system=str(c["build-system"]),
+            installs=tuple(str(f) for f in c.get("installs", [])),
+            runtime=tuple(str(f) for f in c.get("runtime", [])))
+            for c in data.get("component", []))
+        built = {canonical(k): Built(tuple(v["packages"]), str(v.get("version", "")))
+                 for k, v in data.get("built", {}).items()}
+        pypi = {canonical(k): tuple(v) for k, v in data.get("pypi-packages", {}).items()}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise LintError(f"{path}: malformed entry ({exc})") from None
+    return Config(components, built, pypi)
+
+
+def resolve(template: str, variables: Mapping[str, object], where: str) -> str:
+    """``{VARIABLE}`` replaced by the bake variable's value; an unknown one is an error."""
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        found = variables.get(name)
+        if not isinstance(found, str) or not found:
+            raise LintError(f"{where}: {{{name}}} is not a non-empty bake variable")
+        return found
+    return _PLACEHOLDER.sub(value, template)
+
+
+class Metadata:
+    """Text of upstream files by URL, through one drift ``Fetcher`` for the whole lint run."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        offline = snapshots.load(settings.offline) if settings.offline is not None else None
+        self.record = (snapshots.Snapshot(datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+                       if settings.record is not None else None)
+        deadline = Deadline(settings.deadline)
+        self.fetcher = Fetcher(deadline, offline=offline, record=self.record)
+        self.web = Web(WebSettings(timeout=settings.timeout, rewrites=settings.rewrites,
+                                   cache_dir=settings.cache_dir), self.fetcher, deadline)
+
+    def text(self, url: str) -> str:
+        """The file's text; LintError with the reason when it cannot be had."""
+        try:
+            response = self.web.get(url, TEXT_ACCEPT, Explanation())
+        except UnavailableError as exc:
+            hint = (" (not in the recorded snapshot: re-record it with "
+                    "`inv lint --online --record src/rocm_bake_checks/lint/upstream-metadata.json`)"
+                    if self.settings.offline is not None else "")
+            raise LintError(f"upstream metadata {url}: {exc}{hint}") from None
+        body = response.get("body")
+        if not isinstance(body, str):
+            raise LintError(f"upstream metadata {url}: no text in the answer")
+        return body
+
+    def save(self) -> None:
+        if self.record is not None and self.settings.record is not None:
+            self.record.note = ("upstream build metadata for `inv lint` (family conformance); "
+                                "keys are the declared URLs")
+            try:
+                self.record.save(self.settings.record)
+            except (OSError, RocmBakeError) as exc:
+                raise LintError(f"cannot write {self.settings.record}: {exc}") from None
