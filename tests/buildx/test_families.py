@@ -1,0 +1,236 @@
+"""The seven families of issue 11, each through buildx and the model side by side: --set forms
+(env args, ``+=``, CSV values), ``target.NAME.FIELD`` references, ``any``-typed variables from
+the environment, ``--print`` escaping, and SOURCE_DATE_EPOCH."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.buildx.oracle import groups_as_sets, model, oracle
+from tests.conftest import Buildx
+
+Case = tuple[str, list[str], dict[str, str]]
+
+BASE = ('target "a" {\n  args = { X = "1" }\n  tags = ["a:1"]\n  platforms = ["linux/amd64"]\n'
+        '  cache-from = ["type=registry,ref=c/a"]\n  output = ["type=docker"]\n'
+        '  no-cache-filter = ["x"]\n  ulimits = ["nofile=1024:1024"]\n  network = "none"\n'
+        '  annotations = ["k=v"]\n}\ntarget "b" {\n  inherits = ["a"]\n}\n')
+
+
+def _set(*items: str) -> list[str]:
+    return [arg for item in items for arg in ("--set", item)]
+
+
+SET_ENV_ARGS: dict[str, Case] = {
+    "args-from-env": (BASE, ["--print", "a", *_set("a.args.FOO")], {"FOO": "env"}),
+    "args-from-env-missing": (BASE, ["--print", "a", *_set("a.args.FOO")], {}),
+    "args-from-env-empty": (BASE, ["--print", "a", *_set("a.args.FOO")], {"FOO": ""}),
+    "args-from-env-plus": (BASE, ["--print", "a", *_set("a.args.FOO+")], {"FOO": "p"}),
+    "args-from-env-replaces": (BASE, ["--print", "a", *_set("a.args.X")], {"X": "env"}),
+    "args-from-env-glob": (BASE, ["--print", "a", "b", *_set("*.args.FOO")], {"FOO": "g"}),
+    "labels-without-value": (BASE, ["--print", "a", *_set("a.labels.FOO")], {"FOO": "x"}),
+    "args-without-name": (BASE, ["--print", "a", *_set("a.args=1")], {}),
+}
+
+SET_APPEND: dict[str, Case] = {
+    "platform-append": (BASE, ["--print", "a", *_set("a.platform+=linux/arm64")], {}),
+    "platform-append-twice": (BASE, ["--print", "a", *_set("a.platform+=linux/arm64",
+                                                           "a.platform+=linux/riscv64")], {}),
+    "platform-set-then-append": (BASE, ["--print", "a", *_set("a.platform=linux/arm64",
+                                                              "a.platform+=linux/ppc64le")], {}),
+    "platform-append-then-set": (BASE, ["--print", "a", *_set("a.platform+=linux/arm64",
+                                                              "a.platform=linux/ppc64le")], {}),
+    "tags-append": (BASE, ["--print", "a", "b", *_set("*.tags+=r/x:2")], {}),
+    "tags-append-duplicate": (BASE, ["--print", "a", *_set("a.tags+=a:1")], {}),
+    "cache-from-append": (BASE, ["--print", "a", *_set("a.cache-from+=type=local,src=/c")], {}),
+    "cache-to-append": (BASE, ["--print", "a", *_set("a.cache-to+=type=inline")], {}),
+    "output-append": (BASE, ["--print", "a", *_set("a.output+=type=image,name=r/a")], {}),
+    "secrets-append": (BASE, ["--print", "a", *_set("a.secrets+=id=t,env=T")], {}),
+    "annotations-always-append": (BASE, ["--print", "a", *_set("a.annotations=k2=v")], {}),
+    "entitlements-append": (BASE, ["--print", "a", *_set("a.entitlements+=network.host")], {}),
+    "attest-always-merges": (BASE, ["--print", "a", *_set("a.attest=type=sbom")], {}),
+    "args-plus-sets": (BASE, ["--print", "a", *_set("a.args.X+=2")], {}),
+    "context-plus-sets": (BASE, ["--print", "a", *_set("a.context+=sub")], {}),
+    "no-cache-filter-not-a-list-key": (BASE, ["--print", "a", *_set("a.no-cache-filter=y")],
+                                       {}),
+    "ulimits-not-a-list-key": (BASE, ["--print", "a", *_set("a.ulimits+=core=0")], {}),
+    "network-is-a-list-key": (BASE, ["--print", "a", *_set("a.network=host")], {}),
+    "platform-plus-without-value": (BASE, ["--print", "a", *_set("a.platform+")], {}),
+    "unknown-key-plus": (BASE, ["--print", "a", *_set("a.nope+=1")], {}),
+}
+
+SET_CSV: dict[str, Case] = {
+    "cache-from-refs": (BASE, ["--print", "a", *_set("a.cache-from=u/app:c,u/b:c")], {}),
+    "cache-from-ref-with-slashes": (BASE, ["--print", "a", *_set("a.cache-from=r.io/a/b:c")],
+                                    {}),
+    "cache-from-empty": (BASE, ["--print", "a", *_set("a.cache-from=")], {}),
+    "cache-from-quoted": (BASE, ["--print", "a",
+                                 *_set('a.cache-from="type=registry,ref=a/b"')], {}),
+    "cache-to-mixed": (BASE, ["--print", "a", *_set("a.cache-to=type=local,dest=/a/b,mode=max")],
+                       {}),
+    "cache-from-bad-field": (BASE, ["--print", "a", *_set("a.cache-from=type=local,x")], {}),
+    "cache-from-no-type": (BASE, ["--print", "a", *_set("a.cache-from=ref=a/b")], {}),
+    "output-empty": (BASE, ["--print", "a", *_set("a.output=")], {}),
+    "output-path": (BASE, ["--print", "a", *_set("a.output=./out/dir")], {}),
+    "output-dash": (BASE, ["--print", "a", *_set("a.output=-")], {}),
+    "output-two-paths": (BASE, ["--print", "a", *_set("a.output=/a/b,/c")], {}),
+    "output-upper-keys": (BASE, ["--print", "a", *_set("a.output=TYPE=local,Dest=/o")], {}),
+    "secret-env-type": (BASE, ["--print", "a", *_set("a.secrets=type=env,id=t,src=TOK")], {}),
+    "secret-bad-key": (BASE, ["--print", "a", *_set("a.secrets=id=t,foo=bar")], {}),
+    "hcl-cache-refs-in-one-string": (
+        'target "a" {\n  cache-from = ["a/b,c/d", "", {type = "local", src = "/x"}]\n'
+        '  cache-to = ["e/f"]\n  output = ["", "-"]\n  tags = ["", "t", "t"]\n}\n',
+        ["--print", "a"], {}),
+    "load-false-keeps-docker": (BASE, ["--print", "a", *_set("a.load=false")], {}),
+    "load-true-with-docker": (BASE, ["--print", "a", *_set("a.load=true")], {}),
+    "load-true-with-image": (
+        'target "a" {\n  output = ["type=image,name=x"]\n}\n',
+        ["--print", "a", *_set("a.load=true")], {}),
+    "push-false-drops-registry": (
+        'target "a" {\n  output = ["type=registry,name=x", "type=image,name=y", "type=local,'
+        'dest=o"]\n}\n', ["--print", "a", *_set("a.push=false")], {}),
+    "glob-targets-requested": (BASE, ["--print", "[ab]"], {}),
+    "glob-bad-pattern": (BASE, ["--print", "a", *_set("[.args.X=1")], {}),
+}
+
+TARGET_REFS: dict[str, Case] = {
+    "field-references": (
+        'target "base" {\n  args = { A = "1" }\n  tags = ["r/base:1"]\n'
+        '  dockerfile = "base.Dockerfile"\n}\ntarget "c" {\n'
+        '  args = { B = target.base.args.A, D = target.base.dockerfile }\n'
+        '  tags = [for t in target.base.tags : "${t}-c"]\n}\n', ["--print", "c"], {}),
+    "reference-unset-field": (
+        'target "base" {\n}\ntarget "c" {\n  args = { B = target.base.context }\n}\n',
+        ["--print", "c"], {}),
+    "reference-cycle": (
+        'target "a" {\n  dockerfile = target.b.dockerfile\n}\n'
+        'target "b" {\n  dockerfile = target.a.dockerfile\n}\n', ["--print", "a"], {}),
+    "reference-same-target": (
+        'target "a" {\n  dockerfile = "x"\n  args = { D = target.a.dockerfile }\n}\n',
+        ["--print", "a"], {}),
+    "reference-missing-target": (
+        'target "a" {\n  args = { D = target.nope.dockerfile }\n}\n', ["--print", "a"], {}),
+    "reference-in-variable": (
+        'variable "V" {\n  default = target.a.tags[0]\n}\ntarget "a" {\n  tags = ["t:1"]\n}\n'
+        'target "b" {\n  args = { V = V }\n}\n', ["--print", "b"], {}),
+    "reference-not-inherited": (
+        'target "p" {\n  args = { A = "p" }\n}\ntarget "a" {\n  inherits = ["p"]\n'
+        '  args = { B = "b" }\n}\ntarget "c" {\n  args = target.a.args\n}\n',
+        ["--print", "c"], {}),
+    "reference-bare-block-type": ('target "a" {\n  args = { A = jsonencode(target) }\n}\n',
+                                  ["--print", "a"], {}),
+    "reference-matrix-name": (
+        'target "m" {\n  matrix = { v = ["1", "2"] }\n  name = "m-${v}"\n  args = { V = v }\n}\n'
+        'target "c" {\n  args = { V = target.m-2.args.V }\n}\n', ["--print", "c"], {}),
+    "reference-group": (
+        'group "g" {\n  targets = ["a"]\n}\ntarget "a" {\n  tags = group.g.targets\n}\n',
+        ["--print", "a"], {}),
+}
+
+ANY_FROM_ENV: dict[str, Case] = {
+    "any-with-default-from-env": (
+        'variable "V" {\n  type = any\n  default = 1\n}\ntarget "c" {\n  args = { V = V }\n}\n',
+        ["--print", "c"], {"V": "2"}),
+    "any-without-default-from-env": (
+        'variable "W" {\n  type = any\n}\ntarget "c" {\n  args = { W = W }\n}\n',
+        ["--print", "c"], {"W": "x"}),
+    "any-listing-from-env": (
+        'variable "V" {\n  type = any\n  default = "a"\n}\ntarget "c" {}\n',
+        ["--list=type=variables,format=json"], {"V": "b"}),
+    "any-from-typed-json": (
+        'variable "V" {\n  type = any\n  default = 1\n}\ntarget "c" {\n'
+        '  args = { V = jsonencode(V) }\n}\n', ["--print", "c"],
+        {"V_JSON": '{"value": ["a", 1], "type": ["tuple", ["string", "number"]]}'}),
+    "any-from-plain-json": (
+        'variable "V" {\n  type = any\n  default = 1\n}\ntarget "c" {\n'
+        '  args = { V = jsonencode(V) }\n}\n', ["--print", "c"], {"V_JSON": '["a"]'}),
+    "list-any-from-env": (
+        'variable "L" {\n  type = list(any)\n  default = []\n}\ntarget "c" {}\n',
+        ["--print", "c"], {"L": "a,b"}),
+    "tuple-from-csv": (
+        'variable "T" {\n  type = tuple([string, number])\n  default = ["a", 1]\n}\n'
+        'target "c" {\n  args = { T = jsonencode(T) }\n}\n', ["--print", "c"], {"T": "b,2"}),
+    "tuple-from-csv-wrong-length": (
+        'variable "T" {\n  type = tuple([string, number])\n  default = ["a", 1]\n}\n'
+        'target "c" {}\n', ["--print", "c"], {"T": "b"}),
+    "untyped-from-json-env": (
+        'variable "N" {\n  default = 1\n}\nvariable "S" {\n}\ntarget "c" {\n'
+        '  args = { N = N + 1, S = S }\n}\n', ["--print", "c"], {"N_JSON": "5", "S_JSON": "[1]"}),
+    "typed-json-env-wins-over-plain": (
+        'variable "N" {\n  type = number\n  default = 1\n}\ntarget "c" {\n  args = { N = N }\n}\n',
+        ["--print", "c"], {"N": "2", "N_JSON": "3"}),
+    "json-env-shadowed-by-variable": (
+        'variable "N" {\n  type = number\n  default = 1\n}\nvariable "N_JSON" {\n'
+        '  default = "x"\n}\ntarget "c" {\n  args = { N = N }\n}\n', ["--print", "c"],
+        {"N_JSON": "3"}),
+    "object-from-plain-env": (
+        'variable "O" {\n  type = object({a = string})\n  default = {a = "x"}\n}\n'
+        'target "c" {}\n', ["--print", "c"], {"O": "y"}),
+}
+
+ESCAPING: dict[str, Case] = {
+    "heredoc-and-quoted-escapes": (
+        'target "c" {\n  dockerfile-inline = <<EOT\nFROM x\nRUN echo $${A} %%{b} $$ %% $x\nEOT\n'
+        '  args = { A = "$${x} %%{y} $$ %%", B = <<-EOT\n    a $${x}\n    b %%{y}\n    EOT\n'
+        '  }\n  labels = { L = "$${l}" }\n  annotations = ["a=$${b}"]\n'
+        '  tags = ["t$${x}"]\n  description = "d$${x}"\n}\n', ["--print", "c"], {}),
+    "template-escapes-in-set": (BASE, ["--print", "a", *_set("a.args.X=${y}%{z}",
+                                                             "a.labels.L=$${q}",
+                                                             "a.annotations=a=${b}",
+                                                             "a.dockerfile=${d}")], {}),
+    "escapes-from-env": (
+        'variable "V" {\n  default = ""\n}\ntarget "c" {\n  args = { V = V }\n'
+        '  dockerfile-inline = "FROM ${V}"\n}\n', ["--print", "c"], {"V": "${HOME}%{x}"}),
+    "escaped-directive-in-heredoc": (
+        'target "c" {\n  args = { A = <<EOT\n%%{if true}x%%{endif} $${y}\nEOT\n  }\n}\n',
+        ["--print", "c"], {}),
+}
+
+SOURCE_DATE_EPOCH: dict[str, Case] = {
+    "epoch-injected": (BASE, ["--print", "a", "b"], {"SOURCE_DATE_EPOCH": "1700000000"}),
+    "epoch-empty-ignored": (BASE, ["--print", "a"], {"SOURCE_DATE_EPOCH": ""}),
+    "epoch-target-arg-wins": (
+        'target "a" {\n  args = { SOURCE_DATE_EPOCH = "1" }\n}\n', ["--print", "a"],
+        {"SOURCE_DATE_EPOCH": "2"}),
+    "epoch-set-arg-wins": (BASE, ["--print", "a", *_set("a.args.SOURCE_DATE_EPOCH=3")],
+                           {"SOURCE_DATE_EPOCH": "2"}),
+    "epoch-linked-target": (
+        'target "base" {\n}\ntarget "a" {\n  contexts = { b = "target:base" }\n}\n',
+        ["--print", "a"], {"SOURCE_DATE_EPOCH": "5"}),
+    "epoch-escaped": (BASE, ["--print", "a"], {"SOURCE_DATE_EPOCH": "${x}"}),
+    "epoch-variable-listing": (
+        'variable "SOURCE_DATE_EPOCH" {\n  default = "0"\n}\ntarget "a" {\n'
+        '  args = { E = SOURCE_DATE_EPOCH }\n}\n', ["--print", "a"], {"SOURCE_DATE_EPOCH": "9"}),
+}
+
+FAMILIES: dict[str, dict[str, Case]] = {
+    "set-env-args": SET_ENV_ARGS,
+    "set-append": SET_APPEND,
+    "set-csv-values": SET_CSV,
+    "target-references": TARGET_REFS,
+    "any-from-env": ANY_FROM_ENV,
+    "print-escaping": ESCAPING,
+    "source-date-epoch": SOURCE_DATE_EPOCH,
+}
+CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
+         for name, case in cases.items()}
+
+
+def compare(case: Case, buildx: Buildx, cwd: Path) -> None:
+    text, args, env = case
+    (cwd / "docker-bake.hcl").write_text(text)
+    expected = oracle(buildx, list(args), cwd, env)
+    got = model(list(args), cwd, env)
+    assert got.ok == expected.ok, f"buildx: {expected.error or 'ok'}; model: {got.error or 'ok'}"
+    if expected.ok:
+        assert groups_as_sets(got.data) == groups_as_sets(expected.data)
+    else:
+        assert got.error, "an error must say what is wrong"
+
+
+@pytest.mark.buildx
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_family_case(name: str, buildx: Buildx, tmp_path: Path) -> None:
+    compare(CASES[name], buildx, tmp_path)
