@@ -44,12 +44,12 @@ def parse_float(text: str) -> Value:
     return values.number(number)
 
 
-def parse_csv(text: str) -> list[str] | None:
+def parse_csv(text: str, delimiter: str = ",") -> list[str] | None:
     """One CSV record, as Go's encoding/csv reads it; None if malformed (or empty: Go reads EOF)."""
     if text == "":
         return None
     try:
-        rows = list(csv.reader([text], strict=True))
+        rows = list(csv.reader([text], strict=True, delimiter=delimiter))
     except csv.Error:
         return None
     return rows[0] if rows else []
