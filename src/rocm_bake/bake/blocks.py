@@ -49,7 +49,7 @@ def evaluate(blocks: list[BlockDecl], namespace: Namespace) -> Config:
             config.groups[block.label] = _group(block, namespace)
             continue
         names: list[str] = []
-        for scope in _matrix_scopes(block, namespace):
+        for scope in matrix_scopes(block, namespace):
             target = _target(block, scope, namespace)
             names.append(target.name)
             config.add_target(target, block.source)
@@ -100,7 +100,7 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
     return group
 
 
-def _matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
+def matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
     matrix_attr = block.attributes.get("matrix")
     if matrix_attr is None:
         if "name" in block.attributes:
@@ -117,14 +117,19 @@ def _matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
     return [namespace.scope.child(combo) for combo in combos]
 
 
-def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
+def target_name(block: BlockDecl, scope: Scope, namespace: Namespace) -> str:
+    """A target block's name in one matrix cell (its label, or its ``name`` attribute)."""
     name = block.label
     check_name(name, block.source)
     name_attr = block.attributes.get("name")
     if name_attr is not None:
         name = _string(name_attr, _value(name_attr, scope, namespace))
         check_name(name, name_attr.source)
-    target = Target(name)
+    return name
+
+
+def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
+    target = Target(target_name(block, scope, namespace))
     for attr in block.attributes.values():
         if attr.name in ("name", "matrix") or attr.name not in KINDS:
             continue

@@ -77,7 +77,7 @@ class Target:
             return
         kind = KINDS[name]
         try:
-            self.fields[name] = _decode(kind, name, value)
+            self.fields[name] = decode(kind, name, value)
         except (ConversionError, EntryError) as exc:
             raise FieldError(str(exc)) from None
 
@@ -199,7 +199,7 @@ def clean_context(path: str) -> str:
     return posixpath.normpath(path)
 
 
-def _decode(kind: str, name: str, value: Value) -> Any:
+def decode(kind: str, name: str, value: Value) -> Any:
     if kind == "string":
         return values.to_string(value)
     if kind == "bool":

@@ -117,6 +117,8 @@ class Namespace:
         self.values: dict[str, Value] = {}
         self.in_progress: set[str] = set()
         self.scope = Scope(resolver=self.resolve)
+        #: What ``target`` and ``group`` resolve to (set by the loader: bake.references).
+        self.blocks: Callable[[str], Value] | None = None
         table: dict[str, Callable[[list[Value]], Value]] = dict(functions)
         for name, decl in declared.functions.items():
             table[name] = user_function(decl, self.scope, table)
@@ -134,9 +136,8 @@ class Namespace:
         variable = self.declared.variables.get(name)
         attribute = self.declared.attributes.get(name)
         if attribute is None and variable is None and name not in BUILTINS:
-            if name in ("target", "group"):
-                raise KeyError(name, f"references to other blocks ({name}.NAME.FIELD) are not "
-                                     "supported: use a variable or top-level attribute instead")
+            if name in ("target", "group") and self.blocks is not None:
+                return self.blocks(name)
             raise KeyError(name)
         self.in_progress.add(name)
         try:
@@ -269,6 +270,11 @@ class Namespace:
             f"{text!r} is not {what}")
 
     # -- after resolution -----------------------------------------------------------------
+    def resolve_variables(self) -> None:
+        """buildx's first phase: every variable (and what it needs), before any block exists."""
+        for name in self.declared.variables:
+            self.resolve(name)
+
     def resolve_all(self) -> None:
         for name in [*self.declared.attributes, *self.declared.variables]:
             self.resolve(name)
