@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rocm_bake.bake import buildopts
 from rocm_bake.bake.blocks import Config, Group
 from rocm_bake.bake.target import ARRAY_KEYS, Target
 from rocm_bake.errors import UsageError
@@ -73,6 +74,7 @@ def resolve(config: Config, requested: Sequence[str], overrides: Sequence[str] =
         if epoch:
             _source_date_epoch(target, epoch)
         _check_local_sources(target, env or {})
+        buildopts.check(target)
     return Plan(groups, targets)
 
 
@@ -320,3 +322,8 @@ def _load_links(config: Config, name: str, target: Target, targets: dict[str, Ta
             entitlements = target.fields.setdefault("entitlements", [])
             if entitlement not in entitlements:
                 entitlements.append(entitlement)
+        platforms, linked_platforms = target.get("platforms") or [], linked.get("platforms") or []
+        if (len(platforms) > 1 and len(linked_platforms) > 1
+                and not set(platforms) <= set(linked_platforms)):
+            raise UsageError(f"target {linked_name} can't be used by {name} because its "
+                             f"platforms {platforms} are not a subset of {linked_platforms}")
