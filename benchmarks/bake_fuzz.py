@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("ROCM_BAKE_CACHE_DIR", "off")  # thousands of one-off files: no cache
 
-from tests.buildx.fuzz import Verdict, generate, run, shrink  # noqa: E402
-from tests.conftest import Buildx  # noqa: E402
+from tests.buildx.fuzz import PluginBuildx, Verdict, generate, run, shrink  # noqa: E402
 
 
 def main() -> int:
@@ -33,7 +32,7 @@ def main() -> int:
     options = parser.parse_args()
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as home:
-        buildx = Buildx(Path(home))
+        buildx = PluginBuildx(Path(home))
         cases = [generate(f"{options.seed}:{i}") for i in range(options.cases)]
         report = run(cases, buildx, options.workers)
         classes: dict[str, list[Verdict]] = {}
@@ -42,7 +41,7 @@ def main() -> int:
         elapsed = time.perf_counter() - start
         print(f"{report.agreed}/{report.total} cases agree ({report.rate:.2%}); buildx failed "
               f"{report.buildx_failed} of them; {len(classes)} disagreement classes; "
-              f"{elapsed:.0f} s")
+              f"{elapsed:.0f} s; buildx panicked on {len(report.panics)} more (not counted)")
         for kind, verdicts in sorted(classes.items(), key=lambda kv: -len(kv[1])):
             print(f"\n== {len(verdicts)} x {kind}")
             smallest = min(verdicts, key=lambda v: len(v.case.text))
@@ -52,6 +51,9 @@ def main() -> int:
             print(smallest.case.describe().rstrip())
             print(f"-- buildx: {_outcome(smallest.expected)}")
             print(f"-- model:  {_outcome(smallest.got)}")
+        for verdict in report.panics[:3]:
+            print(f"\n== buildx panicked: {verdict.expected.error}")
+            print(verdict.case.describe().rstrip())
     return 0 if not report.disagreements else 1
 
 

@@ -20,15 +20,44 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tests.buildx.oracle import Outcome, groups_as_sets, model, oracle
-from tests.conftest import Buildx
+from tests.buildx.oracle import Outcome, groups_as_sets, model
+from tests.conftest import Buildx, Result, minimal_env
+
+#: Where the docker CLI looks for plugins on Linux (its own search order).
+PLUGIN_DIRS = ("~/.docker/cli-plugins", "/usr/local/lib/docker/cli-plugins",
+               "/usr/local/libexec/docker/cli-plugins", "/usr/lib/docker/cli-plugins",
+               "/usr/libexec/docker/cli-plugins")
+
+
+class PluginBuildx(Buildx):
+    """The same buildx binary ``docker buildx`` runs, called directly: the docker CLI's
+    plugin hand-off costs more than bake's own work for ``--print``, so the fuzzer skips it."""
+
+    def __init__(self, home: Path) -> None:
+        super().__init__(home)
+        found = [Path(d).expanduser() / "docker-buildx" for d in PLUGIN_DIRS]
+        self.binary = next((str(p) for p in found if p.exists()), None)
+
+    def bake(self, args: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> Result:
+        if self.binary is None:
+            return super().bake(args, cwd, env)
+        config = self.home / "docker"
+        config.mkdir(exist_ok=True)
+        full_env = minimal_env({"DOCKER_CONFIG": str(config),
+                                "BUILDX_CONFIG": str(self.home / "buildx"), **(env or {})},
+                               home=self.home)
+        proc = subprocess.run([self.binary, "bake", "--progress=plain", *args], cwd=cwd,
+                              env=full_env, capture_output=True, text=True, timeout=60,
+                              check=False)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
 
 # -- cases ------------------------------------------------------------------------------------
 
@@ -80,11 +109,14 @@ STRINGS = ["a", "x-1", "gfx950", "r/img:1", "a,b", "k=v", "/p/q", "é", " sp ", 
 SAFE_STRINGS = [s for s in STRINGS if s not in ("${", "%{")]
 PLATFORMS = ["linux/amd64", "linux/arm64", "linux/riscv64"]
 CACHES = ['"r/c:1"', '"type=registry,ref=r/c:2"', '"type=local,src=/tmp/c"', '"u/a,u/b"', '""',
-          '{ type = "local", src = "/x" }', '"type=gha"', '"ref=r/c"']
+          '{ type = "local", src = "/x" }', '"type=gha"']
 OUTPUTS = ['"type=docker"', '"type=image,name=r/x"', '"type=local,dest=out"', '"-"',
            '"type=cacheonly"', '"out/dir"', '""']
 ANNOTATIONS = ['"k=v"', '"index:k=v"', '"manifest:o=${"x"}"', '"a=$${b}"']
 ANY_DEFAULTS = ["1", '"a"', '["x", 1]', "{a = 1}", "null"]
+ENV_BY_KIND = {"string": ["v", "", "a b", "${x}"], "number": ["2", "-1.5", "1e3", "0"],
+               "bool": ["true", "false", "1", "F"], "list": ["a,b", "x", '"q,r",s'],
+               "map": ["a:1,b:2", "k:v"], "any": ["x"]}
 ENV_VALUES = ["1", "0", "true", "false", "x", "", "2.5", "-3", "1e3", "a,b", "a:1,b:2", "a,\"b,c\"",
               "nan", "0x10", "${y}", "%{z}", "t", "F", "1_000", "[1]", '{"a":1}']
 
@@ -98,6 +130,7 @@ class Generator:
         self.functions: list[tuple[str, int]] = []
         self.targets: list[str] = []
         self.generated: list[str] = []  # matrix-generated target names
+        self.matrix: list[str] = []  # targets with a matrix (referenced by generated names)
 
     def pick(self, items: list[Any]) -> Any:
         return self.rng.choice(items)
@@ -131,20 +164,22 @@ class Generator:
         if roll < 0.75:
             return self.call_string(depth)
         if roll < 0.85:
-            return f"{self.boolean(depth + 1)} ? {self.string(depth + 1)} : {self.string(depth + 1)}"
+            when, then = self.boolean(depth + 1), self.string(depth + 1)
+            return f"{when} ? {then} : {self.string(depth + 1)}"
         if roll < 0.9 and self.functions:
             name, arity = self.pick(self.functions)
             return f"{name}({', '.join(self.string(depth + 1) for _ in range(arity))})"
         if roll < 0.95:
-            return f"{self.strings(depth + 1)}[0]"
-        return f"{self.string_map(depth + 1)}[\"k\"]" if self.chance(0.5) else self.literal()
+            return f'join("-", {self.strings(depth + 1)})'
+        return f'lookup({self.string_map(depth + 1)}, "k", "d")' if self.chance(0.5) else (
+            f'["x", {self.string(depth + 1)}][1]')
 
     def template(self, depth: int) -> str:
         parts = []
         for _ in range(self.rng.randint(1, 3)):
             roll = self.rng.random()
             if roll < 0.35:
-                parts.append(self.pick(SAFE_STRINGS).replace('"', ""))
+                parts.append(self.pick(SAFE_STRINGS).replace('"', "").replace("\\", ""))
             elif roll < 0.7:
                 parts.append("${" + self.string(depth + 1) + "}")
             elif roll < 0.85:
@@ -162,12 +197,12 @@ class Generator:
             lambda: f"upper({s})", lambda: f"lower({s})", lambda: f"trimspace({s})",
             lambda: f'replace({s}, "a", "b")', lambda: f'join("{self.pick([",", "-", ""])}", '
                                                        f"{self.strings(depth + 1)})",
-            lambda: f'format("%s-%d", {s}, {self.number(depth + 1)})',
+            lambda: f'format("%s-%v", {s}, {self.number(depth + 1)})',
             lambda: f"substr({s}, 0, 2)", lambda: f"jsonencode({self.value(depth + 1)})",
             lambda: f'coalesce({s}, "d")', lambda: f'trimprefix({s}, "a")',
             lambda: f"title({s})", lambda: f'regex_replace({s}, "[a-c]", "Z")',
-            lambda: f"sanitize({s})", lambda: f"md5({s})", lambda: f"tostring({s})",
-            lambda: f"element({self.strings(depth + 1)}, {self.rng.randint(0, 3)})",
+            lambda: f"sanitize({s})", lambda: f"md5({s})", lambda: f"reverse({s})",
+            lambda: f'element(["e", {s}], {self.rng.randint(0, 3)})',  # wraps around
             lambda: f"lookup({self.string_map(depth + 1)}, \"k\", \"dflt\")",
             lambda: f"indent(2, {s})", lambda: f"chomp({s})", lambda: f"basename({s})",
         ]
@@ -186,9 +221,10 @@ class Generator:
         if roll < 0.75:
             op = self.pick(["+", "-", "*", "/", "%"])
             return f"({self.number(depth + 1)} {op} {self.number(depth + 1)})"
-        return self.pick([f"length({self.strings(depth + 1)})", f"max(1, {self.number(depth + 1)})",
-                          f"floor({self.number(depth + 1)})", f"abs({self.number(depth + 1)})",
-                          f'parseint("{self.pick(["10", "ff", "z"])}", 16)',
+        return self.pick([f"length({self.strings(depth + 1)})",
+                          f"max(1, {self.number(depth + 1)})", f"floor({self.number(depth + 1)})",
+                          f"ceil({self.number(depth + 1)})", f"signum({self.number(depth + 1)})",
+                          f'parseint("{self.pick(["10", "ff", "-7"])}", 16)',
                           f"min({self.number(depth + 1)}, 4)"])
 
     def boolean(self, depth: int = 0) -> str:
@@ -205,15 +241,16 @@ class Generator:
             return f"{self.number(depth + 1)} {op} {self.number(depth + 1)}"
         if roll < 0.8:
             return f"{self.boolean(depth + 1)} {self.pick(['&&', '||'])} {self.boolean(depth + 1)}"
-        return self.pick([f"!{self.boolean(depth + 1)}", f'contains({self.strings(depth + 1)}, "a")',
-                          f"can({self.string(depth + 1)})", f'startswith({self.string(depth + 1)}, "a")'
-                          if False else f'{self.string(depth + 1)} == ""'])
+        return self.pick([f"!({self.boolean(depth + 1)})",
+                          f'contains({self.strings(depth + 1)}, "a")',
+                          f"can({self.string(depth + 1)})", f'{self.string(depth + 1)} == ""'])
 
     def strings(self, depth: int = 0) -> str:
         roll = self.rng.random()
         var = self.var_of("list")
         if roll < 0.35 or depth > 2:
-            return "[" + ", ".join(self.string(depth + 1) for _ in range(self.rng.randint(0, 3))) + "]"
+            items = [self.string(depth + 1) for _ in range(self.rng.randint(0, 3))]
+            return "[" + ", ".join(items) + "]"
         if roll < 0.5 and var:
             return var
         if roll < 0.7:
@@ -225,8 +262,8 @@ class Generator:
                           f"sort({self.strings(depth + 1)})",
                           f"compact({self.strings(depth + 1)})",
                           f"keys({self.string_map(depth + 1)})",
-                          f"reverse({self.strings(depth + 1)})",
-                          f"slice({self.strings(depth + 1)}, 0, 1)"])
+                          f"reverselist({self.strings(depth + 1)})",
+                          f'slice(["a", "b", {self.string(depth + 1)}], 0, 2)'])
 
     def string_map(self, depth: int = 0) -> str:
         roll = self.rng.random()
@@ -238,7 +275,7 @@ class Generator:
         if roll < 0.8:
             return f"{{for k, v in {self.string_map(depth + 1)} : upper(k) => v}}"
         return self.pick([f"merge({self.string_map(depth + 1)}, {self.string_map(depth + 1)})",
-                          f"zipmap({self.strings(depth + 1)}, {self.strings(depth + 1)})",
+                          f'zipmap(["a", "b"], ["1", {self.string(depth + 1)}])',
                           f'{{for s in {self.strings(depth + 1)} : s => "${{s}}-v"...}}'
                           if self.chance(0.1) else self.object_literal(depth)])
 
@@ -302,7 +339,7 @@ class Generator:
         if self.chance(0.2):
             lines.append(f"description = {self.literal()}")
         if self.chance(0.15) and hcl_kind in ("string", "number"):
-            check = (f"length({name}) < 20" if hcl_kind == "string" else f"{name} < 100")
+            check = (f"strlen({name}) < 20" if hcl_kind == "string" else f"{name} < 100")
             nested.append(("validation", (f"condition = {check}",
                                           f'error_message = "bad {name}"')))
         if hcl_kind is not None:
@@ -320,8 +357,8 @@ class Generator:
     def target(self, index: int) -> Block:
         name = f"t{index}"
         lines: list[str] = []
-        others = list(self.targets)
-        fields = self.rng.sample(TARGET_FIELDS, self.rng.randint(1, 6))
+        others = [t for t in self.targets if t not in self.matrix] + self.generated
+        fields = list(dict.fromkeys(self.rng.sample(TARGET_FIELDS, self.rng.randint(1, 6))))
         for fname in fields:
             value = self.target_field(fname, others)
             if value is not None:
@@ -334,21 +371,26 @@ class Generator:
             if not any(line.startswith("args =") for line in lines):
                 lines.append(f"args = {{ M = {axis} }}")
             self.generated += [f"{name}-{v}" for v in values_]
+            self.matrix.append(name)
         self.targets.append(name)
         return Block(f'target "{name}" {{', tuple(lines))
 
     def target_field(self, fname: str, others: list[str]) -> str | None:
         if fname in ("args", "labels"):
             if others and self.chance(0.15):
-                return f"{{ R = target.{self.pick(others)}.{self.pick(['dockerfile', 'context'])} }}"
+                field_name = self.pick(["dockerfile", "context", "target"])
+                return f"{{ R = target.{self.pick(others)}.{field_name} }}"
             return self.string_map()
         if fname == "tags":
             if others and self.chance(0.1):
-                return f'[for t in coalescelist(target.{self.pick(others)}.tags, ["z"]) : "${{t}}-x"]'
+                other = self.pick(others)
+                return f'[for t in coalescelist(target.{other}.tags, ["z"]) : "${{t}}-x"]'
             return self.strings()
         if fname == "platforms":
             return json.dumps(self.rng.sample(PLATFORMS, self.rng.randint(0, 2)))
-        if fname in ("context", "dockerfile", "target", "description", "shm-size"):
+        if fname == "shm-size":
+            return self.pick(['"128m"', '"1g"', '"2.5GiB"', '"10"', self.string()])
+        if fname in ("context", "dockerfile", "target", "description"):
             if fname == "context" and self.chance(0.5):
                 return self.pick(['"."', '"sub"', '"./a/../b/"', '"https://h/x.git"'])
             return self.string()
@@ -361,7 +403,8 @@ class Generator:
         if fname in ("no-cache", "pull"):
             return self.boolean()
         if fname == "inherits" and others:
-            return json.dumps(self.rng.sample(others, self.rng.randint(1, min(2, len(others)))))
+            parents = [t for t in self.targets if t not in self.matrix] or others
+            return json.dumps(self.rng.sample(parents, self.rng.randint(1, min(2, len(parents)))))
         if fname == "contexts":
             items = []
             if others:
@@ -371,9 +414,13 @@ class Generator:
         if fname == "network":
             return self.pick(['"host"', '"none"', '"default"', "null"])
         if fname == "annotations":
-            return "[" + ", ".join(self.pick(ANNOTATIONS) for _ in range(self.rng.randint(0, 2))) + "]"
-        if fname in ("ulimits", "no-cache-filter"):
-            return self.pick(['["nofile=1024:1024"]', '["a", "b", "a"]', "[]"])
+            items = [self.pick(ANNOTATIONS) for _ in range(self.rng.randint(0, 2))]
+            return "[" + ", ".join(items) + "]"
+        if fname == "ulimits":
+            return self.pick(['["nofile=1024:1024"]', '["core=0", "nproc=5:6"]', "[]",
+                              '["nproc=5:4"]' if self.chance(0.2) else "[]"])
+        if fname == "no-cache-filter":
+            return self.pick(['["a", "b", "a"]', "[]", '["", "x"]'])
         if fname == "entitlements":
             return self.pick(['["network.host"]', '["security.insecure"]', "[]"])
         return None
@@ -387,9 +434,9 @@ class Generator:
     # -- the command line -----------------------------------------------------------------
     def env(self) -> dict[str, str]:
         env: dict[str, str] = {}
-        for name, _kind in self.vars.items():
+        for name, kind in self.vars.items():
             if self.chance(0.3):
-                env[name] = self.pick(ENV_VALUES)
+                env[name] = self.pick(ENV_VALUES if self.chance(0.3) else ENV_BY_KIND[kind])
             if self.chance(0.1):
                 env[f"{name}_JSON"] = self.pick(['["a","b"]', '{"a":"1"}', "5", '"s"', "true",
                                                  '{"value":1,"type":"number"}', "[1", "null"])
@@ -403,7 +450,8 @@ class Generator:
         names = self.targets + self.generated
         out = []
         for _ in range(self.rng.choice([0, 0, 1, 2, 3])):
-            t = self.pick([*names, "*", "t*", "t[0-1]", "nope"]) if names else "*"
+            t = self.pick([*names, *names, "*", "t*", "t[0-1]"]) if names else "*"
+            t = "nope" if self.chance(0.03) else t
             out.append(self.pick([
                 f"{t}.args.A={self.pick(SAFE_STRINGS)}", f"{t}.args.FROMENV",
                 f"{t}.args.MISSING", f"{t}.labels.L=${{v}}", f"{t}.tags=r/s:1",
@@ -457,6 +505,8 @@ def generate(seed: str) -> Case:
 
 # -- running and comparing --------------------------------------------------------------------
 
+PANIC = "buildx panicked: "
+
 
 @dataclass
 class Verdict:
@@ -464,6 +514,11 @@ class Verdict:
     expected: Outcome
     got: Outcome
     crashed: bool = False
+
+    @property
+    def buildx_panicked(self) -> bool:
+        """buildx crashed (a Go panic): no answer to compare with; counted apart."""
+        return self.expected.error.startswith(PANIC)
 
     @property
     def agree(self) -> bool:
@@ -511,8 +566,16 @@ def check(case: Case, buildx: Buildx, workdir: Path) -> Verdict:
 
 
 def buildx_outcome(case: Case, buildx: Buildx, workdir: Path) -> Outcome:
+    """buildx's answer; a Go panic is kept as the error ``buildx panicked: ...``."""
     (workdir / "docker-bake.hcl").write_text(case.text)
-    return oracle(buildx, case.args, workdir, dict(case.env))
+    result = buildx.bake(case.args, workdir, dict(case.env))
+    if result.returncode != 0 and "\npanic: " in "\n" + result.stderr:
+        detail = result.stderr.split("panic: ", 1)[1].splitlines()[0]
+        return Outcome(False, error=PANIC + detail)
+    if result.returncode != 0:
+        errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR:")]
+        return Outcome(False, error=(errors or [result.stderr.strip()[-300:]])[-1])
+    return Outcome(True, result.json())
 
 
 def judge(case: Case, expected: Outcome, workdir: Path) -> Verdict:
@@ -559,10 +622,10 @@ def _smaller(case: Case) -> Iterable[Case]:
     for b, block in enumerate(case.blocks):
         for i in range(len(block.lines)):
             smaller = replace(block, lines=block.lines[:i] + block.lines[i + 1:])
-            yield replace(case, blocks=case.blocks[:b] + (smaller,) + case.blocks[b + 1:])
+            yield replace(case, blocks=(*case.blocks[:b], smaller, *case.blocks[b + 1:]))
         for i in range(len(block.nested)):
             smaller = replace(block, nested=block.nested[:i] + block.nested[i + 1:])
-            yield replace(case, blocks=case.blocks[:b] + (smaller,) + case.blocks[b + 1:])
+            yield replace(case, blocks=(*case.blocks[:b], smaller, *case.blocks[b + 1:]))
 
 
 @dataclass
@@ -571,6 +634,8 @@ class Report:
     agreed: int = 0
     disagreements: list[Verdict] = field(default_factory=list)
     buildx_failed: int = 0
+    #: Cases where buildx itself crashed: nothing to compare, so not in ``total``.
+    panics: list[Verdict] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -589,6 +654,9 @@ def run(cases: list[Case], buildx: Buildx, workers: int = 4) -> Report:
                             range(len(cases)))
         for index, expected in enumerate(outcomes):
             verdict = judge(cases[index], expected, dirs[index])
+            if verdict.buildx_panicked:
+                report.panics.append(verdict)
+                continue
             report.total += 1
             report.buildx_failed += not expected.ok
             if verdict.agree:

@@ -205,6 +205,47 @@ SOURCE_DATE_EPOCH: dict[str, Case] = {
         '  args = { E = SOURCE_DATE_EPOCH }\n}\n', ["--print", "a"], {"SOURCE_DATE_EPOCH": "9"}),
 }
 
+#: Minimal cases of the disagreement classes the differential fuzzer found (tests/buildx/fuzz.py).
+FUZZ_FOUND: dict[str, Case] = {
+    "csv-bare-quote-in-env": ('variable "V" {\n  type = set(string)\n}\ntarget "t" {}\n',
+                              ["--print", "t"], {"V": '{"a":1}'}),
+    "template-for-key-value": (
+        'target "t" {\n  args = { A = "%{for i, v in [\"a\", \"b\"]}${i}=${v};%{endfor}" }\n}\n',
+        ["--print", "t"], {}),
+    "heredoc-trim-blank-line": (
+        'target "t" {\n  dockerfile-inline = <<-EOT\n    \n    RUN a\n\t  tab\n    EOT\n}\n',
+        ["--print", "t"], {}),
+    "invalid-escape-after-directive": (
+        'target "t" {\n  args = { A = "%{if true}x%{endif}q\\q" }\n}\n', ["--print", "t"], {}),
+    "conditional-types-unify": (
+        'target "t" {\n  tags = [true ? 1 : "a", false ? "x" : true]\n}\n', ["--print", "t"], {}),
+    "conditional-types-clash": (
+        'target "t" {\n  tags = [true ? "d" : ["l"]]\n}\n', ["--print", "t"], {}),
+    "conditional-untaken-error": (
+        'target "t" {\n  tags = [true ? "a" : upper(1, 2)]\n}\n', ["--print", "t"], {}),
+    "shm-size-invalid": ('target "t" {\n  shm-size = " sp "\n}\n', ["--print", "t"], {}),
+    "ulimits-invalid": ('target "t" {\n  ulimits = ["a"]\n}\n', ["--print", "t"], {}),
+    "linked-platforms-not-subset": (
+        'target "b" {\n  platforms = ["linux/arm64", "linux/riscv64"]\n}\ntarget "t" {\n'
+        '  platforms = ["linux/amd64", "linux/arm64"]\n  contexts = { base = "target:b" }\n}\n',
+        ["--print", "t"], {}),
+    "empty-dockerfile-defaults": ('target "t" {\n  dockerfile = ""\n}\n', ["--print", "t"], {}),
+    "null-description": ('target "u" {\n  description = null\n}\ntarget "t" {}\n',
+                         ["--print", "t"], {}),
+    "typed-variable-without-value-used": (
+        'variable "V" {\n  type = string\n}\ntarget "u" {\n  description = V\n}\n'
+        'target "t" {}\n', ["--print", "t"], {}),
+    "typed-variable-without-value-listed": (
+        'variable "V" {\n  type = string\n}\ntarget "t" {}\n',
+        ["--list=type=variables,format=json"], {}),
+    "unset-list-field-reference": (
+        'target "a" {}\ntarget "t" {\n  tags = coalescelist(target.a.tags, ["z"])\n'
+        '  args = { N = jsonencode(target.a.args) }\n}\n', ["--print", "t"], {}),
+    "heredoc-nested-quotes": (
+        'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
+        ["--print", "t"], {}),
+}
+
 FAMILIES: dict[str, dict[str, Case]] = {
     "set-env-args": SET_ENV_ARGS,
     "set-append": SET_APPEND,
@@ -213,6 +254,7 @@ FAMILIES: dict[str, dict[str, Case]] = {
     "any-from-env": ANY_FROM_ENV,
     "print-escaping": ESCAPING,
     "source-date-epoch": SOURCE_DATE_EPOCH,
+    "fuzz-found": FUZZ_FOUND,
 }
 CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
          for name, case in cases.items()}

@@ -89,6 +89,8 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
         if attr.name not in _GROUP_FIELDS:
             continue
         value = _value(attr, namespace.scope, namespace)
+        if value is None:
+            raise attr.source.error(f"invalid {attr.name}: null value is not allowed")
         if attr.name == "targets":
             if not isinstance(value, list):
                 raise attr.source.error("targets must be a list of target or group names")
@@ -133,8 +135,11 @@ def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
     for attr in block.attributes.values():
         if attr.name in ("name", "matrix") or attr.name not in KINDS:
             continue
+        value = _value(attr, scope, namespace)
+        if value is None and attr.name == "description":
+            raise attr.source.error("invalid description: null value is not allowed")
         try:
-            target.set_from_value(attr.name, _value(attr, scope, namespace))
+            target.set_from_value(attr.name, value)
         except FieldError as exc:
             raise attr.source.error(f"invalid {attr.name}: {exc}") from None
     return target

@@ -125,17 +125,25 @@ class References:
     def _evaluate(self, block: BlockDecl, scope: Scope, name: str, field: str) -> Value:
         if field == "name":
             return name
-        attr = block.attributes.get(field)
-        if attr is None:
-            return "" if field == "description" else None
-        raw = self.namespace.evaluator(attr.source.file).eval(attr.expression, scope)
-        if raw is None:
-            return "" if field == "description" else None
         kind = "list" if field == "targets" else KINDS[field]
+        attr = block.attributes.get(field)
+        raw = (None if attr is None else
+               self.namespace.evaluator(attr.source.file).eval(attr.expression, scope))
+        if attr is None or raw is None:
+            return _unset(field, kind)
         try:
             return _as_value(decode(kind, field, raw))
         except (FieldError, EntryError, ConversionError) as exc:
             raise attr.source.error(f"invalid {field}: {exc}") from None
+
+
+def _unset(field: str, kind: str) -> Value:
+    """An unset field as buildx's Go struct reads: empty lists, null maps and pointers."""
+    if field == "description":
+        return ""
+    if kind in ("list", "entries"):
+        return ListValue()
+    return None
 
 
 def _as_value(decoded: Any) -> Value:

@@ -268,7 +268,8 @@ def resolve_target(config: Config, name: str, overrides: Overrides) -> Target:
         raise UsageError(f"failed to resolve target {name}")
     target.fields.pop("inherits", None)
     target.fields.setdefault("context", ".")
-    target.fields.setdefault("dockerfile", "Dockerfile")
+    if not target.fields.get("dockerfile"):
+        target.fields["dockerfile"] = "Dockerfile"
     return target
 
 

@@ -116,7 +116,9 @@ class Namespace:
         self.env = env
         self.values: dict[str, Value] = {}
         self.in_progress: set[str] = set()
-        self.scope = Scope(resolver=self.resolve)
+        self.scope = Scope(resolver=self.lookup)
+        #: Typed variables with no default and no value from the environment.
+        self.unset: set[str] = set()
         #: What ``target`` and ``group`` resolve to (set by the loader: bake.references).
         self.blocks: Callable[[str], Value] | None = None
         table: dict[str, Callable[[list[Value]], Value]] = dict(functions)
@@ -147,6 +149,16 @@ class Namespace:
         self.values[name] = value
         return value
 
+    def lookup(self, name: str) -> Value:
+        """A global name as an expression reads it. buildx (0.29.1) leaves a typed variable
+        that has no default and no value as cty's NilVal: every use of it fails (or crashes
+        buildx), so the model refuses it with a clear error."""
+        value = self.resolve(name)
+        if name in self.unset:
+            raise HCLError(f"variable {name} has a type but no default and no value from the "
+                           f"environment: buildx cannot use it (give it a default or set {name})")
+        return value
+
     def _compute(self, name: str, variable: VariableDecl | None) -> Value:
         attribute = self.declared.attributes.get(name)
         if attribute is None and name in BUILTINS:
@@ -159,7 +171,11 @@ class Namespace:
             value = None if variable is not None and variable.type is not None else ""
         if variable is None:
             return value
-        value = self._override(variable, value)
+        overridden = self._override(variable, value)
+        if (variable.type is not None and not variable.has_default and attribute is None
+                and self._env_value(name, favor_json=True) is None):
+            self.unset.add(name)
+        value = overridden
         if variable.type is not None:
             try:
                 value = convert(value, variable.type)

@@ -500,6 +500,8 @@ def _closing_brace(text: str, start: int) -> int:
                 i += 1
             elif char == '"':
                 quoted = False
+            elif text.startswith(("${", "%{"), i) and not text.startswith(("$${", "%%{"), i - 1):
+                i = _closing_brace(text, i + 2)
         elif char == '"':
             quoted = True
         elif char == "{":

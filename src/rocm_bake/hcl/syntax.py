@@ -33,12 +33,29 @@ def _parse(text: str, filename: str) -> Node:
         token = exc.token
         what = "end of file" if token.type == "$END" else repr(_first_line(str(token)))
         line, column = _token_position(text, exc)
+        if _nested_unary(text, line, column):
+            raise HCLError("nested unary operators (such as !!x or -(-x) written --x) are not "
+                           "supported by the model's parser yet: add parentheses, e.g. !(!x)",
+                           filename, line, column) from None
         raise HCLError(f"syntax error: unexpected {what}", filename, line, column) from None
     except UnexpectedEOF:
         raise HCLError("syntax error: unexpected end of file", filename,
                        text.count("\n") + 1) from None
     except (LarkError, RuntimeError, ValueError) as exc:
         raise HCLError(f"syntax error: {exc}", filename) from None
+
+
+def _nested_unary(text: str, line: int | None, column: int | None) -> bool:
+    """Whether a parse error sits on a unary operator right after another one (``!!x``),
+    which Go's HCL accepts and python-hcl2's grammar does not."""
+    if line is None or column is None:
+        return False
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return False
+    before = lines[line - 1][: column - 1].rstrip()
+    here = lines[line - 1][column - 1:]
+    return here[:1] in ("!", "-") and before[-1:] in ("!", "-")
 
 
 def _first_line(text: str) -> str:
