@@ -276,3 +276,26 @@ def compare(case: Case, buildx: Buildx, cwd: Path) -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_family_case(name: str, buildx: Buildx, tmp_path: Path) -> None:
     compare(CASES[name], buildx, tmp_path)
+
+
+#: Constructs buildx accepts that the model does not model yet: the model must fail and say so
+#: ("not supported"), never answer differently. docs/reference/bake-model.md lists them.
+UNSUPPORTED: dict[str, Case] = {
+    "nested-unary-operators": ('target "t" {\n  pull = !!false\n}\n', ["--print", "t"], {}),
+    "whole-target-as-a-value": (
+        'target "a" {\n  tags = ["x"]\n}\ntarget "t" {\n  args = { A = jsonencode(target.a) }\n}\n',
+        ["--print", "t"], {}),
+    "json-bake-file": ("", ["-f", "docker-bake.json", "--print", "t"], {}),
+}
+
+
+@pytest.mark.buildx
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+def test_unsupported_construct_is_named(name: str, buildx: Buildx, tmp_path: Path) -> None:
+    text, args, env = UNSUPPORTED[name]
+    (tmp_path / "docker-bake.hcl").write_text(text)
+    (tmp_path / "docker-bake.json").write_text('{"target": {"t": {"tags": ["j"]}}}')
+    expected = oracle(buildx, list(args), tmp_path, env)
+    assert expected.ok, f"buildx rejects it, so it needs no entry here: {expected.error}"
+    got = model(list(args), tmp_path, env)
+    assert not got.ok and "not supported" in got.error, got.error or got.data
