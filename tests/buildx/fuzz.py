@@ -132,7 +132,7 @@ class Generator:
         self.generated: list[str] = []  # matrix-generated target names
         self.matrix: list[str] = []  # targets with a matrix (referenced by generated names)
 
-    def pick(self, items: list[Any]) -> Any:
+    def pick(self, items: list[str]) -> str:
         return self.rng.choice(items)
 
     def chance(self, p: float) -> bool:
@@ -167,7 +167,7 @@ class Generator:
             when, then = self.boolean(depth + 1), self.string(depth + 1)
             return f"{when} ? {then} : {self.string(depth + 1)}"
         if roll < 0.9 and self.functions:
-            name, arity = self.pick(self.functions)
+            name, arity = self.rng.choice(self.functions)
             return f"{name}({', '.join(self.string(depth + 1) for _ in range(arity))})"
         if roll < 0.95:
             return f'join("-", {self.strings(depth + 1)})'
@@ -206,7 +206,7 @@ class Generator:
             lambda: f"lookup({self.string_map(depth + 1)}, \"k\", \"dflt\")",
             lambda: f"indent(2, {s})", lambda: f"chomp({s})", lambda: f"basename({s})",
         ]
-        return self.pick(options)()
+        return self.rng.choice(options)()
 
     def value(self, depth: int) -> str:
         return self.expr(self.pick(["string", "number", "bool", "list", "map"]), depth + 1)

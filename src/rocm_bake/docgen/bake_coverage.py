@@ -54,7 +54,7 @@ def _families(path: Path) -> list[tuple[str, list[str]]]:
     for node in tree.body:
         if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
                 and node.target.id == "FAMILIES" and isinstance(node.value, ast.Dict)):
-            return [(k.value, literals.get(v.id, []))
+            return [(str(k.value), literals.get(v.id, []))
                     for k, v in zip(node.value.keys, node.value.values, strict=True)
                     if isinstance(k, ast.Constant) and isinstance(v, ast.Name)]
     raise RocmBakeError(f"{path}: no FAMILIES table")

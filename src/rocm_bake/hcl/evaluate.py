@@ -152,7 +152,7 @@ class Evaluator:
         unified = unify([type_of(taken), type_of(other)])
         if unified is None:
             raise self.error(node, "inconsistent conditional result types: "
-                                   f"{values.kind(results[0])} and {values.kind(results[1])}")
+                                   f"{values.kind(taken)} and {values.kind(other)}")
         try:
             return convert(taken, unified)
         except ConversionError as exc:
