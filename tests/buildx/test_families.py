@@ -246,6 +246,15 @@ FUZZ_FOUND: dict[str, Case] = {
         ["--print", "t"], {}),
 }
 
+#: go-textseg v15's grapheme clusters (why hcl/functions/graphemes.py is not ``regex``'s \X).
+GRAPHEMES: dict[str, Case] = {
+    "clusters": (
+        'target "t" {\n  args = { A = strlen("क्ष"), B = strlen("🇺🇸🇬🇧"), C = strlen("👨‍👩‍👧"),'
+        ' D = strlen("e\\u0301"), E = strlen("\\r\\n"), F = strlen("각"),'
+        ' G = strlen("अनुच्छेद"), H = substr("क्षa", 1, 2), I = reverse("ab🇺🇸") }\n}\n',
+        ["--print", "t"], {}),
+}
+
 FAMILIES: dict[str, dict[str, Case]] = {
     "set-env-args": SET_ENV_ARGS,
     "set-append": SET_APPEND,
@@ -255,6 +264,7 @@ FAMILIES: dict[str, dict[str, Case]] = {
     "print-escaping": ESCAPING,
     "source-date-epoch": SOURCE_DATE_EPOCH,
     "fuzz-found": FUZZ_FOUND,
+    "graphemes": GRAPHEMES,
 }
 CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
          for name, case in cases.items()}

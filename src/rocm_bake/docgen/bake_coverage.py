@@ -26,6 +26,7 @@ FAMILY_TEXT = {
                       "dockerfile-inline; heredocs and templates",
     "source-date-epoch": "`SOURCE_DATE_EPOCH` from the environment as a build arg",
     "fuzz-found": "minimal cases of what the differential fuzzer found",
+    "graphemes": "grapheme clusters as go-textseg v15 counts them (strlen, substr, reverse)",
 }
 
 
