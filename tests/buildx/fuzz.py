@@ -189,7 +189,8 @@ class Generator:
             else:
                 parts.append(f"%{{for i, v in {self.strings(depth + 1)}}}${{i}}=${{v}};"
                              "%{endfor}")
-        return '"' + "".join(parts) + '"'
+        # "$$" or "%%" right before "${"/"%{" is not supported by the model (named so).
+        return '"' + "-".join(parts) + '"'
 
     def call_string(self, depth: int) -> str:
         s = self.string(depth + 1)

@@ -241,6 +241,16 @@ FUZZ_FOUND: dict[str, Case] = {
     "unset-list-field-reference": (
         'target "a" {}\ntarget "t" {\n  tags = coalescelist(target.a.tags, ["z"])\n'
         '  args = { N = jsonencode(target.a.args) }\n}\n', ["--print", "t"], {}),
+    "modulo-of-infinity": ('target "t" {\n  args = { A = (1 / 0) % 7 }\n}\n', ["--print", "t"],
+                           {}),
+    "signum-of-fraction": ('target "t" {\n  args = { A = signum(1.5) }\n}\n', ["--print", "t"],
+                           {}),
+    "unbalanced-directive-after-escape": (
+        'target "t" {\n  args = { A = "%%%{if true} y %{else}n%{endif}" }\n}\n',
+        ["--print", "t"], {}),
+    "typed-default-checked-before-env": (
+        'variable "B" {\n  type = bool\n  default = "x"\n}\ntarget "t" {}\n', ["--print", "t"],
+        {"B": "true"}),
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),
@@ -296,6 +306,8 @@ UNSUPPORTED: dict[str, Case] = {
         'target "a" {\n  tags = ["x"]\n}\ntarget "t" {\n  args = { A = jsonencode(target.a) }\n}\n',
         ["--print", "t"], {}),
     "json-bake-file": ("", ["-f", "docker-bake.json", "--print", "t"], {}),
+    "escape-after-literal-dollar": ('target "t" {\n  args = { A = "$$${x}" }\n}\n',
+                                    ["--print", "t"], {}),
 }
 
 

@@ -167,6 +167,13 @@ class Namespace:
             value = self.evaluator(attribute.source.file).eval(attribute.expression, self.scope)
         elif variable is not None and variable.default is not None:
             value = self.evaluator(variable.source.file).eval(variable.default, self.scope)
+            if variable.type is not None:  # buildx checks the default before any override
+                try:
+                    value = convert(value, variable.type)
+                except ConversionError as exc:
+                    raise variable.source.error(
+                        f"invalid type {variable.type.friendly_name()} for variable {name} "
+                        f"default value: {exc}") from None
         else:
             value = None if variable is not None and variable.type is not None else ""
         if variable is None:

@@ -188,8 +188,8 @@ def _modulo(a: Decimal, b: Decimal, fa: Fraction, fb: Fraction) -> Decimal:
 
 
 def _arith_infinite(op: str, a: Decimal, b: Decimal) -> Decimal:
-    if op == "%":
-        return a if b == 0 else a * b
+    if op == "%":  # buildx fails here (a big.Float panic, or "can't use modulo...")
+        raise NumberError("can't use modulo with zero and infinity")
     with localcontext(_WIDE) as ctx:
         ctx.traps[InvalidOperation] = True
         try:

@@ -379,6 +379,10 @@ class Evaluator:
                 yield from self.if_pieces(content, scope)
             elif kind == "TemplateForRule":
                 yield from self.for_pieces(content, scope)
+            elif kind.startswith("Template"):  # an else/endif/endfor outside its directive
+                raise self.error(parts[0] if not hasattr(content, "_meta") else content,
+                                 "unbalanced template directives: the control directives "
+                                 "within this template are unbalanced")
             else:
                 try:
                     yield _literal(content), True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import hcl2
@@ -15,12 +16,27 @@ Node = Any  # a python-hcl2 rule or token (the library ships no precise types)
 
 def parse(text: str, filename: str) -> Node:
     """The typed tree (``StartRule``) of one HCL file (from the parse cache when it has it)."""
+    _check_supported(text, filename)
     cached = parsecache.load(text)
     if cached is not None:
         return cached
     tree = _parse(text, filename)
     parsecache.store(text, tree)
     return tree
+
+
+_TRIPLE_ESCAPE = re.compile(r"\$\$\$\{|%%%\{")
+
+
+def _check_supported(text: str, filename: str) -> None:
+    """Go's HCL scans ``$$${`` as ``$`` then the escape ``$${``; python-hcl2 scans it as
+    ``$$`` then an interpolation. Rather than answer differently, the model refuses it."""
+    match = _TRIPLE_ESCAPE.search(text)
+    if match is not None:
+        line = text.count("\n", 0, match.start()) + 1
+        raise HCLError(f"{match.group(0)!r} (an escape right after a literal $ or %) is not "
+                       "supported by the model's parser yet: write it another way",
+                       filename, line)
 
 
 def _parse(text: str, filename: str) -> Node:
