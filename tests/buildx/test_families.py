@@ -251,6 +251,10 @@ FUZZ_FOUND: dict[str, Case] = {
     "typed-default-checked-before-env": (
         'variable "B" {\n  type = bool\n  default = "x"\n}\ntarget "t" {}\n', ["--print", "t"],
         {"B": "true"}),
+    "typed-string-listing-escapes": (
+        'variable "S" {\n  type = string\n  default = "<a>&\\\\"\n}\nvariable "U" {\n'
+        '  default = "\\"u\\""\n}\ntarget "t" {}\n', ["--list=type=variables,format=json"],
+        {"S": 'a,"b,c"'}),
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),
