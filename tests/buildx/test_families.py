@@ -255,6 +255,10 @@ FUZZ_FOUND: dict[str, Case] = {
         'variable "S" {\n  type = string\n  default = "<a>&\\\\"\n}\nvariable "U" {\n'
         '  default = "\\"u\\""\n}\ntarget "t" {}\n', ["--list=type=variables,format=json"],
         {"S": 'a,"b,c"'}),
+    "empty-entries-inherit-as-unset": (
+        'target "a" {\n  cache-to = []\n  output = []\n  tags = []\n}\ntarget "b" {\n'
+        '  cache-to = ["", "type=gha"]\n  output = ["type=docker"]\n  tags = ["x"]\n}\n'
+        'target "t" {\n  inherits = ["b", "a"]\n}\n', ["--print", "t"], {}),
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),

@@ -107,8 +107,12 @@ class Target:
                 continue
             if kind == "list":
                 self.fields[name] = _dedupe_strings(self.fields[name])
-            elif kind == "entries":
-                self.fields[name] = entries.normalize(name, self.fields[name])
+            elif kind == "entries":  # buildx's Normalize makes an empty list nil (unset)
+                normalized = entries.normalize(name, self.fields[name])
+                if normalized:
+                    self.fields[name] = normalized
+                else:
+                    del self.fields[name]
         if self.fields.get("network") == "host":
             self.fields["entitlements"] = [*(self.fields.get("entitlements") or []),
                                            "network.host"]
