@@ -259,6 +259,10 @@ FUZZ_FOUND: dict[str, Case] = {
         'target "a" {\n  cache-to = []\n  output = []\n  tags = []\n}\ntarget "b" {\n'
         '  cache-to = ["", "type=gha"]\n  output = ["type=docker"]\n  tags = ["x"]\n}\n'
         'target "t" {\n  inherits = ["b", "a"]\n}\n', ["--print", "t"], {}),
+    "minus-zero-minus-infinity": ('target "t" {\n  pull = ((-1 * 0) - (7 / 0)) < 1\n}\n',
+                                  ["--print", "t"], {}),
+    "shm-size-forms": ('target "t" {\n  shm-size = "1.51.5"\n}\ntarget "u" {\n'
+                       '  shm-size = "2.5GiB"\n}\n', ["--print", "u", "t"], {}),
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),

@@ -4,12 +4,12 @@ already for ``--print``: stdin contexts, shm-size, ulimits, outputs, annotations
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
+from rocm_bake.bake import goparse
 from rocm_bake.bake.target import Target
 from rocm_bake.errors import UsageError
 
-# docker/go-units: RAMInBytes
-_MEM_BYTES = re.compile(r"^(\d+(\.\d+)*) ?([kKmMgGtTpP])?[iI]?[bB]?$")
 _ULIMITS = {"core", "cpu", "data", "fsize", "locks", "memlock", "msgqueue", "nice", "nofile",
             "nproc", "rss", "rtprio", "rttime", "sigpending", "stack"}
 _INT64 = re.compile(r"^[+-]?\d+$")
@@ -24,13 +24,35 @@ def check(target: Target) -> None:
         if target.get(field) == "-":
             raise UsageError(f"{field} from stdin not allowed in bake (target {name})")
     shm = target.get("shm-size")
-    if shm is not None and not _MEM_BYTES.match(shm):
+    if shm is not None and not _mem_bytes(shm):
         raise UsageError(f"invalid value {shm} for membytes key shm-size (target {name})")
     for ulimit in target.get("ulimits") or []:
         _check_ulimit(ulimit, name)
     _check_outputs(target)
     for annotation in target.get("annotations") or []:
         _check_annotation(annotation, name)
+
+
+def _mem_bytes(text: str) -> bool:
+    """Whether docker/go-units' RAMInBytes (parseSize) reads the text."""
+    sep = max(text.rfind(c) for c in "0123456789. ")
+    if sep < 0:
+        return False
+    number, suffix = (text[:sep + 1], text[sep + 1:]) if text[sep] != " " else (
+        text[:sep], text[sep + 1:])
+    size = goparse.parse_float(number)
+    if not isinstance(size, Decimal) or size < 0:
+        return False
+    suffix = suffix.lower()
+    if not suffix:
+        return True
+    if len(suffix) > 3:
+        return False
+    if suffix[0] == "b":
+        return len(suffix) == 1
+    if suffix[0] not in "kmgtp":
+        return False
+    return len(suffix) == 1 or suffix[1:] in ("b", "ib")
 
 
 def _check_ulimit(text: str, target: str) -> None:
