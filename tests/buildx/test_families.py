@@ -263,6 +263,9 @@ FUZZ_FOUND: dict[str, Case] = {
                                   ["--print", "t"], {}),
     "shm-size-forms": ('target "t" {\n  shm-size = "1.51.5"\n}\ntarget "u" {\n'
                        '  shm-size = "2.5GiB"\n}\n', ["--print", "u", "t"], {}),
+    "typed-infinity-listing": ('variable "N" {\n  type = number\n  default = 1 / 0\n}\n'
+                               'variable "U" {\n  default = 1 / 0\n}\n',
+                               ["--list=type=variables,format=json"], {}),
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),

@@ -44,6 +44,8 @@ def display(value: Value, declared: Type | None = None) -> str:
     (``any``-typed parts carry their own type)."""
     if declared is not None and not declared.is_primitive:
         return typed_json(value, declared)
+    if declared is not None and isinstance(value, Decimal) and not value.is_finite():
+        return ""  # cty's JSON cannot marshal an infinity: buildx lists an empty value
     if declared is not None and declared.name == "string" and isinstance(value, str):
         # buildx marshals a typed string as JSON, then trims every leading/trailing quote
         return values.go_json_string(value).strip('"')
