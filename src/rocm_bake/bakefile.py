@@ -17,6 +17,7 @@ from pathlib import Path
 
 from rocm_bake.bake import blocks, declarations, resolve
 from rocm_bake.bake.blocks import Config
+from rocm_bake.bake.references import References
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bake.variables import Namespace, VariableInfo
 from rocm_bake.errors import HCLError
@@ -81,7 +82,10 @@ def load(files: Sequence[str | Path] = (DEFAULT_FILE,),
     environment = bake_environment(os.environ if env is None else env)
     declared = declarations.read(paths)
     namespace = Namespace(declared, environment, FUNCTIONS)
-    namespace.resolve_all()
+    namespace.resolve_variables()
     namespace.validate()
+    # As in buildx, blocks can be referenced (target.NAME.FIELD) only once variables are done.
+    namespace.blocks = References(declared.blocks, namespace).table
     config = blocks.evaluate(declared.blocks, namespace)
+    namespace.resolve_all()
     return Definition(paths, environment, namespace, config)

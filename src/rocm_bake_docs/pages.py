@@ -13,6 +13,7 @@ from pathlib import Path
 from rocm_bake import atomic
 from rocm_bake.errors import RocmBakeError
 from rocm_bake_docs import (
+    bake_coverage,
     build_graph,
     commands,
     fleet_page,
@@ -39,6 +40,7 @@ PAGES: tuple[Page, ...] = (
     Page(tasks_page.PATH, tasks_page.render),
     Page(nox_page.PATH, nox_page.render),
     Page(image_tags.PATH, image_tags.render),
+    Page(bake_coverage.PATH, bake_coverage.render),
     Page(reference_index.PATH, reference_index.render),
     Page(performance.PATH, performance.render),
     Page(build_graph.PATH, build_graph.render),

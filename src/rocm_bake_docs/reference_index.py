@@ -14,6 +14,8 @@ ENTRIES = (
     ("[nox sessions](nox.md)", "the nox sessions, one build session per arch", "noxfile.py"),
     ("[Image tags](image-tags.md)", "every published tag and layer-cache ref",
      "rocm-bake.hcl via the bake model"),
+    ("[Bake model coverage](bake-model.md)", "what the bake model covers, case by case, and "
+     "what it does not support yet", "the buildx oracle tests (tests/buildx)"),
 )
 
 

@@ -133,7 +133,7 @@ def test_json_bake_file_is_refused_clearly(tmp_path: Path) -> None:
     bake = tmp_path / "docker-bake.json"
     bake.write_text('{"target": {"t": {}}}')
     assert_one_line_error(run_cli(["inv", "build", "--file", str(bake), "--print"]),
-                          "only HCL bake files are supported")
+                          "JSON and Compose bake files are not supported")
 
 
 def test_unknown_argument_is_ignored_like_buildx_but_warned(tmp_path: Path) -> None:

@@ -64,8 +64,9 @@ def test_build_graph_of_the_bake_file() -> None:
     for cell in model.cells(source):
         assert f"    {cell.component}[" in diagram
     assert 'aiter["aiter<br/>skipped on gfx1201, gfx1250"]' in diagram
-    assert "base --> torch" in diagram
-    assert "empty -.->|gfx1201, gfx1250| vllm" in diagram
+    assert "base -->|gfx950, gfx1201| torch" in diagram      # gfx1250 skips torch
+    assert "base --> nixl" in diagram                        # an arrow that holds for every arch
+    assert "empty -.->|gfx1201| vllm" in diagram
 
 
 def test_image_tags_page_lists_every_tag_the_model_resolves() -> None:
@@ -74,7 +75,7 @@ def test_image_tags_page_lists_every_tag_the_model_resolves() -> None:
     plan = model.definition(source).plan(["all"]).to_json()["target"]
     assert isinstance(plan, dict)
     tags = [t for target in plan.values() for t in target.get("tags") or []]
-    assert len(tags) >= 20
+    assert len(tags) >= 17      # one per cell: 8 components x 3 arches less 7 skipped cells
     for tag in tags:
         assert f"`{tag}`" in text
 

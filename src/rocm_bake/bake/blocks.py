@@ -49,7 +49,7 @@ def evaluate(blocks: list[BlockDecl], namespace: Namespace) -> Config:
             config.groups[block.label] = _group(block, namespace)
             continue
         names: list[str] = []
-        for scope in _matrix_scopes(block, namespace):
+        for scope in matrix_scopes(block, namespace):
             target = _target(block, scope, namespace)
             names.append(target.name)
             config.add_target(target, block.source)
@@ -89,6 +89,8 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
         if attr.name not in _GROUP_FIELDS:
             continue
         value = _value(attr, namespace.scope, namespace)
+        if value is None:
+            raise attr.source.error(f"invalid {attr.name}: null value is not allowed")
         if attr.name == "targets":
             if not isinstance(value, list):
                 raise attr.source.error("targets must be a list of target or group names")
@@ -100,7 +102,7 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
     return group
 
 
-def _matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
+def matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
     matrix_attr = block.attributes.get("matrix")
     if matrix_attr is None:
         if "name" in block.attributes:
@@ -117,19 +119,27 @@ def _matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
     return [namespace.scope.child(combo) for combo in combos]
 
 
-def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
+def target_name(block: BlockDecl, scope: Scope, namespace: Namespace) -> str:
+    """A target block's name in one matrix cell (its label, or its ``name`` attribute)."""
     name = block.label
     check_name(name, block.source)
     name_attr = block.attributes.get("name")
     if name_attr is not None:
         name = _string(name_attr, _value(name_attr, scope, namespace))
         check_name(name, name_attr.source)
-    target = Target(name)
+    return name
+
+
+def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
+    target = Target(target_name(block, scope, namespace))
     for attr in block.attributes.values():
         if attr.name in ("name", "matrix") or attr.name not in KINDS:
             continue
+        value = _value(attr, scope, namespace)
+        if value is None and attr.name == "description":
+            raise attr.source.error("invalid description: null value is not allowed")
         try:
-            target.set_from_value(attr.name, _value(attr, scope, namespace))
+            target.set_from_value(attr.name, value)
         except FieldError as exc:
             raise attr.source.error(f"invalid {attr.name}: {exc}") from None
     return target

@@ -92,8 +92,8 @@ def read(paths: list[Path]) -> Declarations:
     declared = Declarations()
     for path in paths:
         if path.suffix.lower() in (".json", ".yml", ".yaml"):
-            raise HCLError("only HCL bake files are supported (buildx also reads JSON and "
-                           "Compose files; rocm-bake's model does not)", str(path))
+            raise HCLError("JSON and Compose bake files are not supported by the model (buildx "
+                           "reads them; the model reads HCL only)", str(path))
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:

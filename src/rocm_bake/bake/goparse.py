@@ -3,7 +3,6 @@ to environment overrides."""
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 
@@ -44,12 +43,43 @@ def parse_float(text: str) -> Value:
     return values.number(number)
 
 
-def parse_csv(text: str) -> list[str] | None:
-    """One CSV record, as Go's encoding/csv reads it; None if malformed (or empty: Go reads EOF)."""
+def parse_csv(text: str, delimiter: str = ",") -> list[str] | None:
+    """One CSV record, as Go's encoding/csv (buildx's csvvalue) reads it; None if malformed
+    (a bare ``"`` in an unquoted field, text after a closing quote) or empty."""
     if text == "":
         return None
-    try:
-        rows = list(csv.reader([text], strict=True))
-    except csv.Error:
-        return None
-    return rows[0] if rows else []
+    fields: list[str] = []
+    i = 0
+    while True:
+        if i < len(text) and text[i] == '"':
+            value, i = _quoted(text, i + 1, delimiter)
+            if value is None:
+                return None
+        else:
+            end = text.find(delimiter, i)
+            end = len(text) if end < 0 else end
+            value = text[i:end]
+            if '"' in value:
+                return None
+            i = end
+        fields.append(value)
+        if i >= len(text):
+            return fields
+        i += 1  # the delimiter
+
+
+def _quoted(text: str, i: int, delimiter: str) -> tuple[str | None, int]:
+    out = []
+    while i < len(text):
+        char = text[i]
+        if char != '"':
+            out.append(char)
+            i += 1
+        elif i + 1 < len(text) and text[i + 1] == '"':
+            out.append('"')
+            i += 2
+        elif i + 1 == len(text) or text[i + 1] == delimiter:
+            return "".join(out), i + 1
+        else:
+            return None, i
+    return None, i

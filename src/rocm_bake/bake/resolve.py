@@ -3,24 +3,25 @@ groups, ``inherits``, ``--set`` overrides, ``--push`` and ``target:`` links."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rocm_bake.bake import buildopts
 from rocm_bake.bake.blocks import Config, Group
-from rocm_bake.bake.target import Target
+from rocm_bake.bake.target import ARRAY_KEYS, Target
 from rocm_bake.errors import UsageError
-
-_ARRAY_KEYS = {"output", "cache-to", "cache-from", "tags", "platform", "secrets", "ssh",
-               "attest", "entitlements", "network"}
 
 
 @dataclass
 class Override:
+    """What the ``--set`` values for one target and key add up to (buildx's Override)."""
+
     value: str = ""
     array: list[str] = field(default_factory=list)
+    append: bool = False
 
 
 Overrides = dict[str, dict[str, Override]]
@@ -55,6 +56,7 @@ def resolve(config: Config, requested: Sequence[str], overrides: Sequence[str] =
             env: Mapping[str, str] | None = None) -> Plan:
     """Resolve the requested targets/groups the way buildx's ReadTargets does."""
     names = [n.replace(".", "_") for n in requested] or ["default"]
+    names = list(dict.fromkeys(m for n in names for m in _match_names(config, n)))
     parsed = parse_overrides(config, overrides, env or {})
     targets: dict[str, Target] = {}
     groups: dict[str, Group] = {}
@@ -67,9 +69,21 @@ def resolve(config: Config, requested: Sequence[str], overrides: Sequence[str] =
     _default_group(names, groups)
     for name in list(targets):
         _load_links(config, name, targets[name], targets, parsed, [])
+    epoch = (env or {}).get("SOURCE_DATE_EPOCH", "")
     for target in targets.values():
+        if epoch:
+            _source_date_epoch(target, epoch)
         _check_local_sources(target, env or {})
+        buildopts.check(target)
     return Plan(groups, targets)
+
+
+def _source_date_epoch(target: Target, epoch: str) -> None:
+    """buildx passes a non-empty SOURCE_DATE_EPOCH from its environment to every resolved
+    target as a build arg, unless the target sets that arg itself."""
+    args = target.fields.get("args") or {}
+    if "SOURCE_DATE_EPOCH" not in args:
+        target.fields["args"] = {**args, "SOURCE_DATE_EPOCH": epoch}
 
 
 def _check_local_sources(target: Target, env: Mapping[str, str]) -> None:
@@ -77,7 +91,7 @@ def _check_local_sources(target: Target, env: Mapping[str, str]) -> None:
     already when printing a plan."""
     for secret in target.get("secret") or []:
         if "env" not in secret:
-            path = secret.get("src") or secret["id"]
+            path = secret.get("src") or secret.get("id", "")
             if not os.path.exists(path):
                 raise UsageError(f"failed to stat {path}: no such file or directory "
                                  f"(secret {secret['id']!r} of target {target.name})")
@@ -91,34 +105,124 @@ def _check_local_sources(target: Target, env: Mapping[str, str]) -> None:
 
 def parse_overrides(config: Config, overrides: Sequence[str],
                     env: Mapping[str, str]) -> Overrides:
+    """``--set`` values as buildx's newOverrides reads them: ``KEY+=V`` appends, a list key
+    gathers its values, ``T.args.NAME`` without ``=`` takes NAME from the environment (and
+    is dropped when the environment lacks it)."""
     out: Overrides = {}
     for item in overrides:
-        key, has_value, value = item.partition("=")
+        lhs, has_value, value = item.partition("=")
+        key = lhs.removesuffix("+")
+        append = lhs.endswith("+")
         parts = key.split(".", 2)
         if len(parts) < 2:
             raise UsageError(f"invalid override key {key}, expected target.name")
         pattern, field_name = parts[0], parts[1]
         if not has_value and field_name != "args":
             raise UsageError(f"invalid override {item}, expected target.name=value")
+        names = _expand_pattern(config, pattern)
         if field_name in ("args", "contexts") and len(parts) != 3:
-            raise UsageError(f"invalid key {key}, {field_name} requires name")
+            raise UsageError(f"invalid key {lhs}, {field_name} requires name")
         if field_name == "args" and not has_value:
             if parts[2] not in env:
                 continue
             value = env[parts[2]]
-        subkey = key.split(".", 1)[1]
-        for name in _expand_pattern(config, pattern):
+        subkey = ".".join(parts[1:])
+        for name in names:
             entry = out.setdefault(name, {}).setdefault(subkey, Override())
-            if field_name in _ARRAY_KEYS and has_value:
+            if field_name in ARRAY_KEYS:
+                entry.append = append
                 entry.array.append(value)
-            entry.value = value
+            else:
+                entry.value = value
     return out
+
+
+def _match_names(config: Config, pattern: str) -> list[str]:
+    """A requested name; with ``*?[]`` in it, the groups then targets it matches."""
+    if not any(c in pattern for c in "*?[]"):
+        return [pattern]
+    names = []
+    for name in [*config.groups, *config.targets]:
+        try:
+            if _match(pattern, name):
+                names.append(name)
+        except ValueError:
+            continue
+    if not names:
+        raise UsageError(f'could not find any target matching "{pattern}"')
+    return names
+
+
+def _match(pattern: str, name: str) -> bool:
+    """Go's ``path.Match`` (raises ValueError on a malformed pattern)."""
+    return _go_pattern(pattern).fullmatch(name) is not None
+
+
+def _go_pattern(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "\\":
+            if i + 1 >= len(pattern):
+                raise ValueError("syntax error in pattern")
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif char == "[":
+            i, klass = _go_class(pattern, i + 1)
+            out.append(klass)
+            continue
+        elif char == "]":
+            raise ValueError("syntax error in pattern")
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def _go_class(pattern: str, i: int) -> tuple[int, str]:
+    negate = i < len(pattern) and pattern[i] == "^"
+    i += negate
+    ranges: list[str] = []
+    first = True
+    while True:
+        if i >= len(pattern):
+            raise ValueError("syntax error in pattern")
+        if pattern[i] == "]" and not first:
+            break
+        first = False
+        i, low = _go_class_char(pattern, i)
+        high = low
+        if i < len(pattern) and pattern[i] == "-":
+            i, high = _go_class_char(pattern, i + 1)
+        if low > high:
+            raise ValueError("syntax error in pattern")
+        ranges.append(f"{re.escape(low)}-{re.escape(high)}")
+    body = "".join(ranges)
+    return i + 1, f"[^{body}]" if negate else f"[{body}]"
+
+
+def _go_class_char(pattern: str, i: int) -> tuple[int, str]:
+    if i >= len(pattern) or pattern[i] in "-]":
+        raise ValueError("syntax error in pattern")
+    if pattern[i] == "\\":
+        i += 1
+        if i >= len(pattern):
+            raise ValueError("syntax error in pattern")
+    return i + 1, pattern[i]
 
 
 def _expand_pattern(config: Config, pattern: str) -> list[str]:
     if pattern in config.targets:
         return [pattern]
-    names = [n for n in config.targets if fnmatch.fnmatchcase(n, pattern)]
+    try:
+        names = [n for n in config.targets if _match(pattern, n)]
+    except ValueError:
+        raise UsageError(f"could not match targets with '{pattern}': syntax error in "
+                         "pattern") from None
     if not names:
         raise UsageError(f"could not find any target matching '{pattern}'")
     return names
@@ -164,7 +268,8 @@ def resolve_target(config: Config, name: str, overrides: Overrides) -> Target:
         raise UsageError(f"failed to resolve target {name}")
     target.fields.pop("inherits", None)
     target.fields.setdefault("context", ".")
-    target.fields.setdefault("dockerfile", "Dockerfile")
+    if not target.fields.get("dockerfile"):
+        target.fields["dockerfile"] = "Dockerfile"
     return target
 
 
@@ -185,7 +290,7 @@ def _target(config: Config, name: str, visited: dict[str, Target | None],
     merged.merge(parents)
     merged.merge(declared)
     for key, override in overrides.get(name, {}).items():
-        merged.apply_override(key, override.value, override.array)
+        merged.apply_override(key, override.value, override.array, override.append)
     merged.normalize()
     visited[name] = merged
     return merged
@@ -218,3 +323,8 @@ def _load_links(config: Config, name: str, target: Target, targets: dict[str, Ta
             entitlements = target.fields.setdefault("entitlements", [])
             if entitlement not in entitlements:
                 entitlements.append(entitlement)
+        platforms, linked_platforms = target.get("platforms") or [], linked.get("platforms") or []
+        if (len(platforms) > 1 and len(linked_platforms) > 1
+                and not set(platforms) <= set(linked_platforms)):
+            raise UsageError(f"target {linked_name} can't be used by {name} because its "
+                             f"platforms {platforms} are not a subset of {linked_platforms}")

@@ -7,8 +7,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from rocm_bake.bake import goparse
-from rocm_bake.bake.entries import Entry, EntryError, dedupe, parse_csv_entry, parse_entries
+from rocm_bake.bake import entries, goparse
+from rocm_bake.bake.entries import Entry, EntryError, parse_entries
 from rocm_bake.errors import UsageError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.values import ConversionError, Value
@@ -40,10 +40,15 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("ulimits", "list"),
     ("call", "string"),
     ("entitlements", "list"),
+    ("extra-hosts", "nmap"),
 )
 KINDS = dict(FIELDS) | {"inherits": "list"}
 _REPLACED_LISTS = {"tags", "platforms", "cache-to", "output"}
-_KEYED_ENTRIES = {"attest": "type", "secret": "id", "ssh": "id"}
+#: What ``--print`` escapes so that the printed file reads back as the same values.
+_ESCAPED = {"annotations", "dockerfile-inline", "labels", "args", "extra-hosts"}
+#: ``--set`` keys that may take ``+=`` (buildx keeps their values as a list).
+ARRAY_KEYS = ("output", "cache-to", "cache-from", "tags", "platform", "secrets", "ssh", "attest",
+              "entitlements", "network", "annotations")
 
 
 class FieldError(ValueError):
@@ -72,7 +77,7 @@ class Target:
             return
         kind = KINDS[name]
         try:
-            self.fields[name] = _decode(kind, name, value)
+            self.fields[name] = decode(kind, name, value)
         except (ConversionError, EntryError) as exc:
             raise FieldError(str(exc)) from None
 
@@ -89,19 +94,30 @@ class Target:
                 self.fields[name] = merged
             elif kind == "smap":
                 self.fields[name] = {**(self.fields.get(name) or {}), **value}
-            elif kind in ("list", "entries") and name not in _REPLACED_LISTS:
-                self.fields[name] = _merge_list(name, self.fields.get(name) or [], value)
+            elif kind == "entries" and name not in _REPLACED_LISTS:
+                self.fields[name] = entries.merge(name, self.fields.get(name), value)
+            elif kind == "list" and name not in _REPLACED_LISTS:
+                self.fields[name] = [*(self.fields.get(name) or []), *value]
             else:
                 self.fields[name] = value
 
     def normalize(self) -> None:
         for name, kind in FIELDS:
-            if kind in ("list", "entries") and name in self.fields:
-                self.fields[name] = _dedupe_list(self.fields[name])
+            if name not in self.fields or name == "entitlements":
+                continue
+            if kind == "list":
+                self.fields[name] = _dedupe_strings(self.fields[name])
+            elif kind == "entries":  # buildx's Normalize makes an empty list nil (unset)
+                normalized = entries.normalize(name, self.fields[name])
+                if normalized:
+                    self.fields[name] = normalized
+                else:
+                    del self.fields[name]
         if self.fields.get("network") == "host":
-            entitlements = self.fields.setdefault("entitlements", [])
-            if "network.host" not in entitlements:
-                entitlements.append("network.host")
+            self.fields["entitlements"] = [*(self.fields.get("entitlements") or []),
+                                           "network.host"]
+        if "entitlements" in self.fields:
+            self.fields["entitlements"] = _dedupe_strings(self.fields["entitlements"])
         contexts = {k: v for k, v in (self.fields.get("contexts") or {}).items() if v != ""}
         if contexts:
             self.fields["contexts"] = contexts
@@ -109,27 +125,30 @@ class Target:
             self.fields.pop("contexts", None)
 
     # -- overrides (--set) -----------------------------------------------------------------
-    def apply_override(self, key: str, value: str, array: list[str]) -> None:
+    def apply_override(self, key: str, value: str, array: list[str], append: bool = False) -> None:
+        """One ``--set`` key, as buildx's AddOverrides applies it: ``+=`` appends (merges, for
+        entries) where buildx allows it; list keys outside ARRAY_KEYS get no values at all."""
         field_name, _, sub = key.partition(".")
-        if field_name in ("args", "labels", "contexts"):
+        if field_name in ("args", "labels", "contexts", "extra-hosts"):
             if not sub:
                 raise UsageError(f"invalid format for {field_name}, expecting "
                                  f"{field_name}.<name>=<value>")
             self.fields[field_name] = {**(self.fields.get(field_name) or {}), sub: value}
         elif field_name in ("context", "dockerfile", "target", "call", "shm-size", "network"):
             self.fields[field_name] = value
-        elif field_name in ("tags", "no-cache-filter", "ulimits"):
-            self.fields[field_name] = list(array)
-        elif field_name == "platform":
-            self.fields["platforms"] = list(array)
+        elif field_name in ("tags", "platform", "no-cache-filter", "ulimits"):
+            name = "platforms" if field_name == "platform" else field_name
+            old = self.fields.get(name) or []
+            self.fields[name] = [*old, *array] if append else list(array)
         elif field_name in ("annotations", "entitlements"):
             self.fields[field_name] = [*(self.fields.get(field_name) or []), *array]
         elif field_name in ("cache-from", "cache-to", "output", "secrets", "ssh", "attest"):
             name = "secret" if field_name == "secrets" else field_name
-            entries = [_entry(name, v) for v in array]
-            if name == "attest":
-                entries = _merge_list(name, self.fields.get(name) or [], entries)
-            self.fields[name] = entries
+            parsed = [e for v in array for e in _entries(name, v)]
+            if append or name == "attest":
+                self.fields[name] = entries.merge(name, self.fields.get(name), parsed)
+            else:
+                self.fields[name] = parsed
         elif field_name in ("no-cache", "pull", "push", "load"):
             self._apply_bool(field_name, value)
         else:
@@ -161,8 +180,20 @@ class Target:
                 value = clean_context(value)
             if kind in ("smap", "nmap"):
                 value = {k: v for k, v in sorted(value.items()) if v is not None}
+            if name in _ESCAPED:
+                value = escape(value)
             out[name] = value
         return out
+
+
+def escape(value: Any) -> Any:
+    """``--print`` spells ``${`` and ``%{`` in args, labels, annotations, extra-hosts and
+    dockerfile-inline as ``$${`` and ``%%{`` (and nothing else)."""
+    if isinstance(value, str):
+        return value.replace("${", "$${").replace("%{", "%%{")
+    if isinstance(value, dict):
+        return {k: escape(v) for k, v in value.items()}
+    return [escape(v) for v in value]
 
 
 def clean_context(path: str) -> str:
@@ -172,7 +203,7 @@ def clean_context(path: str) -> str:
     return posixpath.normpath(path)
 
 
-def _decode(kind: str, name: str, value: Value) -> Any:
+def decode(kind: str, name: str, value: Value) -> Any:
     if kind == "string":
         return values.to_string(value)
     if kind == "bool":
@@ -190,46 +221,46 @@ def _decode(kind: str, name: str, value: Value) -> Any:
     return parse_entries(name, value)
 
 
-def _entry(name: str, text: str) -> Entry:
+def _entries(name: str, text: str) -> list[Entry]:
     try:
-        return parse_csv_entry(name, text)
+        return entries.parse_text(name, text)
     except EntryError as exc:
         raise UsageError(f"invalid value for {name}: {exc}") from None
 
 
-def _merge_list(name: str, old: list[Any], new: list[Any]) -> list[Any]:
-    key = _KEYED_ENTRIES.get(name)
-    if key is None:
-        return [*old, *new]
-    replaced = {e.get(key) for e in new}
-    return [*[e for e in old if e.get(key) not in replaced], *new]
-
-
-def _dedupe_list(items: list[Any]) -> list[Any]:
-    if items and isinstance(items[0], dict):
-        return dedupe(items)
-    return list(dict.fromkeys(items))
+def _dedupe_strings(items: list[str]) -> list[str]:
+    """buildx's removeDupesStr: first occurrence kept, empty strings dropped."""
+    return [item for item in dict.fromkeys(items) if item != ""]
 
 
 def _push(outputs: list[Entry], push: bool) -> list[Entry]:
+    """buildx's setPushOverride (registry outputs dropped by swapping in the last one)."""
     flag = "true" if push else "false"
-    if not push:
-        kept = [dict(o) for o in outputs if o.get("type") != "registry"]
-        return [dict(sorted({**o, "push": flag}.items())) if o.get("type") == "image" else o
-                for o in kept]
-    add = all(o.get("type") == "docker" for o in outputs)
     result = [dict(sorted({**o, "push": flag}.items())) if o.get("type") == "image" else dict(o)
               for o in outputs]
-    if add:
+    if not push:
+        i = 0
+        while i < len(result):
+            if result[i].get("type") == "registry":
+                result[i], result[-1] = result[-1], result[i]
+                result.pop()
+                continue
+            i += 1
+        return result
+    if all(o.get("type") == "docker" for o in result):
         result.append({"push": flag, "type": "image"})
     return result
 
 
 def _load(outputs: list[Entry], load: bool) -> list[Entry]:
+    """buildx's setLoadOverride: ``load=false`` changes nothing; ``load=true`` adds a docker
+    output unless one without a dest exists or another kind of output is there."""
     if not load:
-        return [o for o in outputs if o.get("type") != "docker"]
-    if any(o.get("type") == "docker" for o in outputs):
         return outputs
-    if all(o.get("type") == "image" and o.get("push") != "true" for o in outputs):
-        return [*outputs, {"type": "docker"}]
+    for output in outputs:
+        kind = output.get("type")
+        if kind == "docker" and not output.get("dest"):
+            return outputs
+        if kind not in ("docker", "image", "registry", "oci"):
+            return outputs
     return [*outputs, {"type": "docker"}]

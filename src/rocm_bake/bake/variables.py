@@ -13,7 +13,7 @@ from rocm_bake.bake.declarations import Declarations, VariableDecl, user_functio
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
-from rocm_bake.hcl.types import Type, convert, typed_json
+from rocm_bake.hcl.types import ANY, Type, convert, typed_json
 from rocm_bake.hcl.values import ConversionError, Value
 
 BUILTINS = {"BAKE_CMD_CONTEXT": "cwd://", "BAKE_LOCAL_PLATFORM": "linux/amd64"}
@@ -44,9 +44,72 @@ def display(value: Value, declared: Type | None = None) -> str:
     (``any``-typed parts carry their own type)."""
     if declared is not None and not declared.is_primitive:
         return typed_json(value, declared)
+    if declared is not None and isinstance(value, Decimal) and not value.is_finite():
+        return ""  # cty's JSON cannot marshal an infinity: buildx lists an empty value
+    if declared is not None and declared.name == "string" and isinstance(value, str):
+        # buildx marshals a typed string as JSON, then trims every leading/trailing quote
+        return values.go_json_string(value).strip('"')
     if isinstance(value, list | dict):
         return values.to_json(value)
     return values.to_string(value)
+
+
+def _go_type_name(type_: Type) -> str:
+    """cty's FriendlyName of a type (``any`` is ``dynamic`` there)."""
+    if type_.name == "any":
+        return "dynamic"
+    if type_.element is not None:
+        return f"{type_.name} of {_go_type_name(type_.element)}"
+    return type_.friendly_name()
+
+
+def _json_type(data: object) -> Type:
+    """A type from cty's JSON spelling of it (``"string"``, ``["list","number"]``...)."""
+    if data == "dynamic":
+        return ANY
+    if isinstance(data, str) and data in ("string", "number", "bool"):
+        return Type(data)
+    if isinstance(data, list) and len(data) == 2:
+        kind, inner = data
+        if kind in ("list", "set", "map"):
+            return Type(kind, _json_type(inner))
+        if kind == "tuple" and isinstance(inner, list):
+            return Type("tuple", elements=tuple(_json_type(t) for t in inner))
+        if kind == "object" and isinstance(inner, dict):
+            return Type("object", attributes=tuple(sorted(
+                (str(k), _json_type(t)) for k, t in inner.items())))
+    raise ConversionError(f"invalid type specification {json.dumps(data, default=str)}")
+
+
+def unmarshal_json(data: object, type_: Type) -> Value:
+    """cty's json.Unmarshal of decoded JSON into a type: where the type is ``any`` the JSON
+    must be ``{"value": ..., "type": ...}``."""
+    if type_.name == "any":
+        if not isinstance(data, dict):
+            raise ConversionError("missing expected {")
+        if set(data) != {"value", "type"}:
+            raise ConversionError("dynamic value must be an object with 'value' and 'type'")
+        return unmarshal_json(data["value"], _json_type(data["type"]))
+    if data is None:
+        return None
+    if type_.name in ("list", "set") and type_.element is not None:
+        if not isinstance(data, list):
+            raise ConversionError(f"expected a JSON array for {_go_type_name(type_)}")
+        return convert([unmarshal_json(v, type_.element) for v in data], type_)
+    if type_.name == "map" and type_.element is not None:
+        if not isinstance(data, dict):
+            raise ConversionError(f"expected a JSON object for {_go_type_name(type_)}")
+        return {k: unmarshal_json(v, type_.element) for k, v in data.items()}
+    if type_.name == "tuple":
+        if not isinstance(data, list) or len(data) != len(type_.elements):
+            raise ConversionError(f"expected a JSON array of {len(type_.elements)} elements")
+        return [unmarshal_json(v, t) for v, t in zip(data, type_.elements, strict=True)]
+    if type_.name == "object":
+        attrs = dict(type_.attributes)
+        if not isinstance(data, dict) or set(data) - set(attrs):
+            raise ConversionError("expected a JSON object with the object type's attributes")
+        return {k: unmarshal_json(data.get(k), t) for k, t in attrs.items()}
+    return convert(values.from_json(data), type_)
 
 
 class Namespace:
@@ -58,7 +121,11 @@ class Namespace:
         self.env = env
         self.values: dict[str, Value] = {}
         self.in_progress: set[str] = set()
-        self.scope = Scope(resolver=self.resolve)
+        self.scope = Scope(resolver=self.lookup)
+        #: Typed variables with no default and no value from the environment.
+        self.unset: set[str] = set()
+        #: What ``target`` and ``group`` resolve to (set by the loader: bake.references).
+        self.blocks: Callable[[str], Value] | None = None
         table: dict[str, Callable[[list[Value]], Value]] = dict(functions)
         for name, decl in declared.functions.items():
             table[name] = user_function(decl, self.scope, table)
@@ -76,9 +143,8 @@ class Namespace:
         variable = self.declared.variables.get(name)
         attribute = self.declared.attributes.get(name)
         if attribute is None and variable is None and name not in BUILTINS:
-            if name in ("target", "group"):
-                raise KeyError(name, f"references to other blocks ({name}.NAME.FIELD) are not "
-                                     "supported: use a variable or top-level attribute instead")
+            if name in ("target", "group") and self.blocks is not None:
+                return self.blocks(name)
             raise KeyError(name)
         self.in_progress.add(name)
         try:
@@ -86,6 +152,16 @@ class Namespace:
         finally:
             self.in_progress.discard(name)
         self.values[name] = value
+        return value
+
+    def lookup(self, name: str) -> Value:
+        """A global name as an expression reads it. buildx (0.29.1) leaves a typed variable
+        that has no default and no value as cty's NilVal: every use of it fails (or crashes
+        buildx), so the model refuses it with a clear error."""
+        value = self.resolve(name)
+        if name in self.unset:
+            raise HCLError(f"variable {name} has a type but no default and no value from the "
+                           f"environment: buildx cannot use it (give it a default or set {name})")
         return value
 
     def _compute(self, name: str, variable: VariableDecl | None) -> Value:
@@ -96,11 +172,22 @@ class Namespace:
             value = self.evaluator(attribute.source.file).eval(attribute.expression, self.scope)
         elif variable is not None and variable.default is not None:
             value = self.evaluator(variable.source.file).eval(variable.default, self.scope)
+            if variable.type is not None:  # buildx checks the default before any override
+                try:
+                    value = convert(value, variable.type)
+                except ConversionError as exc:
+                    raise variable.source.error(
+                        f"invalid type {variable.type.friendly_name()} for variable {name} "
+                        f"default value: {exc}") from None
         else:
             value = None if variable is not None and variable.type is not None else ""
         if variable is None:
             return value
-        value = self._override(variable, value)
+        overridden = self._override(variable, value)
+        if (variable.type is not None and not variable.has_default and attribute is None
+                and self._env_value(name, favor_json=True) is None):
+            self.unset.add(name)
+        value = overridden
         if variable.type is not None:
             try:
                 value = convert(value, variable.type)
@@ -111,47 +198,72 @@ class Namespace:
         return value
 
     def _override(self, variable: VariableDecl, value: Value) -> Value:
-        name = variable.name
-        if variable.type is not None and f"{name}_JSON" in self.env:
-            return self._from_json(variable, self.env[f"{name}_JSON"])
-        if name not in self.env:
+        """The environment's value for a variable, as buildx's resolveValue picks it: a typed
+        variable favours ``NAME_JSON``; an untyped one reads ``NAME_JSON`` only without
+        ``NAME`` (and then as plain text)."""
+        found = self._env_value(variable.name, favor_json=variable.type is not None)
+        if found is None:
             return value
-        text = self.env[name]
-        if variable.type is not None:
-            return self._typed_from_env(variable, variable.type, text)
+        text, from_json = found
+        type_ = variable.type
+        if type_ is not None and from_json:
+            return self._from_json(variable, type_, text)
+        if type_ is not None and type_.name in ("list", "set", "tuple", "map"):
+            return self._csv_from_env(variable, type_, text)
+        if type_ is not None and type_.is_primitive:
+            return self._primitive_from_env(variable, type_.name, text)
+        if type_ is not None:
+            raise variable.source.error(
+                f"unsupported type {_go_type_name(type_)} for variable {variable.name}: set "
+                f"it from the environment as typed JSON with {variable.name}_JSON")
         return self._untyped_from_env(variable, value, text)
 
-    def _from_json(self, variable: VariableDecl, text: str) -> Value:
+    def _env_value(self, name: str, favor_json: bool) -> tuple[str, bool] | None:
+        """(text, is it NAME_JSON) from the environment, or None."""
+        found = (self.env[name], False) if name in self.env else None
+        if found is None or favor_json:
+            json_name = f"{name}_JSON"
+            shadowed = json_name in self.declared.variables or json_name in BUILTINS
+            if not shadowed and json_name in self.env:
+                found = (self.env[json_name], True)
+        return found
+
+    def _from_json(self, variable: VariableDecl, type_: Type, text: str) -> Value:
         try:
-            return values.loads_json(text)
+            return unmarshal_json(json.loads(text, parse_float=Decimal, parse_int=Decimal),
+                                  type_)
         except (json.JSONDecodeError, ConversionError) as exc:
             raise variable.source.error(
-                f"invalid value for variable {variable.name}: {variable.name}_JSON is not "
-                f"valid JSON ({exc})") from None
+                f"failed to convert variable {variable.name} from JSON: {exc}") from None
 
-    def _typed_from_env(self, variable: VariableDecl, type_: Type, text: str) -> Value:
-        if type_.is_primitive or type_.name == "any":
-            return self._primitive_from_env(variable, type_.name, text)
-        element = type_.element
-        if type_.name in ("list", "set") and element is not None and element.is_primitive:
-            fields = goparse.parse_csv(text)
-            if fields is None:
-                raise self._env_error(variable, text, "a comma-separated list")
-            return [self._primitive_from_env(variable, element.name, f) for f in fields]
-        if type_.name == "map" and element is not None and element.is_primitive:
-            return self._map_from_env(variable, element.name, text)
-        raise variable.source.error(
-            f"variable {variable.name} has type {type_.friendly_name()}: set it from the "
-            f"environment as JSON with {variable.name}_JSON")
-
-    def _map_from_env(self, variable: VariableDecl, kind: str, text: str) -> Value:
+    def _csv_from_env(self, variable: VariableDecl, type_: Type, text: str) -> Value:
         fields = goparse.parse_csv(text)
         if fields is None:
-            raise self._env_error(variable, text, "a comma-separated list of key:value pairs")
+            raise self._env_error(variable, text, "a comma-separated list")
+        elements = ([*type_.elements] if type_.name == "tuple"
+                    else [type_.element] if type_.element is not None else [])
+        if not all(e.is_primitive for e in elements):
+            raise variable.source.error(
+                f"unsupported type {_go_type_name(type_)} for CSV specification (variable "
+                f"{variable.name})")
+        if type_.name == "map":
+            return self._map_from_env(variable, type_.element.name if type_.element else "",
+                                      fields, text)
+        if type_.name == "tuple":
+            if len(fields) != len(elements):
+                raise variable.source.error(
+                    f"{_go_type_name(type_)} expects {len(elements)} elements but only "
+                    f"{len(fields)} provided (variable {variable.name})")
+            return [self._primitive_from_env(variable, e.name, f)
+                    for e, f in zip(elements, fields, strict=True)]
+        return [self._primitive_from_env(variable, elements[0].name, f) for f in fields]
+
+    def _map_from_env(self, variable: VariableDecl, kind: str, fields: list[str],
+                      text: str) -> Value:
         out: dict[str, Value] = {}
         for item in fields:
-            pieces = item.split(":")
-            if len(pieces) != 2:
+            pieces = goparse.parse_csv(item, ":")
+            if pieces is None or len(pieces) != 2:
                 raise self._env_error(variable, text, "a comma-separated list of key:value pairs")
             out[pieces[0]] = self._primitive_from_env(variable, kind, pieces[1])
         return out
@@ -186,6 +298,11 @@ class Namespace:
             f"{text!r} is not {what}")
 
     # -- after resolution -----------------------------------------------------------------
+    def resolve_variables(self) -> None:
+        """buildx's first phase: every variable (and what it needs), before any block exists."""
+        for name in self.declared.variables:
+            self.resolve(name)
+
     def resolve_all(self) -> None:
         for name in [*self.declared.attributes, *self.declared.variables]:
             self.resolve(name)

@@ -9,6 +9,8 @@ even. ``arithmetic`` computes as cty does (so ``0.1 + 0.2`` and ``1 / 3`` give b
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
@@ -188,12 +190,14 @@ def _modulo(a: Decimal, b: Decimal, fa: Fraction, fb: Fraction) -> Decimal:
 
 
 def _arith_infinite(op: str, a: Decimal, b: Decimal) -> Decimal:
-    if op == "%":
-        return a if b == 0 else a * b
+    if op == "%":  # buildx fails here (a big.Float panic, or "can't use modulo...")
+        raise NumberError("can't use modulo with zero and infinity")
     with localcontext(_WIDE) as ctx:
         ctx.traps[InvalidOperation] = True
         try:
-            return {"+": a + b, "-": a - b, "*": a * b}[op] if op != "/" else a / b
+            operations: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
+                "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+            return operations[op](a, b)  # only the one asked for: 0 * inf must not run
         except ArithmeticError:
             raise NumberError("can't divide zero by zero or infinity by infinity") from None
 

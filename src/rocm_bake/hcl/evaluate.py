@@ -15,7 +15,7 @@ from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.bigfloat import NumberError, arithmetic
 from rocm_bake.hcl.syntax import Node, parse, position
-from rocm_bake.hcl.types import cty_equal
+from rocm_bake.hcl.types import convert, cty_equal, type_of, unify
 from rocm_bake.hcl.values import ConversionError, SetValue, Value
 
 FunctionTable = Mapping[str, Callable[[list[Value]], Value]]
@@ -134,12 +134,35 @@ class Evaluator:
             raise self.error(node, f"operation {operator} failed: {exc}") from None
 
     def _eval_conditional_rule(self, node: Node, scope: Scope) -> Value:
+        """HCL evaluates both results: the one not taken may fail, but when both succeed
+        their types must unify, and the taken one is converted to that type."""
+        results = [self._attempt(node.if_true, scope), self._attempt(node.if_false, scope)]
         condition = self.eval(node.condition, scope)
+        if condition is None:
+            raise self.error(node, "invalid condition: the condition value is null")
         try:
             chosen = values.to_bool(condition)
         except ConversionError as exc:
             raise self.error(node, f"invalid condition: {exc}") from None
-        return self.eval(node.if_true if chosen else node.if_false, scope)
+        taken, other = results if chosen else results[::-1]
+        if isinstance(taken, HCLError):
+            raise taken
+        if isinstance(other, HCLError) or taken is None or other is None:
+            return taken
+        unified = unify([type_of(taken), type_of(other)])
+        if unified is None:
+            raise self.error(node, "inconsistent conditional result types: "
+                                   f"{values.kind(taken)} and {values.kind(other)}")
+        try:
+            return convert(taken, unified)
+        except ConversionError as exc:
+            raise self.error(node, f"inconsistent conditional result types: {exc}") from None
+
+    def _attempt(self, node: Node, scope: Scope) -> Value | HCLError:
+        try:
+            return self.eval(node, scope)
+        except HCLError as exc:
+            return exc
 
     # -- traversal ------------------------------------------------------------------------
     def _eval_get_attr_expr_term_rule(self, node: Node, scope: Scope) -> Value:
@@ -356,8 +379,15 @@ class Evaluator:
                 yield from self.if_pieces(content, scope)
             elif kind == "TemplateForRule":
                 yield from self.for_pieces(content, scope)
+            elif kind.startswith("Template"):  # an else/endif/endfor outside its directive
+                raise self.error(parts[0] if not hasattr(content, "_meta") else content,
+                                 "unbalanced template directives: the control directives "
+                                 "within this template are unbalanced")
             else:
-                yield _literal(content), True
+                try:
+                    yield _literal(content), True
+                except ValueError as exc:
+                    raise self.error(content, str(exc)) from None
 
     def if_pieces(self, node: Node, scope: Scope) -> Iterator[tuple[str, bool]]:
         start, endif, else_rule = node._if_start, node._endif, node._else_rule
@@ -380,13 +410,15 @@ class Evaluator:
     def for_pieces(self, node: Node, scope: Scope) -> Iterator[tuple[str, bool]]:
         start, end = node._for_start, node._endfor
         collection = self.eval(start.collection, scope)
-        key_name = start.key_iterator
-        value_name = str(start.iterator.token.value)
+        # python-hcl2 calls the first identifier ``iterator`` and the second ``key_iterator``;
+        # in HCL, ``%{for k, v in ...}`` binds the key to the first and the value to the second.
+        first = str(start.iterator.token.value)
+        second = start.key_iterator
         yield from _marker(start.strip_open, before=True)
         for key, item in self.pairs(start.collection, collection):
-            names: dict[str, Value] = {value_name: item}
-            if key_name is not None:
-                names = {str(key_name.token.value): key, value_name: item}
+            names: dict[str, Value] = {first: item}
+            if second is not None:
+                names = {first: key, str(second.token.value): item}
             yield from _marker(start.strip_close, before=False)
             yield from self.pieces(list(node._body), scope.child(names))
             yield from _marker(end.strip_open, before=True)
@@ -412,6 +444,7 @@ def _marker(enabled: bool, before: bool) -> Iterator[tuple[str, bool]]:
 
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 _ESCAPE_RE = re.compile(r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[nrt"\\])')
+_ANY_ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.?)", re.DOTALL)
 
 
 def _literal(token: Node) -> str:
@@ -421,6 +454,10 @@ def _literal(token: Node) -> str:
         return text[1:]
     if "ESCAPED" in kind:
         return text[1:]
+    for escape in _ANY_ESCAPE_RE.finditer(text):
+        if not _ESCAPE_RE.fullmatch(escape.group(0)):
+            raise ValueError(f"invalid escape sequence: the symbol {escape.group(1)[:1]!r} is "
+                             "not a valid escape sequence selector")
     return _ESCAPE_RE.sub(_unescape, text)
 
 
@@ -432,10 +469,12 @@ def _unescape(match: re.Match[str]) -> str:
 
 
 def _dedent(body: str) -> str:
+    """HCL's ``<<-`` trimming: the smallest indent of the lines that are not blank is cut from
+    every line; blank (whitespace-only) lines are left as they are."""
     lines = body.split("\n")
-    indents = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip()]
+    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
     cut = min(indents, default=0)
-    return "\n".join(line[cut:] for line in lines)
+    return "\n".join(line[cut:] if line.strip() else line for line in lines)
 
 
 def _quote_template(body: str) -> str:
@@ -465,6 +504,8 @@ def _closing_brace(text: str, start: int) -> int:
                 i += 1
             elif char == '"':
                 quoted = False
+            elif text.startswith(("${", "%{"), i) and not text.startswith(("$${", "%%{"), i - 1):
+                i = _closing_brace(text, i + 2)
         elif char == '"':
             quoted = True
         elif char == "{":

@@ -5,7 +5,7 @@ The behaviour is that of cty's stdlib and hashicorp/go-cty-funcs as buildx 0.29 
 checked against the real buildx (see tests/unit/test_functions.py).
 
 One module per concern: ``params`` (cty's calling convention), ``strings``, ``paths``,
-``graphemes``, ``format`` (printf), ``re2``/``regex``, ``collectionfns``, ``sets``, ``numeric``
+``graphemes``, ``format`` (printf), ``goregex``/``regex``, ``collectionfns``, ``sets``, ``numeric``
 (with ``gomath``), ``logic``, ``encoding``, ``timefns``, ``network``; ``registry`` puts them
 in one table. Values, types and numbers are the model's: ``rocm_bake.hcl.values``,
 ``rocm_bake.hcl.types`` and ``rocm_bake.hcl.bigfloat``.

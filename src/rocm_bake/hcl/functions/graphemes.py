@@ -1,5 +1,9 @@
 """Extended grapheme clusters (Unicode UAX #29), as go-textseg counts "characters" for
-``strlen``, ``substr``, ``reverse`` and format widths."""
+``strlen``, ``substr``, ``reverse`` and format widths.
+
+Not the ``regex`` module's ``\\X``: that follows Unicode 15.1+, whose Indic conjunct rule (GB9c)
+joins "क्ष" into one cluster, while buildx 0.29.1 (go-textseg v15) counts 2 — see the
+``graphemes`` cases in tests/buildx/test_families.py."""
 
 from __future__ import annotations
 

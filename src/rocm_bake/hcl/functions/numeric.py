@@ -39,7 +39,12 @@ def _negate(args: list[Value]) -> Value:
 
 
 def _signum(args: list[Value]) -> Value:
+    """buildx's signum reads its argument as a Go int: whole numbers in int64 only."""
     value = as_num(args[0])
+    if not value.is_finite() or value != value.to_integral_value() or not (
+            -(2**63) <= value < 2**63):
+        raise CallError("value must be a whole number, between -9223372036854775808 and "
+                        "9223372036854775807")
     return Decimal((value > 0) - (value < 0))
 
 

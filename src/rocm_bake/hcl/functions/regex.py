@@ -6,8 +6,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from rocm_bake.hcl.functions.goregex import GoRegex, RegexSyntaxError, compile_go_regex
 from rocm_bake.hcl.functions.params import ArgError, CallError, Function, Param, as_str, define
-from rocm_bake.hcl.functions.re2 import GoRegex, RegexSyntaxError, compile_go_regex
 from rocm_bake.hcl.types import STRING
 from rocm_bake.hcl.values import ListValue, Value
 

@@ -1,0 +1,338 @@
+"""The seven families of issue 11, each through buildx and the model side by side: --set forms
+(env args, ``+=``, CSV values), ``target.NAME.FIELD`` references, ``any``-typed variables from
+the environment, ``--print`` escaping, and SOURCE_DATE_EPOCH."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.buildx.oracle import groups_as_sets, model, oracle
+from tests.conftest import Buildx
+
+Case = tuple[str, list[str], dict[str, str]]
+
+BASE = ('target "a" {\n  args = { X = "1" }\n  tags = ["a:1"]\n  platforms = ["linux/amd64"]\n'
+        '  cache-from = ["type=registry,ref=c/a"]\n  output = ["type=docker"]\n'
+        '  no-cache-filter = ["x"]\n  ulimits = ["nofile=1024:1024"]\n  network = "none"\n'
+        '  annotations = ["k=v"]\n}\ntarget "b" {\n  inherits = ["a"]\n}\n')
+
+
+def _set(*items: str) -> list[str]:
+    return [arg for item in items for arg in ("--set", item)]
+
+
+SET_ENV_ARGS: dict[str, Case] = {
+    "args-from-env": (BASE, ["--print", "a", *_set("a.args.FOO")], {"FOO": "env"}),
+    "args-from-env-missing": (BASE, ["--print", "a", *_set("a.args.FOO")], {}),
+    "args-from-env-empty": (BASE, ["--print", "a", *_set("a.args.FOO")], {"FOO": ""}),
+    "args-from-env-plus": (BASE, ["--print", "a", *_set("a.args.FOO+")], {"FOO": "p"}),
+    "args-from-env-replaces": (BASE, ["--print", "a", *_set("a.args.X")], {"X": "env"}),
+    "args-from-env-glob": (BASE, ["--print", "a", "b", *_set("*.args.FOO")], {"FOO": "g"}),
+    "labels-without-value": (BASE, ["--print", "a", *_set("a.labels.FOO")], {"FOO": "x"}),
+    "args-without-name": (BASE, ["--print", "a", *_set("a.args=1")], {}),
+}
+
+SET_APPEND: dict[str, Case] = {
+    "platform-append": (BASE, ["--print", "a", *_set("a.platform+=linux/arm64")], {}),
+    "platform-append-twice": (BASE, ["--print", "a", *_set("a.platform+=linux/arm64",
+                                                           "a.platform+=linux/riscv64")], {}),
+    "platform-set-then-append": (BASE, ["--print", "a", *_set("a.platform=linux/arm64",
+                                                              "a.platform+=linux/ppc64le")], {}),
+    "platform-append-then-set": (BASE, ["--print", "a", *_set("a.platform+=linux/arm64",
+                                                              "a.platform=linux/ppc64le")], {}),
+    "tags-append": (BASE, ["--print", "a", "b", *_set("*.tags+=r/x:2")], {}),
+    "tags-append-duplicate": (BASE, ["--print", "a", *_set("a.tags+=a:1")], {}),
+    "cache-from-append": (BASE, ["--print", "a", *_set("a.cache-from+=type=local,src=/c")], {}),
+    "cache-to-append": (BASE, ["--print", "a", *_set("a.cache-to+=type=inline")], {}),
+    "output-append": (BASE, ["--print", "a", *_set("a.output+=type=image,name=r/a")], {}),
+    "secrets-append": (BASE, ["--print", "a", *_set("a.secrets+=id=t,env=T")], {}),
+    "annotations-always-append": (BASE, ["--print", "a", *_set("a.annotations=k2=v")], {}),
+    "entitlements-append": (BASE, ["--print", "a", *_set("a.entitlements+=network.host")], {}),
+    "attest-always-merges": (BASE, ["--print", "a", *_set("a.attest=type=sbom")], {}),
+    "args-plus-sets": (BASE, ["--print", "a", *_set("a.args.X+=2")], {}),
+    "context-plus-sets": (BASE, ["--print", "a", *_set("a.context+=sub")], {}),
+    "no-cache-filter-not-a-list-key": (BASE, ["--print", "a", *_set("a.no-cache-filter=y")],
+                                       {}),
+    "ulimits-not-a-list-key": (BASE, ["--print", "a", *_set("a.ulimits+=core=0")], {}),
+    "network-is-a-list-key": (BASE, ["--print", "a", *_set("a.network=host")], {}),
+    "platform-plus-without-value": (BASE, ["--print", "a", *_set("a.platform+")], {}),
+    "unknown-key-plus": (BASE, ["--print", "a", *_set("a.nope+=1")], {}),
+}
+
+SET_CSV: dict[str, Case] = {
+    "cache-from-refs": (BASE, ["--print", "a", *_set("a.cache-from=u/app:c,u/b:c")], {}),
+    "cache-from-ref-with-slashes": (BASE, ["--print", "a", *_set("a.cache-from=r.io/a/b:c")],
+                                    {}),
+    "cache-from-empty": (BASE, ["--print", "a", *_set("a.cache-from=")], {}),
+    "cache-from-quoted": (BASE, ["--print", "a",
+                                 *_set('a.cache-from="type=registry,ref=a/b"')], {}),
+    "cache-to-mixed": (BASE, ["--print", "a", *_set("a.cache-to=type=local,dest=/a/b,mode=max")],
+                       {}),
+    "cache-from-bad-field": (BASE, ["--print", "a", *_set("a.cache-from=type=local,x")], {}),
+    "cache-from-no-type": (BASE, ["--print", "a", *_set("a.cache-from=ref=a/b")], {}),
+    "output-empty": (BASE, ["--print", "a", *_set("a.output=")], {}),
+    "output-path": (BASE, ["--print", "a", *_set("a.output=./out/dir")], {}),
+    "output-dash": (BASE, ["--print", "a", *_set("a.output=-")], {}),
+    "output-two-paths": (BASE, ["--print", "a", *_set("a.output=/a/b,/c")], {}),
+    "output-upper-keys": (BASE, ["--print", "a", *_set("a.output=TYPE=local,Dest=/o")], {}),
+    "secret-env-type": (BASE, ["--print", "a", *_set("a.secrets=type=env,id=t,src=TOK")], {}),
+    "secret-bad-key": (BASE, ["--print", "a", *_set("a.secrets=id=t,foo=bar")], {}),
+    "hcl-cache-refs-in-one-string": (
+        'target "a" {\n  cache-from = ["a/b,c/d", "", {type = "local", src = "/x"}]\n'
+        '  cache-to = ["e/f"]\n  output = ["", "-"]\n  tags = ["", "t", "t"]\n}\n',
+        ["--print", "a"], {}),
+    "load-false-keeps-docker": (BASE, ["--print", "a", *_set("a.load=false")], {}),
+    "load-true-with-docker": (BASE, ["--print", "a", *_set("a.load=true")], {}),
+    "load-true-with-image": (
+        'target "a" {\n  output = ["type=image,name=x"]\n}\n',
+        ["--print", "a", *_set("a.load=true")], {}),
+    "push-false-drops-registry": (
+        'target "a" {\n  output = ["type=registry,name=x", "type=image,name=y", "type=local,'
+        'dest=o"]\n}\n', ["--print", "a", *_set("a.push=false")], {}),
+    "glob-targets-requested": (BASE, ["--print", "[ab]"], {}),
+    "glob-bad-pattern": (BASE, ["--print", "a", *_set("[.args.X=1")], {}),
+}
+
+TARGET_REFS: dict[str, Case] = {
+    "field-references": (
+        'target "base" {\n  args = { A = "1" }\n  tags = ["r/base:1"]\n'
+        '  dockerfile = "base.Dockerfile"\n}\ntarget "c" {\n'
+        '  args = { B = target.base.args.A, D = target.base.dockerfile }\n'
+        '  tags = [for t in target.base.tags : "${t}-c"]\n}\n', ["--print", "c"], {}),
+    "reference-unset-field": (
+        'target "base" {\n}\ntarget "c" {\n  args = { B = target.base.context }\n}\n',
+        ["--print", "c"], {}),
+    "reference-cycle": (
+        'target "a" {\n  dockerfile = target.b.dockerfile\n}\n'
+        'target "b" {\n  dockerfile = target.a.dockerfile\n}\n', ["--print", "a"], {}),
+    "reference-same-target": (
+        'target "a" {\n  dockerfile = "x"\n  args = { D = target.a.dockerfile }\n}\n',
+        ["--print", "a"], {}),
+    "reference-missing-target": (
+        'target "a" {\n  args = { D = target.nope.dockerfile }\n}\n', ["--print", "a"], {}),
+    "reference-in-variable": (
+        'variable "V" {\n  default = target.a.tags[0]\n}\ntarget "a" {\n  tags = ["t:1"]\n}\n'
+        'target "b" {\n  args = { V = V }\n}\n', ["--print", "b"], {}),
+    "reference-not-inherited": (
+        'target "p" {\n  args = { A = "p" }\n}\ntarget "a" {\n  inherits = ["p"]\n'
+        '  args = { B = "b" }\n}\ntarget "c" {\n  args = target.a.args\n}\n',
+        ["--print", "c"], {}),
+    "reference-bare-block-type": ('target "a" {\n  args = { A = jsonencode(target) }\n}\n',
+                                  ["--print", "a"], {}),
+    "reference-matrix-name": (
+        'target "m" {\n  matrix = { v = ["1", "2"] }\n  name = "m-${v}"\n  args = { V = v }\n}\n'
+        'target "c" {\n  args = { V = target.m-2.args.V }\n}\n', ["--print", "c"], {}),
+    "reference-group": (
+        'group "g" {\n  targets = ["a"]\n}\ntarget "a" {\n  tags = group.g.targets\n}\n',
+        ["--print", "a"], {}),
+}
+
+ANY_FROM_ENV: dict[str, Case] = {
+    "any-with-default-from-env": (
+        'variable "V" {\n  type = any\n  default = 1\n}\ntarget "c" {\n  args = { V = V }\n}\n',
+        ["--print", "c"], {"V": "2"}),
+    "any-without-default-from-env": (
+        'variable "W" {\n  type = any\n}\ntarget "c" {\n  args = { W = W }\n}\n',
+        ["--print", "c"], {"W": "x"}),
+    "any-listing-from-env": (
+        'variable "V" {\n  type = any\n  default = "a"\n}\ntarget "c" {}\n',
+        ["--list=type=variables,format=json"], {"V": "b"}),
+    "any-from-typed-json": (
+        'variable "V" {\n  type = any\n  default = 1\n}\ntarget "c" {\n'
+        '  args = { V = jsonencode(V) }\n}\n', ["--print", "c"],
+        {"V_JSON": '{"value": ["a", 1], "type": ["tuple", ["string", "number"]]}'}),
+    "any-from-plain-json": (
+        'variable "V" {\n  type = any\n  default = 1\n}\ntarget "c" {\n'
+        '  args = { V = jsonencode(V) }\n}\n', ["--print", "c"], {"V_JSON": '["a"]'}),
+    "list-any-from-env": (
+        'variable "L" {\n  type = list(any)\n  default = []\n}\ntarget "c" {}\n',
+        ["--print", "c"], {"L": "a,b"}),
+    "tuple-from-csv": (
+        'variable "T" {\n  type = tuple([string, number])\n  default = ["a", 1]\n}\n'
+        'target "c" {\n  args = { T = jsonencode(T) }\n}\n', ["--print", "c"], {"T": "b,2"}),
+    "tuple-from-csv-wrong-length": (
+        'variable "T" {\n  type = tuple([string, number])\n  default = ["a", 1]\n}\n'
+        'target "c" {}\n', ["--print", "c"], {"T": "b"}),
+    "untyped-from-json-env": (
+        'variable "N" {\n  default = 1\n}\nvariable "S" {\n}\ntarget "c" {\n'
+        '  args = { N = N + 1, S = S }\n}\n', ["--print", "c"], {"N_JSON": "5", "S_JSON": "[1]"}),
+    "typed-json-env-wins-over-plain": (
+        'variable "N" {\n  type = number\n  default = 1\n}\ntarget "c" {\n  args = { N = N }\n}\n',
+        ["--print", "c"], {"N": "2", "N_JSON": "3"}),
+    "json-env-shadowed-by-variable": (
+        'variable "N" {\n  type = number\n  default = 1\n}\nvariable "N_JSON" {\n'
+        '  default = "x"\n}\ntarget "c" {\n  args = { N = N }\n}\n', ["--print", "c"],
+        {"N_JSON": "3"}),
+    "object-from-plain-env": (
+        'variable "O" {\n  type = object({a = string})\n  default = {a = "x"}\n}\n'
+        'target "c" {}\n', ["--print", "c"], {"O": "y"}),
+}
+
+ESCAPING: dict[str, Case] = {
+    "heredoc-and-quoted-escapes": (
+        'target "c" {\n  dockerfile-inline = <<EOT\nFROM x\nRUN echo $${A} %%{b} $$ %% $x\nEOT\n'
+        '  args = { A = "$${x} %%{y} $$ %%", B = <<-EOT\n    a $${x}\n    b %%{y}\n    EOT\n'
+        '  }\n  labels = { L = "$${l}" }\n  annotations = ["a=$${b}"]\n'
+        '  tags = ["t$${x}"]\n  description = "d$${x}"\n}\n', ["--print", "c"], {}),
+    "template-escapes-in-set": (BASE, ["--print", "a", *_set("a.args.X=${y}%{z}",
+                                                             "a.labels.L=$${q}",
+                                                             "a.annotations=a=${b}",
+                                                             "a.dockerfile=${d}")], {}),
+    "escapes-from-env": (
+        'variable "V" {\n  default = ""\n}\ntarget "c" {\n  args = { V = V }\n'
+        '  dockerfile-inline = "FROM ${V}"\n}\n', ["--print", "c"], {"V": "${HOME}%{x}"}),
+    "escaped-directive-in-heredoc": (
+        'target "c" {\n  args = { A = <<EOT\n%%{if true}x%%{endif} $${y}\nEOT\n  }\n}\n',
+        ["--print", "c"], {}),
+}
+
+SOURCE_DATE_EPOCH: dict[str, Case] = {
+    "epoch-injected": (BASE, ["--print", "a", "b"], {"SOURCE_DATE_EPOCH": "1700000000"}),
+    "epoch-empty-ignored": (BASE, ["--print", "a"], {"SOURCE_DATE_EPOCH": ""}),
+    "epoch-target-arg-wins": (
+        'target "a" {\n  args = { SOURCE_DATE_EPOCH = "1" }\n}\n', ["--print", "a"],
+        {"SOURCE_DATE_EPOCH": "2"}),
+    "epoch-set-arg-wins": (BASE, ["--print", "a", *_set("a.args.SOURCE_DATE_EPOCH=3")],
+                           {"SOURCE_DATE_EPOCH": "2"}),
+    "epoch-linked-target": (
+        'target "base" {\n}\ntarget "a" {\n  contexts = { b = "target:base" }\n}\n',
+        ["--print", "a"], {"SOURCE_DATE_EPOCH": "5"}),
+    "epoch-escaped": (BASE, ["--print", "a"], {"SOURCE_DATE_EPOCH": "${x}"}),
+    "epoch-variable-listing": (
+        'variable "SOURCE_DATE_EPOCH" {\n  default = "0"\n}\ntarget "a" {\n'
+        '  args = { E = SOURCE_DATE_EPOCH }\n}\n', ["--print", "a"], {"SOURCE_DATE_EPOCH": "9"}),
+}
+
+#: Minimal cases of the disagreement classes the differential fuzzer found (tests/buildx/fuzz.py).
+FUZZ_FOUND: dict[str, Case] = {
+    "csv-bare-quote-in-env": ('variable "V" {\n  type = set(string)\n}\ntarget "t" {}\n',
+                              ["--print", "t"], {"V": '{"a":1}'}),
+    "template-for-key-value": (
+        'target "t" {\n  args = { A = "%{for i, v in [\"a\", \"b\"]}${i}=${v};%{endfor}" }\n}\n',
+        ["--print", "t"], {}),
+    "heredoc-trim-blank-line": (
+        'target "t" {\n  dockerfile-inline = <<-EOT\n    \n    RUN a\n\t  tab\n    EOT\n}\n',
+        ["--print", "t"], {}),
+    "invalid-escape-after-directive": (
+        'target "t" {\n  args = { A = "%{if true}x%{endif}q\\q" }\n}\n', ["--print", "t"], {}),
+    "conditional-types-unify": (
+        'target "t" {\n  tags = [true ? 1 : "a", false ? "x" : true]\n}\n', ["--print", "t"], {}),
+    "conditional-types-clash": (
+        'target "t" {\n  tags = [true ? "d" : ["l"]]\n}\n', ["--print", "t"], {}),
+    "conditional-untaken-error": (
+        'target "t" {\n  tags = [true ? "a" : upper(1, 2)]\n}\n', ["--print", "t"], {}),
+    "shm-size-invalid": ('target "t" {\n  shm-size = " sp "\n}\n', ["--print", "t"], {}),
+    "ulimits-invalid": ('target "t" {\n  ulimits = ["a"]\n}\n', ["--print", "t"], {}),
+    "linked-platforms-not-subset": (
+        'target "b" {\n  platforms = ["linux/arm64", "linux/riscv64"]\n}\ntarget "t" {\n'
+        '  platforms = ["linux/amd64", "linux/arm64"]\n  contexts = { base = "target:b" }\n}\n',
+        ["--print", "t"], {}),
+    "empty-dockerfile-defaults": ('target "t" {\n  dockerfile = ""\n}\n', ["--print", "t"], {}),
+    "null-description": ('target "u" {\n  description = null\n}\ntarget "t" {}\n',
+                         ["--print", "t"], {}),
+    "typed-variable-without-value-used": (
+        'variable "V" {\n  type = string\n}\ntarget "u" {\n  description = V\n}\n'
+        'target "t" {}\n', ["--print", "t"], {}),
+    "typed-variable-without-value-listed": (
+        'variable "V" {\n  type = string\n}\ntarget "t" {}\n',
+        ["--list=type=variables,format=json"], {}),
+    "unset-list-field-reference": (
+        'target "a" {}\ntarget "t" {\n  tags = coalescelist(target.a.tags, ["z"])\n'
+        '  args = { N = jsonencode(target.a.args) }\n}\n', ["--print", "t"], {}),
+    "modulo-of-infinity": ('target "t" {\n  args = { A = (1 / 0) % 7 }\n}\n', ["--print", "t"],
+                           {}),
+    "signum-of-fraction": ('target "t" {\n  args = { A = signum(1.5) }\n}\n', ["--print", "t"],
+                           {}),
+    "unbalanced-directive-after-escape": (
+        'target "t" {\n  args = { A = "%%%{if true} y %{else}n%{endif}" }\n}\n',
+        ["--print", "t"], {}),
+    "typed-default-checked-before-env": (
+        'variable "B" {\n  type = bool\n  default = "x"\n}\ntarget "t" {}\n', ["--print", "t"],
+        {"B": "true"}),
+    "typed-string-listing-escapes": (
+        'variable "S" {\n  type = string\n  default = "<a>&\\\\"\n}\nvariable "U" {\n'
+        '  default = "\\"u\\""\n}\ntarget "t" {}\n', ["--list=type=variables,format=json"],
+        {"S": 'a,"b,c"'}),
+    "empty-entries-inherit-as-unset": (
+        'target "a" {\n  cache-to = []\n  output = []\n  tags = []\n}\ntarget "b" {\n'
+        '  cache-to = ["", "type=gha"]\n  output = ["type=docker"]\n  tags = ["x"]\n}\n'
+        'target "t" {\n  inherits = ["b", "a"]\n}\n', ["--print", "t"], {}),
+    "minus-zero-minus-infinity": ('target "t" {\n  pull = ((-1 * 0) - (7 / 0)) < 1\n}\n',
+                                  ["--print", "t"], {}),
+    "shm-size-forms": ('target "t" {\n  shm-size = "1.51.5"\n}\ntarget "u" {\n'
+                       '  shm-size = "2.5GiB"\n}\n', ["--print", "u", "t"], {}),
+    "typed-infinity-listing": ('variable "N" {\n  type = number\n  default = 1 / 0\n}\n'
+                               'variable "U" {\n  default = 1 / 0\n}\n',
+                               ["--list=type=variables,format=json"], {}),
+    "heredoc-nested-quotes": (
+        'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
+        ["--print", "t"], {}),
+}
+
+#: go-textseg v15's grapheme clusters (why hcl/functions/graphemes.py is not ``regex``'s \X).
+GRAPHEMES: dict[str, Case] = {
+    "clusters": (
+        'target "t" {\n  args = { A = strlen("क्ष"), B = strlen("🇺🇸🇬🇧"), C = strlen("👨‍👩‍👧"),'
+        ' D = strlen("e\\u0301"), E = strlen("\\r\\n"), F = strlen("각"),'
+        ' G = strlen("अनुच्छेद"), H = substr("क्षa", 1, 2), I = reverse("ab🇺🇸") }\n}\n',
+        ["--print", "t"], {}),
+}
+
+FAMILIES: dict[str, dict[str, Case]] = {
+    "set-env-args": SET_ENV_ARGS,
+    "set-append": SET_APPEND,
+    "set-csv-values": SET_CSV,
+    "target-references": TARGET_REFS,
+    "any-from-env": ANY_FROM_ENV,
+    "print-escaping": ESCAPING,
+    "source-date-epoch": SOURCE_DATE_EPOCH,
+    "fuzz-found": FUZZ_FOUND,
+    "graphemes": GRAPHEMES,
+}
+CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
+         for name, case in cases.items()}
+
+
+def compare(case: Case, buildx: Buildx, cwd: Path) -> None:
+    text, args, env = case
+    (cwd / "docker-bake.hcl").write_text(text)
+    expected = oracle(buildx, list(args), cwd, env)
+    got = model(list(args), cwd, env)
+    assert got.ok == expected.ok, f"buildx: {expected.error or 'ok'}; model: {got.error or 'ok'}"
+    if expected.ok:
+        assert groups_as_sets(got.data) == groups_as_sets(expected.data)
+    else:
+        assert got.error, "an error must say what is wrong"
+
+
+@pytest.mark.buildx
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_family_case(name: str, buildx: Buildx, tmp_path: Path) -> None:
+    compare(CASES[name], buildx, tmp_path)
+
+
+#: Constructs buildx accepts that the model does not model yet: the model must fail and say so
+#: ("not supported"), never answer differently. docs/reference/bake-model.md lists them.
+UNSUPPORTED: dict[str, Case] = {
+    "nested-unary-operators": ('target "t" {\n  pull = !!false\n}\n', ["--print", "t"], {}),
+    "whole-target-as-a-value": (
+        'target "a" {\n  tags = ["x"]\n}\ntarget "t" {\n  args = { A = jsonencode(target.a) }\n}\n',
+        ["--print", "t"], {}),
+    "json-bake-file": ("", ["-f", "docker-bake.json", "--print", "t"], {}),
+    "escape-after-literal-dollar": ('target "t" {\n  args = { A = "$$${x}" }\n}\n',
+                                    ["--print", "t"], {}),
+}
+
+
+@pytest.mark.buildx
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+def test_unsupported_construct_is_named(name: str, buildx: Buildx, tmp_path: Path) -> None:
+    text, args, env = UNSUPPORTED[name]
+    (tmp_path / "docker-bake.hcl").write_text(text)
+    (tmp_path / "docker-bake.json").write_text('{"target": {"t": {"tags": ["j"]}}}')
+    expected = oracle(buildx, list(args), tmp_path, env)
+    assert expected.ok, f"buildx rejects it, so it needs no entry here: {expected.error}"
+    got = model(list(args), tmp_path, env)
+    assert not got.ok and "not supported" in got.error, got.error or got.data
