@@ -16,6 +16,10 @@ bash scripts/webdav.sh start >/dev/null
 # The cache test stack's downloads (LightGBM sdist, CMake wheel, sccache binary): fetched once
 # into /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
 bash scripts/cachestack.sh >/dev/null
+# The real HIP compiler image (trixie clang-22 + ROCm 7.2.4 HIP, tests/hip) and a ROCm wheel from
+# PyPI for the arch audit: built/fetched once into /var/cache/rocm-bake, offline after.
+bash scripts/hip-toolchain.sh image
+bash scripts/hip-fixtures.sh >/dev/null
 # The nox build sessions' virtualenvs are installed here, so the tests reuse them offline (-R).
 .venv/bin/nox --install-only -s build-gfx950 >/dev/null
 bash scripts/docs-deps.sh
@@ -35,5 +39,7 @@ NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir site
 "${pytest[@]}" tests/docs
 echo "== buildx oracle, CLI and engine tests"
 "${pytest[@]}" tests/buildx tests/cli tests/e2e
+echo "== real HIP: the toolchain image, sccache on HIP, the arch audit (inv audit-arch)"
+"${pytest[@]}" tests/hip
 echo "== the fleet: two engines sharing one registry (inv fleet.*), the lanes (actionlint)"
 "${pytest[@]}" tests/fleet

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import archaudit
+from rocm_bake.archaudit.bundles import read_code_object
 from tests.cli.test_errors import assert_one_line_error
 from tests.conftest import Result, run_cli
 from tests.hip.conftest import ARCHS, Compiled, docker_run
@@ -63,7 +64,7 @@ def test_e_flags_name_the_processor_llvm_readelf_names(compiled: Compiled, arch:
     # "Flags: 0x54f, gfx950, xnack, sramecc"
     readelf_processor = flags.split(":", 1)[1].split(",")[1].strip()
     code_object = (compiled.oracle / f"{arch}.co").read_bytes()
-    target = archaudit.bundles.read_code_object(code_object, arch)
+    target = read_code_object(code_object, arch)
     assert target.partition(":")[0] == readelf_processor == arch
 
 
