@@ -22,7 +22,9 @@ ROCM_VERSION=7.2.4
 # the image is also a base for the test stage graph.
 HIP_PACKAGES=clang-$LLVM_MAJOR,lld-$LLVM_MAJOR,llvm-$LLVM_MAJOR,clang-tools-$LLVM_MAJOR,$ROOTFS_PACKAGES
 # From experimental, unpacked (not installed): PKG whose version must start with ROCM_VERSION.
-HIP_DEBS=(rocm-device-libs-$LLVM_MAJOR libamdhip64-dev hipcc)
+# libamdhip64-7 is the HIP runtime library: here only so that links (hipcc -shared, CMake's
+# hip-lang package) find libamdhip64.so; nothing can run GPU code on these machines.
+HIP_DEBS=(rocm-device-libs-$LLVM_MAJOR libamdhip64-dev libamdhip64-7 hipcc)
 
 usage() {
     cat <<EOF
@@ -49,7 +51,7 @@ EOF
 hip_tarball() {
     local mirror=$1 key
     key=$(printf '%s %s %s %s %s %s\n' "$HIP_SUITE" "$mirror" "$HIP_PACKAGES" "${HIP_DEBS[*]}" \
-        "$ROCM_VERSION" "$ROOTFS_EPOCH" | cat - <(declare -f rocm_layout build_hip_tarball) |
+        "$ROCM_VERSION" "$ROOTFS_EPOCH" | cat - <(declare -f rocm_layout) |
         sha256sum | cut -c1-12)
     printf '%s/hip-debian-%s-rocm%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$HIP_SUITE" "$ROCM_VERSION" "$key"
 }
@@ -62,6 +64,7 @@ rocm_layout() {
     [ -d "$root$res/amdgcn/bitcode" ] || die "no $res/amdgcn/bitcode (rocm-device-libs-$LLVM_MAJOR) in the rootfs"
     [ -f "$root/usr/include/hip/hip_runtime.h" ] || die "no HIP headers (libamdhip64-dev) in the rootfs"
     [ -x "$root/usr/bin/hipcc" ] || die "no /usr/bin/hipcc in the rootfs"
+    [ -e "$root/usr/lib/x86_64-linux-gnu/libamdhip64.so" ] || die "no libamdhip64.so (libamdhip64-7) in the rootfs"
     mkdir -p "$root/opt/rocm/.info" "$root/opt/rocm/bin" "$root/opt/rocm/include" \
         "$root/opt/rocm/lib" "$root/opt/rocm/share"
     ln -s "$llvm" "$root/opt/rocm/llvm"
@@ -71,6 +74,13 @@ rocm_layout() {
     ln -s /usr/include/hip "$root/opt/rocm/include/hip"
     ln -s /usr/share/hip "$root/opt/rocm/share/hip"
     ln -s "$res/amdgcn" "$root/opt/rocm/amdgcn"
+    # CMake's HIP language looks for <ROCm root>/lib/cmake/hip-lang (Debian's config resolves
+    # its prefix through the link); links find the runtime library in <ROCm root>/lib.
+    ln -s /usr/lib/x86_64-linux-gnu/cmake "$root/opt/rocm/lib/cmake"
+    local lib
+    for lib in "$root"/usr/lib/x86_64-linux-gnu/libamdhip64.so*; do
+        ln -s "${lib#"$root"}" "$root/opt/rocm/lib/${lib##*/}"
+    done
     printf '%s\n' "$ROCM_VERSION" >"$root/opt/rocm/.info/version"
 }
 
@@ -93,11 +103,16 @@ build_hip_tarball() {
     done
     tmp=$(mktemp "$out.XXXXXX.tar")
     TMP_PATHS+=("$tmp")
-    local hooks=() d
-    for d in "${debs[@]}"; do hooks+=(--customize-hook="dpkg-deb -x '$d' \"\$1\""); done
+    # The .debs next to the tarball for the hooks (a shared /tmp is no place to keep them
+    # through a build of several minutes).
+    local keep hooks=() d
+    keep=$(mktemp -d "$out.debs.XXXXXX")
+    TMP_PATHS+=("$keep")
+    cp "${debs[@]}" "$keep/"
+    for d in "${debs[@]}"; do hooks+=(--customize-hook="dpkg-deb -x '$keep/${d##*/}' \"\$1\""); done
     hooks+=(--customize-hook="bash '${BASH_SOURCE[0]}' layout \"\$1\"")
     # Which .debs went in, for whoever inspects the image.
-    hooks+=(--customize-hook="mkdir -p \"\$1/opt/rocm/.info\" && cd '$FETCH_DIR/debs' && ls *.deb > \"\$1/opt/rocm/.info/debs\"")
+    hooks+=(--customize-hook="mkdir -p \"\$1/opt/rocm/.info\" && cd '$keep' && ls *.deb > \"\$1/opt/rocm/.info/debs\"")
     log "image: mmdebstrap $HIP_SUITE + ${HIP_DEBS[*]} from $mirror (a few minutes, once)"
     SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase \
         --include="$HIP_PACKAGES" --aptopt='Acquire::Languages "none"' \
@@ -105,19 +120,25 @@ build_hip_tarball() {
         --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
         "$HIP_SUITE" "$tmp" "$mirror" >&2 || die "mmdebstrap $HIP_SUITE failed"
     mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
+    # Older tarballs of this image (another package list or layout): ~1 GB each.
+    find "$(dirname "$out")" -maxdepth 1 -name 'hip-debian-*.tar' ! -name "${out##*/}" -delete
 }
 
 cmd_image() {
     set_run_dir "${1:-}"
     docker_up || die "engine not running at $SOCK; run 'engine.sh start $RUN_DIR'"
     export DOCKER_HOST=unix://$SOCK
-    if docker image inspect "$HIP_IMAGE" >/dev/null 2>&1; then
+    local mirror tarball have
+    mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
+    tarball=$(hip_tarball "$mirror")
+    # The image records which tarball it was imported from: a changed package list or layout
+    # re-imports instead of reusing a stale image.
+    have=$(docker image inspect -f '{{index .Config.Labels "org.rocm-bake.hip-tarball"}}' \
+        "$HIP_IMAGE" 2>/dev/null || true)
+    if [ "$have" = "${tarball##*/}" ]; then
         log "image: $HIP_IMAGE already present"
         return 0
     fi
-    local mirror tarball
-    mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
-    tarball=$(hip_tarball "$mirror")
     if [ -f "$tarball" ]; then
         log "image: reusing $tarball"
     else
@@ -127,6 +148,7 @@ cmd_image() {
     docker import --change 'CMD ["/bin/bash"]' \
         --change 'ENV PATH=/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'ENV LANG=C.UTF-8' --change 'ENV ROCM_PATH=/opt/rocm' \
+        --change "LABEL org.rocm-bake.hip-tarball=${tarball##*/}" \
         "$tarball" "$HIP_IMAGE" >/dev/null || die "docker import of $HIP_IMAGE failed"
     docker run --rm --network=none "$HIP_IMAGE" /bin/sh -c \
         '/opt/rocm/llvm/bin/clang++ --version && hipcc --version && python3 -c "import setuptools, wheel"' \
