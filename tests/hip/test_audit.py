@@ -165,7 +165,9 @@ bin=/opt/rocm/llvm/bin
 cd /w
 find . -type f | sort | while read -r f; do
     [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
-    if "$bin/llvm-readelf" -S --wide "$f" | grep -q ' \.hip_fatbin '; then
+    # The whole section list first: `| grep -q` would stop reading early (SIGPIPE, pipefail).
+    sections=$("$bin/llvm-readelf" -S --wide "$f")
+    if printf '%s\n' "$sections" | grep ' \.hip_fatbin ' >/dev/null; then
         "$bin/llvm-objcopy" --dump-section=.hip_fatbin=/tmp/fb "$f" /dev/null
         for id in $("$bin/clang-offload-bundler" --list --type=o --input=/tmp/fb); do
             printf '%s %s\n' "${f#./}" "$id"
