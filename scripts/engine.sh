@@ -748,4 +748,5 @@ main() {
     esac
 }
 
-main "$@"
+# Sourced (scripts/hip-toolchain.sh uses its helpers): define only, run nothing.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

@@ -16,6 +16,10 @@ bash scripts/webdav.sh start >/dev/null
 # The cache test stack's downloads (LightGBM sdist, CMake wheel, sccache binary): fetched once
 # into /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
 bash scripts/cachestack.sh >/dev/null
+# The real HIP compiler image (trixie clang-22 + ROCm 7.2.4 HIP, tests/hip) and a ROCm wheel from
+# PyPI for the arch audit: built/fetched once into /var/cache/rocm-bake, offline after.
+bash scripts/hip-toolchain.sh image
+bash scripts/hip-fixtures.sh >/dev/null
 # The nox sessions' virtualenvs the tests use are installed here, so the tests reuse them
 # offline (-R): build-gfx950 (tests/cli) and lint (tests/tooling).
 .venv/bin/nox --install-only -s build-gfx950 lint >/dev/null
@@ -52,6 +56,8 @@ stage "lint rules and the drift checker against local git and HTTP servers" \
     "${pytest[@]}" tests/lint tests/drift
 stage "docs: generated pages fresh, strict offline build, the site in headless Chromium" docs
 stage "buildx oracle, CLI and engine tests" "${pytest[@]}" tests/buildx tests/cli tests/e2e
+stage "real HIP: the toolchain image, sccache on HIP, the arch audit (inv audit-arch)" \
+    "${pytest[@]}" tests/hip
 stage "the fleet: two engines sharing one registry (inv fleet.*), a mutual-TLS node, the lanes, the reports in Chromium" \
     "${pytest[@]}" tests/fleet tests/reports
 

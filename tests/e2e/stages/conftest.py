@@ -1,5 +1,6 @@
-"""Fixtures of the stage-graph engine tests: the Debian rootfs image and one build of the whole
-test variant (tests/e2e/stages/docker-bake.hcl), shared by the tests that read it back."""
+"""Fixtures of the stage-graph engine tests: the real HIP toolchain image (tests/hip/conftest.py)
+and one build of the whole test variant (tests/e2e/stages/docker-bake.hcl) for every arch,
+shared by the tests that read it back."""
 
 from __future__ import annotations
 
@@ -16,17 +17,27 @@ import pytest
 
 from rocm_bake import build, repro
 from tests.conftest import ROOT, missing
+from tests.hip.conftest import hip_image
+
+__all__ = ["hip_image"]  # the fixture, shared with tests/hip
 
 STAGES = Path(__file__).resolve().parent
 BAKE_FILE = "docker-bake.hcl"
 ARCH = "gfx950"
+ARCHS = ("gfx950", "gfx1201", "gfx1250")
 
 
 @dataclass(frozen=True)
 class StageBuild:
-    dist: Path
+    dist: Path     # DIST/gfx950
     tag: str
     seconds: float
+
+    def dist_of(self, arch: str) -> Path:
+        return self.dist.parent / arch
+
+    def image(self, arch: str) -> str:
+        return f"rocm-bake-e2e/app:{self.tag}-{arch}"
 
 
 @pytest.fixture(scope="session")
@@ -58,21 +69,23 @@ def bake(targets: list[str], sets: list[str], engine: str, log: Path,
     argv = [*argv[:3], "--progress=plain", *(f"--allow={g}" for g in grants), *argv[3:]]
     with log.open("w") as handle:
         proc = subprocess.run(argv, cwd=STAGES, env={**env, **prepared.invocation.env},
-                              stdout=handle, stderr=subprocess.STDOUT, timeout=900, check=False)
+                              stdout=handle, stderr=subprocess.STDOUT, timeout=1800, check=False)
     if proc.returncode != 0:
         pytest.fail(f"bake {targets} failed; last lines:\n"
                     + "\n".join(log.read_text().splitlines()[-25:]))
 
 
 @pytest.fixture(scope="session")
-def stage_build(engine: str, rootfs_image: str,
+def stage_build(engine: str, hip_image: str,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[StageBuild]:
-    """The whole test variant built once: the app runtime image and the wheels export."""
+    """The whole test variant built once for every arch: the app runtime images and the wheels
+    exports (DIST/<arch>)."""
     out = tmp_path_factory.mktemp("stages")
     tag = f"t{uuid.uuid4().hex[:10]}"
     started = time.monotonic()
-    bake(["all"], [f"DIST={out / 'dist'}", f"TAG={tag}"], engine, out / "bake.log",
-         [out / "dist"])
-    yield StageBuild(out / "dist" / ARCH, tag, time.monotonic() - started)
-    subprocess.run(["docker", "image", "rm", f"rocm-bake-e2e/app:{tag}-{ARCH}"],
+    bake(["all"], [f"DIST={out / 'dist'}", f"TAG={tag}", f"GPU_ARCHS={','.join(ARCHS)}"], engine,
+         out / "bake.log", [out / "dist"])
+    built = StageBuild(out / "dist" / ARCH, tag, time.monotonic() - started)
+    yield built
+    subprocess.run(["docker", "image", "rm", *(built.image(arch) for arch in ARCHS)],
                    env={**os.environ, "DOCKER_HOST": engine}, capture_output=True, check=False)

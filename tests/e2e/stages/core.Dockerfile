@@ -1,5 +1,6 @@
-# core.Dockerfile (test variant, ~ torch) - a C++ extension wheel compiled through the stand-in
-# hipcc, i.e. through the HIP wrapper directory with-compiler-cache.sh passes as HIP_CLANG_PATH.
+# core.Dockerfile (test variant, ~ torch) - a wheel with a C++ extension module and a HIP
+# library: kernels.hip compiled by the real hipcc for PYTORCH_ROCM_ARCH, through the HIP
+# wrapper directory with-compiler-cache.sh passes as HIP_CLANG_PATH (ROCm 7.2.4 < 7.13).
 FROM base AS build
 
 ARG CORE_VERSION
@@ -9,7 +10,7 @@ ARG SOURCE_DATE_EPOCH
 COPY src/core /src/core
 WORKDIR /src/core
 RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
-    CC=hipcc CXX=hipcc LDSHARED="hipcc -shared" COMPILER_CACHE_STATS_NAME=core \
+    COMPILER_CACHE_STATS_NAME=core \
     with-compiler-cache.sh python -m pip wheel --no-build-isolation --no-deps --no-index \
         -w /wheels . \
     && ls /wheels/rb_core-*.whl

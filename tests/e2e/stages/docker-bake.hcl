@@ -6,9 +6,12 @@
 #
 # - every compile stage writes wheels to /wheels; later stages install earlier wheels with
 #   RUN --mount=type=bind,from=<stage>; `target:` contexts link the cells;
-# - the base carries the project's own dockerfiles/scripts (named context `scripts`) and a
-#   stand-in ROCm: /opt/rocm/.info/version, llvm/bin/clang{,++} (gcc underneath) and a hipcc
-#   that honours HIP_CLANG_LAUNCHER / HIP_CLANG_PATH like the real one;
+# - the base is the real HIP toolchain image (scripts/hip-toolchain.sh: Debian trixie, clang-22,
+#   ROCm 7.2.4's HIP headers, device libraries and hipcc in /opt/rocm) plus the project's own
+#   dockerfiles/scripts (named context `scripts`);
+# - every GPU translation unit is compiled by that real compiler for the cell's arch, from the
+#   same knobs as dockerfiles/: PYTORCH_ROCM_ARCH -> hipcc --offload-arch (core, ~ torch),
+#   GPU_ARCHS -> CMAKE_HIP_ARCHITECTURES (plugin, ~ aiter); `inv audit-arch DIST/<arch>` proves it;
 # - compile steps run under with-compiler-cache.sh (CACHE_TYPE): the HIP wrapper directory
 #   (core), CMAKE_*_COMPILER_LAUNCHER (plugin) and CC="$COMPILER_LAUNCHER gcc" (app);
 # - the runtime image carries /opt/rocm-bake/versions.json (every pin, every wheel's version
@@ -19,19 +22,19 @@
 variable "GPU_ARCHS" {
   type        = list(string)
   default     = ["gfx950"]
-  description = "Build cells (the arch only changes the arch spellings passed to the stages)."
+  description = "Build cells: the GPU arch every HIP translation unit of the cell is compiled for."
 }
 
 variable "BASE_IMAGE" {
   type        = string
-  default     = "rocm-bake/debian:test"
-  description = "The Debian rootfs image from scripts/engine.sh rootfs-image (a local image)."
+  default     = "rocm-bake/hip:test"
+  description = "The real HIP toolchain image from scripts/hip-toolchain.sh image (a local image)."
 }
 
 variable "ROCM_VERSION" {
   type        = string
-  default     = "7.2.3"
-  description = "Version of the stand-in ROCm: below 7.13, so HIP goes through the wrapper directory."
+  default     = "7.2.4"
+  description = "ROCm of the HIP image (/opt/rocm/.info/version): below 7.13, so HIP goes through the wrapper directory."
 }
 
 variable "CACHE_TYPE" {
@@ -76,10 +79,11 @@ variable "APP_VERSION" {
   description = "Version of the rb-app wheel."
 }
 
-ALL_ARCHS = ["gfx950", "gfx1201"]
+ALL_ARCHS = ["gfx950", "gfx1201", "gfx1250"]
 
 ARCH_ARGS = { for a in ALL_ARCHS : a => {
   PYTORCH_ROCM_ARCH = join(";", [a])
+  GPU_ARCHS         = join(";", [a])
   HCC_AMDGPU_TARGET = join(",", [a])
 } }
 

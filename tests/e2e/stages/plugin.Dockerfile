@@ -1,6 +1,7 @@
-# plugin.Dockerfile (test variant, ~ triton/aiter) - a CMake-built shared library (through
-# CMAKE_C/CXX_COMPILER_LAUNCHER) packed into a wheel that needs the cell's rb-core, which is
-# installed from the core stage's /wheels by a bind mount.
+# plugin.Dockerfile (test variant, ~ triton/aiter) - CMake-built shared libraries (through
+# CMAKE_C/CXX/HIP_COMPILER_LAUNCHER): a host library and a HIP library compiled by ROCm's clang
+# for CMAKE_HIP_ARCHITECTURES=${GPU_ARCHS}, packed into a wheel that needs the cell's rb-core,
+# which is installed from the core stage's /wheels by a bind mount.
 FROM base AS build
 
 ARG PLUGIN_VERSION
@@ -12,11 +13,15 @@ RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core 
 
 COPY src/plugin /src/plugin
 WORKDIR /src/plugin
+# The single quotes are deliberate: the inner bash expands GPU_ARCHS.
+# hadolint ignore=SC2016
 RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
     COMPILER_CACHE_STATS_NAME=plugin with-compiler-cache.sh \
         bash -euo pipefail -c 'cmake -S . -B cmake-build -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++ \
+            "-DCMAKE_HIP_ARCHITECTURES=${GPU_ARCHS}" \
             && cmake --build cmake-build' \
-    && cp cmake-build/librb_plugin.so rb_plugin/ \
+    && cp cmake-build/librb_plugin.so cmake-build/librb_plugin_gpu.so rb_plugin/ \
     && python -m pip wheel --no-build-isolation --no-deps --no-index -w /wheels . \
     && ls /wheels/rb_plugin-*.whl
 

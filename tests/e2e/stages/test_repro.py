@@ -15,7 +15,7 @@ INV = ["inv", "--search-root", str(ROOT), "verify-repro"]
 
 
 @pytest.mark.engine
-def test_the_runtime_image_is_reproducible(engine: str, rootfs_image: str,
+def test_the_runtime_image_is_reproducible(engine: str, hip_image: str,
                                            tmp_path: Path) -> None:
     result = run_cli([*INV, "--file", BAKE_FILE, "--target", f"app-{ARCH}", "--keep",
                       str(tmp_path)], cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1200)

@@ -15,7 +15,7 @@ setup(
     name="rb-plugin",
     version=os.environ["PLUGIN_VERSION"],
     packages=["rb_plugin"],
-    package_data={"rb_plugin": ["librb_plugin.so"]},
+    package_data={"rb_plugin": ["librb_plugin.so", "librb_plugin_gpu.so"]},
     install_requires=["rb-core"],
     distclass=BinaryDistribution,
 )

@@ -1,0 +1,118 @@
+"""The real HIP toolchain image (scripts/hip-toolchain.sh): a ROCm layout the project's own
+build scripts (dockerfiles/scripts) use unchanged, and sccache caching real HIP compiles."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import archaudit
+from tests.conftest import ROOT, missing
+from tests.hip.conftest import HERE, docker_run
+
+pytestmark = pytest.mark.engine
+
+CACHESTACK = os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cachestack")
+SCCACHE = Path(CACHESTACK) / "sccache"
+STATS_PREFIX = "rocm-bake-cache-stats "
+
+
+def stats_lines(output: str) -> dict[str, dict[str, object]]:
+    """The `rocm-bake-cache-stats NAME JSON` lines with-compiler-cache.sh prints."""
+    found: dict[str, dict[str, object]] = {}
+    for line in output.splitlines():
+        if line.startswith(STATS_PREFIX):
+            name, payload = line[len(STATS_PREFIX):].split(" ", 1)
+            found[name] = json.loads(payload)["stats"]
+    return found
+
+
+def counts(stats: dict[str, object], key: str) -> dict[str, int]:
+    section = stats[key]
+    assert isinstance(section, dict)
+    value = section["counts"]
+    assert isinstance(value, dict)
+    return value
+
+
+def test_rocm_layout_for_the_build_scripts(engine: str, hip_image: str) -> None:
+    script = """
+cat /opt/rocm/.info/version
+/opt/rocm/llvm/bin/clang++ --version | sed -n 1p
+hipcc --version 2>/dev/null | sed -n 1p
+test -x /opt/rocm/llvm/bin/clang && test -x /opt/rocm/llvm/bin/clang-offload-bundler
+test -f /opt/rocm/include/hip/hip_runtime.h && test -f /opt/rocm/amdgcn/bitcode/ockl.bc
+/opt/rocm-bake/bin/install-compiler-wrappers.sh /opt/rocm/llvm/bin /tmp/w sccache ccache
+readlink /tmp/w/sccache/bin/llvm-objcopy
+cat /tmp/w/sccache/bin/clang++
+"""
+    proc = docker_run(engine, {ROOT / "dockerfiles" / "scripts": "/opt/rocm-bake/bin:ro"}, script)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "7.2.4"
+    assert "clang version 22." in lines[1]
+    assert lines[2].startswith("HIP version: 7.2.")
+    assert lines[3] == "/opt/rocm/llvm/bin/llvm-objcopy"
+    assert "exec sccache /opt/rocm/llvm/bin/clang++" in proc.stdout
+
+
+def test_sccache_caches_hipcc_through_the_wrapper_directory(engine: str, hip_image: str,
+                                                            tmp_path: Path) -> None:
+    """with-compiler-cache.sh on ROCm 7.2.4 passes the wrapper directory as HIP_CLANG_PATH:
+    the real hipcc compiles for gfx1250 through sccache, a miss then a HIP hit, the same
+    bytes twice (fixed -cuid), and the audit finds gfx1250 in both."""
+    if not SCCACHE.is_file():
+        missing(f"{SCCACHE} is missing (scripts/cachestack.sh)")
+    script = """
+export PATH=/opt/rocm-bake/bin:$PATH
+install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers sccache
+for i in 1 2; do
+    mkdir -p /w/out$i
+    CACHE_TYPE=sccache SCCACHE_DIR=/w/cache COMPILER_CACHE_STATS_DIR=/w/stats \
+        COMPILER_CACHE_STATS_NAME=run$i with-compiler-cache.sh \
+        bash -c 'echo "HIP_CLANG_PATH=$HIP_CLANG_PATH"; \
+                 hipcc --offload-arch=gfx1250 -O2 -cuid=axpy -c /src/axpy.hip -o /w/out'$i'/axpy.o'
+done
+"""
+    proc = docker_run(engine, {ROOT / "dockerfiles" / "scripts": "/opt/rocm-bake/bin:ro",
+                               SCCACHE: "/usr/local/bin/sccache:ro", HERE / "src": "/src:ro",
+                               tmp_path: "/w"}, script)
+    assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
+    assert "HIP_CLANG_PATH=/opt/rocm-bake/compiler-wrappers/sccache/bin" in proc.stdout
+    stats = stats_lines(proc.stdout)
+    assert counts(stats["run1"], "cache_misses") == {"HIP": 1}
+    assert counts(stats["run1"], "cache_hits") == {}
+    assert counts(stats["run2"], "cache_hits") == {"HIP": 1}
+    assert counts(stats["run2"], "cache_misses") == {}
+    first, second = (tmp_path / "out1" / "axpy.o"), (tmp_path / "out2" / "axpy.o")
+    assert first.read_bytes() == second.read_bytes()
+    audit = archaudit.audit([str(first), str(second)], ["gfx1250"])
+    assert audit.problems() == [] and audit.archs == ["gfx1250"]
+
+
+def test_hipcc_7_2_ignores_hip_clang_launcher(engine: str, hip_image: str,
+                                              tmp_path: Path) -> None:
+    """Why with-compiler-cache.sh keeps HIP_CLANG_LAUNCHER for ROCm >= 7.13: told the ROCm is
+    7.13, it sets HIP_CLANG_LAUNCHER=sccache, and this hipcc (7.2.4) compiles without it --
+    sccache sees no request. The launcher path needs a newer hipcc than Debian packages."""
+    if not SCCACHE.is_file():
+        missing(f"{SCCACHE} is missing (scripts/cachestack.sh)")
+    script = """
+export PATH=/opt/rocm-bake/bin:$PATH
+echo 7.13.0 > /opt/rocm/.info/version
+CACHE_TYPE=sccache SCCACHE_DIR=/w/cache COMPILER_CACHE_STATS_DIR=/w/stats \
+    COMPILER_CACHE_STATS_NAME=launcher with-compiler-cache.sh \
+    bash -c 'echo "HIP_CLANG_LAUNCHER=$HIP_CLANG_LAUNCHER HIP_CLANG_PATH=${HIP_CLANG_PATH:-}"; \
+             hipcc --offload-arch=gfx950 -O2 -cuid=axpy -c /src/axpy.hip -o /w/axpy.o'
+"""
+    proc = docker_run(engine, {ROOT / "dockerfiles" / "scripts": "/opt/rocm-bake/bin:ro",
+                               SCCACHE: "/usr/local/bin/sccache:ro", HERE / "src": "/src:ro",
+                               tmp_path: "/w"}, script)
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    assert "HIP_CLANG_LAUNCHER=sccache HIP_CLANG_PATH=\n" in proc.stdout
+    stats = stats_lines(proc.stdout)["launcher"]
+    assert stats["compile_requests"] == 0
+    assert archaudit.audit([str(tmp_path / "axpy.o")], ["gfx950"]).problems() == []
