@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _BLOCK = re.compile(r"^```(?:sh|bash|shell)\n(.*?)^```", re.M | re.S)
-_INLINE = re.compile(r"`((?:[A-Z_]+=\S+ )*(?:\./)?(?:inv|nox) [^`]*)`")
+# A backslash-escaped backtick (\`) is text, not a code span (as Markdown reads it).
+_INLINE = re.compile(r"(?<!\\)`((?:[A-Z_]+=\S+ )*(?:\./)?(?:inv|nox) [^`]*)(?<!\\)`")
 _ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 _SUBSHELL = re.compile(r"\$\(([^)]*)\)")
 

@@ -17,7 +17,7 @@ from tests.conftest import IN_CI, ROOT, missing
 # Without Selenium (the `docs` dependency group) the browser tests cannot even be imported:
 # skipped here, but CI installs it (scripts/docs-deps.sh) and an import error fails there.
 if importlib.util.find_spec("selenium") is None and not IN_CI:
-    collect_ignore = ["browser.py", "test_pages.py"]
+    collect_ignore = ["browser.py", "test_pages.py", "test_variables_page.py"]
 
 SCREENSHOTS = ROOT / "build" / "docs-screenshots"
 _NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".nox", "site", "build", "dist", "fleet-logs",
