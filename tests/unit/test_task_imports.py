@@ -52,3 +52,7 @@ def test_perf_task_defaults_are_the_library_defaults() -> None:
     stack_dir, history_path = _after_import_tasks("[tasks.perf.STACK_DIR, tasks.perf.HISTORY]")
     assert Path(stack_dir) == conditions.STACK_DIR
     assert Path(history_path) == history.PATH
+
+
+def test_what_the_tasks_load_is_kept_out_of_the_garbage_collectors_walks() -> None:
+    assert _after_import_tasks("__import__('gc').get_freeze_count()") > 1000
