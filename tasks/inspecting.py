@@ -17,8 +17,6 @@ from tasks._cli import reports_errors, warn
 @reports_errors
 def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
     """List the bake variables in effect: name, type, value, description."""
-    from tabulate import tabulate
-
     from rocm_bake import bakefile
 
     definition = bakefile.load(file or [bakefile.DEFAULT_FILE])
@@ -27,6 +25,8 @@ def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
     if json_:
         print(json.dumps(records, indent=2))
         return
+    from tabulate import tabulate
+
     rows = [[r["name"], r.get("type", ""), r.get("value", ""), r.get("description", "")]
             for r in records]
     print(tabulate(rows, headers=["name", "type", "value", "description"],
