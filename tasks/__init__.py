@@ -1,5 +1,7 @@
 """rocm-bake's tasks: thin invoke wrappers over the rocm_bake library (``inv --list``)."""
 
+import gc
+
 from invoke.collection import Collection
 
 from rocm_bake import redact
@@ -24,3 +26,7 @@ for module in (auditing, building, documenting, health, inspecting, linting, per
         ns.add_task(task)
 ns.add_collection(Collection.from_module(fleet_module, name="fleet"))
 ns.add_collection(Collection.from_module(reports_module, name="reports"))
+# What is loaded by now (invoke, the task wrappers) lives as long as the process: the cyclic
+# garbage collector need not walk it again at every full collection while a task builds its own
+# objects (the bake model alone makes tens of thousands): about 60 ms of `inv list-vars`' CPU.
+gc.freeze()

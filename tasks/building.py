@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from invoke.context import Context
 from invoke.tasks import task
 
-from rocm_bake import build as builds
 from tasks._cli import reports_errors, warn
+
+if TYPE_CHECKING:
+    from rocm_bake.build import BuildRequest
 
 _HELP = {
     "target": "target or group to build (repeatable; default: the bake file's default group)",
@@ -22,7 +25,9 @@ _HELP = {
 
 
 def _request(target: list[str], arch: list[str], file: list[str], sets: list[str],
-             push: bool) -> builds.BuildRequest:
+             push: bool) -> BuildRequest:
+    from rocm_bake import build as builds
+
     request = builds.BuildRequest(targets=list(target), archs=builds.split_csv(arch),
                                   sets=list(sets), push=push)
     if file:
@@ -35,6 +40,8 @@ def _request(target: list[str], arch: list[str], file: list[str], sets: list[str
 def build(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
           push: bool = False, dry_run: bool = False, print_: bool = False) -> None:
     """Build targets with docker buildx bake (checks docker, buildx >= 0.24 and a builder first)."""
+    from rocm_bake import build as builds
+
     prepared = builds.prepare(_request(target, arch, file, set_, push))
     warn(prepared.definition.warnings)
     if print_:
@@ -52,6 +59,8 @@ def build(c: Context, target: list[str], arch: list[str], file: list[str], set_:
 def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
          dry_run: bool = False) -> None:
     """Build targets and push their images to the registry (inv build --push)."""
+    from rocm_bake import build as builds
+
     prepared = builds.prepare(_request(target, arch, file, set_, push=True))
     warn(prepared.definition.warnings)
     if dry_run:

@@ -8,10 +8,13 @@ from pathlib import Path
 from invoke.context import Context
 from invoke.tasks import task
 
-from rocm_bake.perf import conditions, history, report
 from tasks._cli import reports_errors
 
 ROOT = Path(__file__).resolve().parent.parent
+# The library's defaults (rocm_bake.perf: conditions.STACK_DIR, history.PATH), spelt out so that
+# listing the tasks does not import the perf library; tests/unit/test_task_imports.py checks them.
+STACK_DIR = "tests/e2e/cachestack"
+HISTORY = "perf/history.jsonl"
 ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"))
 DOWNLOADS = os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cachestack")
 
@@ -31,12 +34,14 @@ DOWNLOADS = os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cac
 })
 @reports_errors
 def perf(c: Context, target: str = "lightgbm", conditions_: str = "frozen,hot,warm,cold",
-         repeat: int = 1, bake_dir: str = str(conditions.STACK_DIR), pin: str = "LIGHTGBM_PIN",
+         repeat: int = 1, bake_dir: str = STACK_DIR, pin: str = "LIGHTGBM_PIN",
          set_: list[str] | None = None, webdav: str = "http://127.0.0.1:8080",
          cache_repo: str = "127.0.0.1:5000/rocm-bake-perf/buildcache",
-         registry_dir: str = str(ENGINE_DIR), history_: str = str(history.PATH)) -> None:
+         registry_dir: str = str(ENGINE_DIR), history_: str = HISTORY) -> None:
     """Build under frozen, hot, warm and cold caches (each prepared for real); append to the
     history. Needs the engine, registry and WebDAV store (scripts/engine.sh, webdav.sh)."""
+    from rocm_bake.perf import conditions, history
+
     registry = Path(registry_dir)
     setup = conditions.PerfSetup(
         root=ROOT, bake_dir=Path(bake_dir), target=target, pin_variable=pin,
@@ -53,8 +58,10 @@ def perf(c: Context, target: str = "lightgbm", conditions_: str = "frozen,hot,wa
 @task(auto_shortflags=False, help={"history_": "the history to read (default perf/history.jsonl)",
             "out": "output directory (default perf/)"})
 @reports_errors
-def perf_report(c: Context, history_: str = str(history.PATH), out: str = "perf") -> None:
+def perf_report(c: Context, history_: str = HISTORY, out: str = "perf") -> None:
     """Render the perf history: perf/report.html (charts, self-contained) + perf/summary.md."""
+    from rocm_bake.perf import report
+
     page, summary = report.write(ROOT / history_, ROOT / out)
     print(f"{page}\n{summary}")
 
@@ -62,8 +69,10 @@ def perf_report(c: Context, history_: str = str(history.PATH), out: str = "perf"
 @task(auto_shortflags=False, help={"port": "port on 127.0.0.1 (default 8001)",
             "history_": "the history to serve (default perf/history.jsonl)"})
 @reports_errors
-def perf_serve(c: Context, port: int = 8001, history_: str = str(history.PATH)) -> None:
+def perf_serve(c: Context, port: int = 8001, history_: str = HISTORY) -> None:
     """Serve the perf report on 127.0.0.1 (it refreshes while a perf run appends)."""
+    from rocm_bake.perf import report
+
     server = report.serve(ROOT / history_, port)
     print(f"serving the perf report on http://127.0.0.1:{port}/ (Ctrl-C stops)")
     try:

@@ -9,7 +9,6 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from rocm_bake import bakefile, repro
 from tasks._cli import reports_errors
 
 EXIT_DIFFERENT = 1
@@ -29,6 +28,8 @@ def verify_repro(c: Context, target: str, file: list[str], set_: list[str], runs
 
     Exit status: 0 reproducible, 1 the digests differ, 2 it could not run.
     """
+    from rocm_bake import bakefile, repro
+
     files = list(file) or [bakefile.DEFAULT_FILE]
     with tempfile.TemporaryDirectory(prefix="rocm-bake-repro-") as scratch:
         workdir = Path(keep) if keep else Path(scratch)

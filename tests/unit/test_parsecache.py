@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hcl2.api
 import pytest
 
 from rocm_bake import bakefile
@@ -41,3 +42,36 @@ def test_unwritable_cache_dir_still_parses(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", "/proc/rocm-bake-cannot-write-here")
     definition = bakefile.load([ROOT / "rocm-bake.hcl"], {})
     assert definition.value("GPU_ARCHS") == ["gfx950"]
+
+
+def test_cache_hit_does_not_run_the_parser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", str(tmp_path))
+    text = (ROOT / "rocm-bake.hcl").read_text()
+    fresh = parse(text, "rocm-bake.hcl")
+
+    def no_parsing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the parser ran on a cache hit")
+
+    monkeypatch.setattr(hcl2.api, "parses", no_parsing)
+    cached = parse(text, "rocm-bake.hcl")
+    assert cached is not fresh
+    assert cached.serialize() == fresh.serialize()
+
+
+def test_token_classes_are_pickled_once_each(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The classes python-hcl2 makes at run time are stored by grammar name, once per class,
+    so loading a tree calls no Python code per token."""
+    monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", str(tmp_path))
+    text = (ROOT / "rocm-bake.hcl").read_text()
+    parse(text, "rocm-bake.hcl")
+    calls: list[object] = []
+    real = parsecache._token_class
+
+    def counted(key: tuple[str, ...]) -> object:
+        calls.append(key)
+        return real(key)
+
+    monkeypatch.setattr(parsecache, "_token_class", counted)
+    assert parsecache.load(text) is not None
+    assert 0 < len(calls) == len(set(calls)) < 100

@@ -12,18 +12,19 @@
 from __future__ import annotations
 
 import email.utils
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import requests
-import requests.adapters
+from typing import TYPE_CHECKING, Any
 
 from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
 from rocm_bake_checks.drift.polite import HostLimits
+
+if TYPE_CHECKING:
+    import requests
 
 JSON_ACCEPT = "application/json"
 PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
@@ -66,15 +67,28 @@ class Web:
         self.fetcher = fetcher
         self.deadline = deadline
         self.clock = deadline.clock
-        self.session = requests.Session()
-        adapter = requests.adapters.HTTPAdapter(pool_connections=settings.pool,
-                                                pool_maxsize=settings.pool)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
-        self.session.max_redirects = 10
+        self._session: requests.Session | None = None
+        self._session_lock = threading.Lock()
         self.hosts = HostLimits()
         cache = settings.cache_dir
         self.etags = DiskCache(cache / "http" if cache is not None else None)
+
+    def session(self) -> requests.Session:
+        """The run's one HTTP session (a keep-alive pool shared by every worker), made at
+        the first request: importing requests costs about 0.1 s of CPU, which then overlaps
+        the git operations already waiting on the network, and an offline run never pays it."""
+        with self._session_lock:
+            if self._session is None:
+                import requests.adapters  # noqa: PLC0415 (see above)
+
+                session = requests.Session()
+                adapter = requests.adapters.HTTPAdapter(pool_connections=self.settings.pool,
+                                                        pool_maxsize=self.settings.pool)
+                session.mount("http://", adapter)
+                session.mount("https://", adapter)
+                session.max_redirects = 10
+                self._session = session
+            return self._session
 
     def get(self, url: str, accept: str, log: Explanation) -> dict[str, Any]:
         kind = accept.split(",", maxsplit=1)[0]
@@ -99,6 +113,9 @@ class Web:
         raise UnavailableError(f"{last} at {declared} after {attempts} attempts")
 
     def _attempt(self, declared: str, url: str, accept: str) -> tuple[dict[str, Any], str] | str:
+        session = self.session()
+        import requests  # noqa: PLC0415 (imported by session())
+
         left = self.deadline.check()
         cached = self._cached(url, accept)
         headers = {"Accept": accept, "User-Agent": USER_AGENT}
@@ -109,7 +126,7 @@ class Web:
         timeout = max(0.05, min(self.settings.timeout, left))
         try:
             with self.hosts.slot(url):
-                response = self.session.get(url, headers=headers, timeout=timeout)
+                response = session.get(url, headers=headers, timeout=timeout)
                 body = response.text
         except requests.TooManyRedirects:
             raise UnavailableError(f"redirect loop at {declared} (over 10 redirects)") from None

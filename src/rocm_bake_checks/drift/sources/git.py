@@ -166,13 +166,15 @@ class GitSource:
 
     def _repo(self, url: str) -> Path:
         """The cache repository of ``url``: a bare partial clone whose ``origin`` is the
-        rewritten URL. Its config is ours, written in one go (one git process per new
-        repository, none per use)."""
+        rewritten URL. Its layout (gitrepository-layout(5): objects, refs, config, then HEAD,
+        which makes it a repository) is written here, with no git process, and none per use."""
         path = self._path(url)
         fetched_from = self.rewrite(url)
         if not (path / "HEAD").exists():
-            self._git(None, ["init", "--quiet", "--bare", str(path)], url)
+            for directory in ("objects/info", "objects/pack", "refs/heads", "refs/tags"):
+                (path / directory).mkdir(parents=True, exist_ok=True)
             atomic.write_text(path / "config", CACHE_CONFIG.format(url=_quoted(fetched_from)))
+            atomic.write_text(path / "HEAD", "ref: refs/heads/main\n")
         elif f"\turl = {_quoted(fetched_from)}\n" not in (path / "config").read_text():
             self._git(path, ["config", "remote.origin.url", fetched_from], url)
         return path
