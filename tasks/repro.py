@@ -25,8 +25,9 @@ EXIT_DIFFERENT = 1
 @reports_errors
 def verify_repro(c: Context, target: str, file: list[str], set_: list[str], runs: int = 2,
                  keep: str = "") -> None:
-    """Build TARGET twice with --no-cache and SOURCE_DATE_EPOCH; same image digest or not,
-    and the arch audit of the image (its cell's arch, exactly).
+    """Build TARGET twice with --no-cache and SOURCE_DATE_EPOCH; same image digest or not.
+
+    Then the arch audit of the image's OCI tarball: its cell's arch, exactly (one `arch:` line).
 
     Exit status: 0 reproducible with the right archs, 1 the digests differ or an ELF carries
     a wrong arch, 2 it could not run or the image could not be audited.
