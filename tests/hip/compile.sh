@@ -39,5 +39,6 @@ head -c 200 oracle/axpy-gfx1250-ccob.o.fatbin >oracle/cut-ccob.fatbin
 for d in a b; do
     mkdir -p "trap/$d" "trap/fixed-$d"
     "$bin/clang++" -x hip -O2 --offload-arch=gfx950 -c /src/axpy.hip -o "trap/$d/axpy.o"
-    hip --offload-arch=gfx950 -c /src/axpy.hip -o "trap/fixed-$d/axpy.o"
+    "$bin/clang++" -x hip -O2 --offload-arch=gfx950 -cuid=axpy -c /src/axpy.hip \
+        -o "trap/fixed-$d/axpy.o"
 done
