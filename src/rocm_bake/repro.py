@@ -151,8 +151,12 @@ def verify(target: str, files: Sequence[str], workdir: Path, sets: Sequence[str]
 
 
 def audit_image(prepared: build.PreparedBuild, target: str, image: Image,
-                env: Mapping[str, str]) -> cells.CellAudit:
-    """The arch audit of a built image's OCI tarball against the target's cell arch."""
-    arch = cells.cell_arch(target, build.cell_archs(prepared.definition))
+                env: Mapping[str, str]) -> cells.CellAudit | None:
+    """The arch audit of a built image's OCI tarball against the target's cell arch (None
+    when the bake files have no cells: no GPU_ARCHS)."""
+    archs = build.cell_archs(prepared.definition)
+    if not archs:
+        return None
+    arch = cells.cell_arch(target, archs)
     tarball = str(image.tarball)
     return cells.audit_artifacts(target, arch, cells.Artifacts((tarball,), (tarball,)), env)

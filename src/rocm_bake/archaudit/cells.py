@@ -160,7 +160,10 @@ def audit_artifacts(name: str, arch: str | None, found: Artifacts,
 
 def audit_plan(plan: Plan, archs: Sequence[str], cwd: Path,
                env: Mapping[str, str] | None = None) -> list[CellAudit]:
-    """Every exported target of the plan, audited."""
+    """Every exported target of the plan, audited; none when the bake files have no cells
+    (no archs: a bake file without GPU_ARCHS builds nothing per arch)."""
+    if not archs:
+        return []
     return [audit_cell(name, plan.targets[name], archs, cwd, env) for name in exported(plan)]
 
 
