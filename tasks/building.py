@@ -39,7 +39,13 @@ def _request(target: list[str], arch: list[str], file: list[str], sets: list[str
 @reports_errors
 def build(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
           push: bool = False, dry_run: bool = False, print_: bool = False) -> None:
-    """Build targets with docker buildx bake (checks docker, buildx >= 0.24 and a builder first)."""
+    """Build targets with docker buildx bake (checks docker, buildx >= 0.24 and a builder first).
+
+    After the bake: one `cache:` line per target, and one `arch:` line per exported cell,
+    the arch audit of its artifacts (export directory, image) against the cell's arch. Exit
+    status: 0 built with the right archs, 1 an artifact lacks its cell's arch or carries
+    another, 2 the build or the audit could not run.
+    """
     from rocm_bake import build as builds
 
     prepared = builds.prepare(_request(target, arch, file, set_, push))
@@ -58,7 +64,10 @@ def build(c: Context, target: list[str], arch: list[str], file: list[str], set_:
 @reports_errors
 def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
          dry_run: bool = False) -> None:
-    """Build targets and push their images to the registry (inv build --push)."""
+    """Build targets and push their images to the registry (inv build --push).
+
+    The arch audit of every exported cell follows, as in inv build (exit 1 on a wrong arch).
+    """
     from rocm_bake import build as builds
 
     prepared = builds.prepare(_request(target, arch, file, set_, push=True))

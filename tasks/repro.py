@@ -26,7 +26,10 @@ def verify_repro(c: Context, target: str, file: list[str], set_: list[str], runs
                  keep: str = "") -> None:
     """Build TARGET twice with --no-cache and SOURCE_DATE_EPOCH; same image digest or not.
 
-    Exit status: 0 reproducible, 1 the digests differ, 2 it could not run.
+    Then the arch audit of the image's OCI tarball: its cell's arch, exactly (one `arch:` line).
+
+    Exit status: 0 reproducible with the right archs, 1 the digests differ or an ELF carries
+    a wrong arch, 2 it could not run or the image could not be audited.
     """
     from rocm_bake import bakefile, repro
 
@@ -37,8 +40,14 @@ def verify_repro(c: Context, target: str, file: list[str], set_: list[str], runs
     print(f"{verdict.target}: SOURCE_DATE_EPOCH={verdict.source_date_epoch}")
     for number, image in enumerate(verdict.images, 1):
         print(f"build {number}: {image.digest}")
+    if verdict.arch_audit is not None:
+        for line in verdict.arch_audit.lines():
+            print(f"arch: {line}")
     if not verdict.reproducible:
         for difference in verdict.differences():
             print(difference)
         raise Exit(f"verify-repro: {target} is not reproducible", code=EXIT_DIFFERENT)
     print(f"reproducible: {verdict.images[0].digest}")
+    if verdict.exit_code:
+        raise Exit(f"verify-repro: the arch audit of {target} failed (the arch: line)",
+                   code=verdict.exit_code)

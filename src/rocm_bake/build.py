@@ -1,5 +1,6 @@
 """A build request (targets, arches, files, overrides) checked against the bake model, turned
-into the exact ``docker buildx bake`` invocation, and run."""
+into the exact ``docker buildx bake`` invocation, and run; then the arch audit of every cell it
+exported (archaudit.cells)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from rocm_bake import (
     redact,
     sccache,
 )
+from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bakefile import ARCH_VARIABLE, Definition
 from rocm_bake.errors import RocmBakeError, UsageError
@@ -154,6 +156,28 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:
         raise RocmBakeError(f"docker buildx bake failed with exit status {returncode}")
+    audit_cells(prepared, full_env)
+
+
+def audit_cells(prepared: PreparedBuild, env: Mapping[str, str]) -> None:
+    """The arch audit of every cell the bake exported, one ``arch:`` line per cell (and one
+    per problem, naming the file and its archs); a wrong arch is exit status 1."""
+    results = archaudit_cells.audit_plan(prepared.plan, cell_archs(prepared.definition),
+                                         Path.cwd(), env)
+    for result in results:
+        for line in result.lines():
+            print(f"arch: {line}", file=sys.stderr)
+    archaudit_cells.check(results)
+
+
+def cell_archs(definition: Definition) -> list[str]:
+    """The archs the build's cells are named after (the bake file's GPU_ARCHS; none when it
+    declares no such variable)."""
+    if ARCH_VARIABLE not in {v.name for v in definition.variables()}:
+        return []
+    value = definition.value(ARCH_VARIABLE)
+    items = value if isinstance(value, list) else str(value).split(",")
+    return [str(item) for item in items if item]
 
 
 def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]

@@ -4,7 +4,8 @@ Each build runs ``docker buildx bake --no-cache`` with the target's output repla
 ``type=oci,dest=FILE,rewrite-timestamp=true`` (the exporter that honours SOURCE_DATE_EPOCH on
 the ``docker`` driver with the containerd store), default attestations off (their build
 timestamps would differ by design). The target must pass a ``SOURCE_DATE_EPOCH`` build arg --
-in rocm-bake's bake files, a variable holding the pins' commit date.
+in rocm-bake's bake files, a variable holding the pins' commit date. The first build's tarball
+is then arch-audited against the target's cell arch (archaudit.cells).
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ import tarfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rocm_bake import build, buildx, entitlements, preflight
-from rocm_bake.errors import RocmBakeError, UsageError
+from rocm_bake.archaudit import cells, inputs
+from rocm_bake.errors import EXIT_FAILED, RocmBakeError, UsageError
 
 EPOCH_ARG = "SOURCE_DATE_EPOCH"
-_INDEX = "application/vnd.oci.image.index.v1+json"
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,21 @@ class Verdict:
     target: str
     source_date_epoch: str
     images: tuple[Image, ...]
+    # The arch audit of the first build's OCI tarball against the target's cell arch.
+    arch_audit: cells.CellAudit | None = None
 
     @property
     def reproducible(self) -> bool:
         return len({image.digest for image in self.images}) == 1
+
+    @property
+    def exit_code(self) -> int:
+        """0 reproducible with the right archs, 1 digests differ or a wrong arch, 2 the
+        audit could not read the image."""
+        audit_code = self.arch_audit.exit_code if self.arch_audit is not None else 0
+        if audit_code == EXIT_FAILED:
+            return EXIT_FAILED
+        return 1 if audit_code or not self.reproducible else 0
 
     def differences(self) -> list[str]:
         """What differs between the first build and each later one."""
@@ -60,40 +71,20 @@ class Verdict:
         return out
 
 
-def _blob(archive: tarfile.TarFile, digest: str) -> dict[str, Any]:
-    member = archive.extractfile("blobs/" + digest.replace(":", "/", 1))
-    if member is None:
-        raise RocmBakeError(f"OCI layout has no blob {digest}")
-    data: dict[str, Any] = json.loads(member.read())
-    return data
-
-
-def _manifest_descriptor(archive: tarfile.TarFile, index: dict[str, Any]) -> dict[str, Any]:
-    """The image manifest an OCI index points at (through a nested index, skipping
-    attestation manifests)."""
-    for descriptor in index.get("manifests", []):
-        platform = descriptor.get("platform", {})
-        if platform.get("architecture") == "unknown":
-            continue  # an attestation manifest
-        if descriptor.get("mediaType") == _INDEX:
-            return _manifest_descriptor(archive, _blob(archive, descriptor["digest"]))
-        return dict(descriptor)
-    raise RocmBakeError("OCI layout holds no image manifest")
-
-
 def read_image(tarball: Path) -> Image:
     """The image in an OCI layout tarball written by buildx's ``type=oci`` exporter."""
     try:
         with tarfile.open(tarball) as archive:
-            member = archive.extractfile("index.json")
-            if member is None:
-                raise RocmBakeError(f"{tarball} has no index.json")
-            descriptor = _manifest_descriptor(archive, json.loads(member.read()))
-            manifest = _blob(archive, descriptor["digest"])
-    except (OSError, tarfile.TarError, KeyError, json.JSONDecodeError) as exc:
+            descriptor, manifest = inputs.oci_manifest(archive)
+    except (OSError, tarfile.TarError, KeyError, TypeError, AttributeError,
+            json.JSONDecodeError, inputs.InputError) as exc:
         raise RocmBakeError(f"cannot read OCI tarball {tarball}: {exc}") from None
-    return Image(tarball, descriptor["digest"], manifest["config"]["digest"],
-                 tuple(layer["digest"] for layer in manifest.get("layers", [])))
+    try:
+        return Image(tarball, descriptor["digest"], manifest["config"]["digest"],
+                     tuple(layer["digest"] for layer in manifest.get("layers", [])))
+    except (KeyError, TypeError) as exc:
+        raise RocmBakeError(f"cannot read OCI tarball {tarball}: no {exc} in its manifest"
+                            ) from None
 
 
 def _epoch(prepared: build.PreparedBuild, target: str) -> str:
@@ -156,4 +147,16 @@ def verify(target: str, files: Sequence[str], workdir: Path, sets: Sequence[str]
     workdir.mkdir(parents=True, exist_ok=True)
     images = tuple(build_once(prepared, target, epoch, workdir / f"build-{n}.tar", base_env)
                    for n in range(1, runs + 1))
-    return Verdict(target, epoch, images)
+    return Verdict(target, epoch, images, audit_image(prepared, target, images[0], base_env))
+
+
+def audit_image(prepared: build.PreparedBuild, target: str, image: Image,
+                env: Mapping[str, str]) -> cells.CellAudit | None:
+    """The arch audit of a built image's OCI tarball against the target's cell arch (None
+    when the bake files have no cells: no GPU_ARCHS)."""
+    archs = build.cell_archs(prepared.definition)
+    if not archs:
+        return None
+    arch = cells.cell_arch(target, archs)
+    tarball = str(image.tarball)
+    return cells.audit_artifacts(target, arch, cells.Artifacts((tarball,), (tarball,)), env)

@@ -34,3 +34,11 @@ head -c 100 oracle/axpy-gfx950.o.fatbin >oracle/cut.fatbin
 head -c 200 oracle/axpy-gfx1250-ccob.o.fatbin >oracle/cut-ccob.fatbin
 "$bin/llvm-objcopy" --update-section=.hip_fatbin=oracle/cut-ccob.fatbin axpy-gfx1250-ccob.o \
     cut-ccob.o
+# HIP.md's -cuid trap: one TU compiled to two output paths, once with clang's own per-TU id
+# (derived from the output path) and once with a fixed -cuid.
+for d in a b; do
+    mkdir -p "trap/$d" "trap/fixed-$d"
+    "$bin/clang++" -x hip -O2 --offload-arch=gfx950 -c /src/axpy.hip -o "trap/$d/axpy.o"
+    "$bin/clang++" -x hip -O2 --offload-arch=gfx950 -cuid=axpy -c /src/axpy.hip \
+        -o "trap/fixed-$d/axpy.o"
+done

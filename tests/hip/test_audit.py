@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -41,6 +42,18 @@ def make_wheel(path: Path, members: dict[str, Path]) -> Path:
             wheel.write(source, name)
         wheel.writestr("rb_gpu-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n")
     return path
+
+
+def deleting_context(compiled: Compiled, tmp_path: Path) -> Path:
+    """A build context whose image has a wrong-arch object in a lower layer that an upper
+    layer deletes when DELETE=1."""
+    context = only(compiled, tmp_path, "libtwo-gfx950.so", "axpy-gfx1201.o")
+    (context / "Dockerfile").write_text(
+        "FROM rocm-bake/busybox:test\n"
+        "COPY libtwo-gfx950.so axpy-gfx1201.o /opt/lib/\n"
+        "ARG DELETE=1\n"
+        "RUN --network=none if [ \"$DELETE\" = 1 ]; then rm /opt/lib/axpy-gfx1201.o; fi\n")
+    return context
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -198,12 +211,7 @@ def test_images_by_reference_final_file_system(engine: str, compiled: Compiled,
                                                tmp_path: Path) -> None:
     """An image whose lower layer has a wrong-arch library that an upper layer deletes passes;
     the same image without the delete fails."""
-    context = only(compiled, tmp_path, "libtwo-gfx950.so", "axpy-gfx1201.o")
-    (context / "Dockerfile").write_text(
-        "FROM rocm-bake/busybox:test\n"
-        "COPY libtwo-gfx950.so axpy-gfx1201.o /opt/lib/\n"
-        "ARG DELETE=1\n"
-        "RUN --network=none if [ \"$DELETE\" = 1 ]; then rm /opt/lib/axpy-gfx1201.o; fi\n")
+    context = deleting_context(compiled, tmp_path)
     env = {**os.environ, "DOCKER_HOST": engine}
     tags = {"1": "rocm-bake-test/audit:clean", "0": "rocm-bake-test/audit:dirty"}
     try:
@@ -232,3 +240,50 @@ def test_json_is_the_table_s_data(compiled: Compiled) -> None:
     assert "gfx1201 gfx1250 gfx950" in table.stdout and "bundle kind" in table.stdout
     data = json.loads(audit_cli(str(compiled.out / "axpy-three.o"), "--json").stdout)
     assert data["files"][0]["archs"] == ["gfx1201", "gfx1250", "gfx950"]
+
+
+def test_oci_layout_tarballs_final_file_system(engine: str, compiled: Compiled,
+                                              tmp_path: Path) -> None:
+    """buildx's type=oci tarball (what inv verify-repro builds) is read like an image: the
+    final file system, whiteouts applied; path prefixes can be left out; a layout whose
+    manifest blob is missing is one line, exit 2."""
+    context = deleting_context(compiled, tmp_path)
+    env = {**os.environ, "DOCKER_HOST": engine}
+    tarballs = {delete: tmp_path / f"oci-{delete}.tar" for delete in ("1", "0")}
+    for delete, tarball in tarballs.items():
+        subprocess.run(["docker", "buildx", "build", "--build-arg", f"DELETE={delete}",
+                        "--output", f"type=oci,dest={tarball}", str(context)], env=env,
+                       capture_output=True, text=True, timeout=300, check=True)
+    clean = audit_cli(str(tarballs["1"]), "--expect", "gfx950", "--json")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    report = clean.json()
+    assert isinstance(report, dict)
+    assert [f["path"] for f in report["files"]] == [f"{tarballs['1']}:/opt/lib/libtwo-gfx950.so"]
+    dirty = audit_cli(str(tarballs["0"]), "--expect", "gfx950")
+    assert dirty.returncode == 1, dirty.stdout + dirty.stderr
+    assert f"{tarballs['0']}:/opt/lib/axpy-gfx1201.o: carries gfx1201" in dirty.stdout
+    left_out = archaudit.audit([str(tarballs["0"])], ["gfx950"], leave_out=["/opt/lib/axpy"])
+    assert [Path(r.path).name for r in left_out.reports] == ["libtwo-gfx950.so"]
+    assert left_out.problems() == []
+    broken = tmp_path / "broken.tar"
+    with tarfile.open(tarballs["1"]) as source, tarfile.open(broken, "w") as target:
+        index = json.loads(source.extractfile("index.json").read())  # type: ignore[union-attr]
+        manifest = index["manifests"][0]["digest"].replace(":", "/", 1)
+        for member in source.getmembers():
+            if member.name != f"blobs/{manifest}":
+                target.addfile(member, source.extractfile(member) if member.isfile() else None)
+    assert_one_line_error(audit_cli(str(broken)), "broken.tar: not a readable image archive")
+
+
+def test_a_fixed_cuid_makes_hip_objects_reproducible(compiled: Compiled) -> None:
+    """HIP.md's trap: clang names the TU's __hip_cuid_* symbol after the output path, so one TU
+    compiled to two paths differs byte-wise; with a fixed -cuid (what the stage graph's core
+    passes to hipcc) the bytes are the same. Both carry exactly gfx950."""
+    trap = compiled.out / "trap"
+    default = [(trap / d / "axpy.o").read_bytes() for d in ("a", "b")]
+    fixed = [(trap / f"fixed-{d}" / "axpy.o").read_bytes() for d in ("a", "b")]
+    assert b"__hip_cuid_" in default[0] and b"__hip_cuid_" in fixed[0]
+    assert default[0] != default[1]
+    assert fixed[0] == fixed[1]
+    audit = archaudit.audit([str(trap)], ["gfx950"])
+    assert len(audit.reports) == 4 and audit.problems() == []

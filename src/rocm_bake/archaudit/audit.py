@@ -44,6 +44,8 @@ class Audit:
     reports: tuple[ElfReport, ...]
     host_only: int
     expected: tuple[str, ...] = field(default=())
+    # False: inputs without any GPU code pass (a cell with no GPU code says so itself).
+    require_gpu_code: bool = True
 
     @property
     def archs(self) -> list[str]:
@@ -55,7 +57,7 @@ class Audit:
         if not self.expected:
             return found
         want = set(self.expected)
-        if not self.reports:
+        if not self.reports and self.require_gpu_code:
             found.append(f"no GPU code objects in {', '.join(self.sources)} "
                          f"(expected {', '.join(sorted(want))})")
         for report in self.reports:
@@ -115,16 +117,18 @@ def split_archs(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def audit(sources: Sequence[str], expected: Sequence[str] = (),
-          env: Mapping[str, str] | None = None) -> Audit:
-    """Read every ELF of SOURCES (paths or image references). Raises RocmBakeError when an
-    input cannot be read (a missing path, a truncated bundle, a corrupt ELF)."""
+          env: Mapping[str, str] | None = None, leave_out: Sequence[str] = (),
+          require_gpu_code: bool = True) -> Audit:
+    """Read every ELF of SOURCES (paths or image references), in an image none under the
+    ``leave_out`` path prefixes. Raises RocmBakeError when an input cannot be read (a missing
+    path, a truncated bundle, a corrupt ELF)."""
     reports: list[ElfReport] = []
     host_only = 0
     for source in sources:
-        for path, data in elf_files(source, env):
+        for path, data in elf_files(source, env, leave_out):
             objects = read_elf(data, path)
             if objects is None:
                 host_only += 1
             else:
                 reports.append(ElfReport(path, tuple(objects)))
-    return Audit(tuple(sources), tuple(reports), host_only, tuple(expected))
+    return Audit(tuple(sources), tuple(reports), host_only, tuple(expected), require_gpu_code)

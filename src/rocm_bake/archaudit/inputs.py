@@ -1,6 +1,7 @@
 """Where the ELF files of an audit come from: a wheel, a directory (``dist/<arch>/``, any
-wheels in it included), a single file, or an image by reference (``docker save``: the
-image's final file system, whiteouts applied, wheels in it included).
+wheels in it included), a single file, an image archive (a ``docker save`` tarball or an OCI
+layout tarball such as buildx's ``type=oci`` output) or an image by reference (``docker
+save``): the image's final file system, whiteouts applied, wheels in it included.
 
 Every file yields ``(display path, bytes)``; only files that start with the ELF magic or are
 wheels are read whole.
@@ -16,7 +17,7 @@ import subprocess
 import tarfile
 import tempfile
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +30,8 @@ WHEEL_SUFFIX = ".whl"
 IMAGE_ARCHIVE_SUFFIX = ".tar"
 NESTING = "!"  # wheel.whl!pkg/lib.so
 DOCKER_SAVE_TIMEOUT = 1800.0
+OCI_INDEX = "application/vnd.oci.image.index.v1+json"
+DOCKER_LIST = "application/vnd.docker.distribution.manifest.list.v2+json"
 
 
 class InputError(RocmBakeError):
@@ -49,12 +52,12 @@ def _wheel(data: bytes | Path, name: str) -> Iterator[tuple[str, bytes]]:
         raise InputError(f"{name}: not a readable wheel ({exc})") from None
 
 
-def _file(path: Path, name: str) -> Iterator[tuple[str, bytes]]:
+def _file(path: Path, name: str, leave_out: Sequence[str] = ()) -> Iterator[tuple[str, bytes]]:
     if path.name.endswith(WHEEL_SUFFIX):
         yield from _wheel(path, name)
         return
-    if path.name.endswith(IMAGE_ARCHIVE_SUFFIX):  # a `docker image save` archive
-        yield from _image_archive(path, name)
+    if path.name.endswith(IMAGE_ARCHIVE_SUFFIX):  # `docker image save`, an OCI layout
+        yield from _image_archive(path, name, leave_out)
         return
     with path.open("rb") as handle:
         head = handle.read(4)
@@ -89,8 +92,43 @@ def _json_member(archive: tarfile.TarFile, name: str) -> Any:
     return json.loads(member.read())
 
 
+def oci_blob(archive: tarfile.TarFile, digest: str) -> Any:
+    """The JSON blob ``digest`` of an OCI layout."""
+    return _json_member(archive, oci_blob_name(digest))
+
+
+def oci_blob_name(digest: str) -> str:
+    algorithm, _, encoded = digest.partition(":")
+    if not encoded or "/" in encoded or "/" in algorithm:
+        raise InputError(f"OCI layout: bad digest {digest!r}")
+    return f"blobs/{algorithm}/{encoded}"
+
+
+def oci_manifest(archive: tarfile.TarFile, index: Any | None = None
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The image manifest of an OCI layout (through nested indexes, skipping attestation
+    manifests): its descriptor and the manifest itself."""
+    if index is None:
+        index = _json_member(archive, "index.json")
+    for descriptor in index.get("manifests", []) if isinstance(index, dict) else []:
+        if descriptor.get("platform", {}).get("architecture") == "unknown":
+            continue  # an attestation manifest
+        if descriptor.get("mediaType") in (OCI_INDEX, DOCKER_LIST):
+            return oci_manifest(archive, oci_blob(archive, descriptor["digest"]))
+        manifest = oci_blob(archive, descriptor["digest"])
+        if not isinstance(manifest, dict):
+            raise InputError(f"OCI layout: manifest {descriptor['digest']} is not an object")
+        return dict(descriptor), manifest
+    raise InputError("OCI layout holds no image manifest")
+
+
 def _layers(archive: tarfile.TarFile) -> list[str]:
-    """The layer blobs of the (single-platform) image in a ``docker save`` archive."""
+    """The layer blobs of the (single-platform) image in a ``docker save`` archive, or else
+    in an OCI layout (``index.json``)."""
+    names = set(archive.getnames())
+    if "manifest.json" not in names and "index.json" in names:
+        _, manifest = oci_manifest(archive)
+        return [oci_blob_name(str(layer["digest"])) for layer in manifest.get("layers", [])]
     manifest = _json_member(archive, "manifest.json")
     if not isinstance(manifest, list) or len(manifest) != 1:
         raise InputError("image archive: manifest.json does not name exactly one image")
@@ -126,13 +164,20 @@ def _final_files(archive: tarfile.TarFile, layers: list[str]) -> dict[str, tuple
     return files
 
 
-def _image_archive(tarball: Path, reference: str) -> Iterator[tuple[str, bytes]]:
+def _left_out(path: str, prefixes: Sequence[str]) -> bool:
+    return any(path.startswith(prefix) for prefix in prefixes)
+
+
+def _image_archive(tarball: Path, reference: str, leave_out: Sequence[str] = ()
+                   ) -> Iterator[tuple[str, bytes]]:
     try:
         with tarfile.open(tarball) as archive:
             layers = _layers(archive)
             final = _final_files(archive, layers)
             wanted: dict[int, dict[str, str]] = {}
             for path, (index, member) in final.items():
+                if _left_out(path, leave_out):
+                    continue
                 wanted.setdefault(index, {})[member] = path
             for index, layer in enumerate(layers):
                 blob = archive.extractfile(layer)
@@ -153,12 +198,15 @@ def _image_archive(tarball: Path, reference: str) -> Iterator[tuple[str, bytes]]
                             yield from _wheel(data, name)
                         elif data.startswith(ELF_MAGIC):
                             yield name, data
-    except (tarfile.TarError, zstandard.ZstdError, OSError, EOFError,
-            json.JSONDecodeError, KeyError) as exc:
+    except InputError as exc:
+        raise InputError(f"{reference}: {exc}") from None
+    except (tarfile.TarError, zstandard.ZstdError, OSError, EOFError, json.JSONDecodeError,
+            KeyError, AttributeError, TypeError) as exc:
         raise InputError(f"{reference}: not a readable image archive ({exc})") from None
 
 
-def _image(reference: str, env: Mapping[str, str] | None) -> Iterator[tuple[str, bytes]]:
+def _image(reference: str, env: Mapping[str, str] | None, leave_out: Sequence[str] = ()
+           ) -> Iterator[tuple[str, bytes]]:
     with tempfile.TemporaryDirectory(prefix="rocm-bake-audit-") as scratch:
         tarball = Path(scratch) / "image.tar"
         try:
@@ -171,26 +219,27 @@ def _image(reference: str, env: Mapping[str, str] | None) -> Iterator[tuple[str,
         if proc.returncode != 0:
             last = (proc.stderr.strip().splitlines() or ["failed"])[-1]
             raise InputError(f"docker image save {reference}: {last}")
-        yield from _image_archive(tarball, reference)
+        yield from _image_archive(tarball, reference, leave_out)
 
 
-def elf_files(source: str, env: Mapping[str, str] | None = None
+def elf_files(source: str, env: Mapping[str, str] | None = None, leave_out: Sequence[str] = ()
               ) -> Iterator[tuple[str, bytes]]:
     """Every ELF file of SOURCE: a path (file, wheel, directory) if it exists, else an image
-    reference (``docker image save``; the image must be in the engine)."""
+    reference (``docker image save``; the image must be in the engine). In an image, files
+    under the ``leave_out`` path prefixes are not read."""
     path = Path(source)
     try:
         if path.is_dir():
             yield from _directory(path)
             return
         if path.is_file():
-            yield from _file(path, source)
+            yield from _file(path, source, leave_out)
             return
     except OSError as exc:
         raise InputError(f"{source}: {exc.strerror or exc}") from None
     if os.sep in source and not _looks_like_reference(source):
         raise InputError(f"{source}: no such file or directory")
-    yield from _image(source, env)
+    yield from _image(source, env, leave_out)
 
 
 def _looks_like_reference(source: str) -> bool:

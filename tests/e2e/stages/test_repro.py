@@ -1,5 +1,7 @@
-"""inv verify-repro: the test variant's runtime image built twice from empty caches gives the
-same digest; a target that is not reproducible is reported; bad input is one line, exit 2."""
+"""inv verify-repro: the test variant's runtime image, which carries real HIP code objects
+(clang-22 / hipcc, a fixed -cuid per translation unit), built twice from empty caches gives the
+same digest and its archive passes the arch audit; a target that is not reproducible is
+reported; bad input is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import repro
+from rocm_bake.archaudit import cells
 from tests.conftest import ROOT, run_cli
 from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
 
@@ -24,6 +27,26 @@ def test_the_runtime_image_is_reproducible(engine: str, hip_image: str,
     assert first.digest == second.digest
     assert first.layers == second.layers
     assert f"reproducible: {first.digest}" in result.stdout
+    # The image holds real HIP code objects, for its cell's arch only (the audit of the OCI
+    # tarball inside verify-repro): core's hipcc library and plugin's CMake HIP library.
+    tarball = tmp_path / "build-1.tar"
+    line = next(x for x in result.stdout.splitlines() if x.startswith("arch: "))
+    assert line.startswith(f"arch: app-{ARCH}: expected {ARCH}: ok: 2 ELF file(s) with GPU code "
+                           f"carry {ARCH} ("), line
+    assert line.endswith(f"in image {tarball} (/opt/rocm* left out: ROCm's own)"), line
+    # The same tarball taken for another arch's cell: verify-repro's verdict is exit 1, and
+    # the lines name each library and its arch.
+    other = "gfx1201"
+    wrong = cells.audit_artifacts(f"app-{other}", other,
+                                  cells.Artifacts((str(tarball),), (str(tarball),)))
+    verdict = repro.Verdict(f"app-{other}", "0", (first, second), wrong)
+    assert verdict.reproducible and verdict.exit_code == 1
+    problems = wrong.lines()[1:]
+    assert sorted(p.rsplit("/", 1)[1] for p in problems) == [
+        f"librb_core_gpu.so: carries {ARCH} (expected only {other})",
+        f"librb_core_gpu.so: lacks {other}",
+        f"librb_plugin_gpu.so: carries {ARCH} (expected only {other})",
+        f"librb_plugin_gpu.so: lacks {other}"]
 
 
 @pytest.mark.engine
