@@ -269,6 +269,10 @@ FUZZ_FOUND: dict[str, Case] = {
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),
+    "set-iteration-key-is-element": (
+        'variable "S" {\n  type = set(string)\n  default = ["b", "a"]\n}\ntarget "t" {\n'
+        '  args = { A = "%{for i, v in S}${i}=${v};%{endfor}", B = jsonencode([for i, v in S : i]),'
+        ' C = jsonencode({for i, v in S : i => v}) }\n}\n', ["--print", "t"], {}),
 }
 
 #: go-textseg v15's grapheme clusters (why hcl/functions/graphemes.py is not ``regex``'s \X).

@@ -273,6 +273,9 @@ class Evaluator:
                 yield scope.child({first: key, str(second.token.value): item})
 
     def pairs(self, node: Node, collection: Value) -> list[tuple[Value, Value]]:
+        """(key, value) per element, as cty's ElementIterator: a set's key is the element."""
+        if isinstance(collection, SetValue):
+            return [(v, v) for v in collection]
         if isinstance(collection, list):
             return [(values.number(i), v) for i, v in enumerate(collection)]
         if isinstance(collection, dict):
