@@ -269,6 +269,14 @@ FUZZ_FOUND: dict[str, Case] = {
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),
+    "group-naming-an-empty-group": (
+        'group "g0" {\n  targets = []\n}\ngroup "g1" {\n  targets = ["t", "g0"]\n}\n'
+        'target "t" {}\n', ["--print", "g1"], {}),
+    "default-group-naming-an-empty-group": (
+        'group "g0" {\n  targets = []\n}\ngroup "default" {\n  targets = ["g0"]\n}\n'
+        'target "t" {}\n', ["--print"], {}),
+    "empty-group-requested": ('group "g0" {\n  targets = []\n}\ntarget "t" {}\n',
+                              ["--print", "t", "g0"], {}),
     "set-iteration-key-is-element": (
         'variable "S" {\n  type = set(string)\n  default = ["b", "a"]\n}\ntarget "t" {\n'
         '  args = { A = "%{for i, v in S}${i}=${v};%{endfor}", B = jsonencode([for i, v in S : i]),'
@@ -381,6 +389,8 @@ UNSUPPORTED: dict[str, Case] = {
     "json-bake-file": ("", ["-f", "docker-bake.json", "--print", "t"], {}),
     "escape-after-literal-dollar": ('target "t" {\n  args = { A = "$$${x}" }\n}\n',
                                     ["--print", "t"], {}),
+    "escape-without-closing-brace": ('target "t" {\n  args = { A = "$${", B = "%%{ x" }\n}\n',
+                                     ["--print", "t"], {}),
 }
 
 
