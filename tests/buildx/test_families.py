@@ -277,6 +277,15 @@ FUZZ_FOUND: dict[str, Case] = {
         'target "t" {}\n', ["--print"], {}),
     "empty-group-requested": ('group "g0" {\n  targets = []\n}\ntarget "t" {}\n',
                               ["--print", "t", "g0"], {}),
+    "for-condition-checked-without-iterations": (
+        'variable "B" {\n  type = bool\n  default = null\n}\ntarget "t" {\n'
+        '  args = { A = jsonencode([for s in [] : s if B]) }\n}\n', ["--print", "t"], {}),
+    "for-condition-not-bool-without-iterations": (
+        'target "t" {\n  args = { A = jsonencode({for k, v in {} : k => v if [1]}) }\n}\n',
+        ["--print", "t"], {}),
+    "for-condition-naming-the-iterator": (
+        'target "t" {\n  args = { A = jsonencode([for s in [] : s if s]),'
+        ' B = jsonencode([for s in [] : s if "true"]) }\n}\n', ["--print", "t"], {}),
     "set-iteration-key-is-element": (
         'variable "S" {\n  type = set(string)\n  default = ["b", "a"]\n}\ntarget "t" {\n'
         '  args = { A = "%{for i, v in S}${i}=${v};%{endfor}", B = jsonencode([for i, v in S : i]),'
@@ -312,6 +321,7 @@ TYPED_NIL: dict[str, Case] = {
     "as-a-description": (_NIL + 'target "u" {\n  description = V\n}\ntarget "t" {}\n',
                          ["--print", "t"], {}),
     "in-a-template": (_nil('"${V}"'), ["--print", "t"], {}),
+    "in-a-multi-part-template": (_nil('"x-${V}"'), ["--print", "t"], {}),
     "to-a-list-parameter": (_nil("jsonencode(distinct([V, V]))"), ["--print", "t"], {}),
     "to-a-non-null-parameter": (_nil('contains(["a", V], V)'), ["--print", "t"], {}),
     "to-a-user-function": (
