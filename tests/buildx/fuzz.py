@@ -220,8 +220,7 @@ class Generator:
             lambda: f'cidrsubnet("10.0.0.0/8", {self.pick(["8", "4", "30"])}, 2)',
             lambda: f'try({self.string(depth + 1)}, "t")', lambda: f"trimspace(jsondecode("
                                                                f"jsonencode({s})))",
-            lambda: f'bytesslice({s}, 0, 1)', lambda: f'join(",", formatlist("%s!", '
-                                                       f"{self.strings(depth + 1)}))",
+            lambda: f'join(",", formatlist("%s!", {self.strings(depth + 1)}))',
         ]
         return self.rng.choice(options)()
 
@@ -244,7 +243,6 @@ class Generator:
                               f"multiply({a}, {b})", f"modulo({a}, {b})", f"negate({a})",
                               f"pow({a}, 2)", f"log({a}, 10)", f"int({a})",
                               f"strlen({self.string(depth + 1)})",
-                              f"byteslen({self.string(depth + 1)})",
                               f'index(["a", "b"], {self.string(depth + 1)})',
                               'indexof(["a", "b"], "b")', f"max([{a}, {b}]...)",
                               f"length({self.string_map(depth + 1)})"])
@@ -438,7 +436,7 @@ class Generator:
     def target_field(self, fname: str, others: list[str]) -> str | None:
         if fname in ("args", "labels"):
             if self.chance(0.05):
-                return f"{{ H = {self.heredoc()} }}"
+                return f"{{ H = {self.heredoc()}\n}}"  # the marker ends its own line
             if others and self.chance(0.15):
                 field_name = self.pick(["dockerfile", "context", "target"])
                 return f"{{ R = target.{self.pick(others)}.{field_name} }}"
