@@ -399,6 +399,9 @@ UNSUPPORTED: dict[str, Case] = {
     "json-bake-file": ("", ["-f", "docker-bake.json", "--print", "t"], {}),
     "escape-after-literal-dollar": ('target "t" {\n  args = { A = "$$${x}" }\n}\n',
                                     ["--print", "t"], {}),
+    "arithmetic-on-a-log-or-pow-fraction": (
+        'target "t" {\n  args = { A = signum(1) - log(2, 10), B = pow(2, 0.5) * 2 }\n}\n',
+        ["--print", "t"], {}),
     "escape-without-closing-brace": ('target "t" {\n  args = { A = "$${", B = "%%{ x" }\n}\n',
                                      ["--print", "t"], {}),
 }
