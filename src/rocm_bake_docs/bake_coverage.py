@@ -26,6 +26,8 @@ FAMILY_TEXT = {
                       "dockerfile-inline; heredocs and templates",
     "source-date-epoch": "`SOURCE_DATE_EPOCH` from the environment as a build arg",
     "fuzz-found": "minimal cases of what the differential fuzzer found",
+    "typed-nil": "a typed variable with no default and no value (cty's NilVal): null to "
+                 "comparisons and encoders, refused by fields and typed parameters",
     "graphemes": "grapheme clusters as go-textseg v15 counts them (strlen, substr, reverse)",
 }
 

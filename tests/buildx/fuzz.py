@@ -206,6 +206,21 @@ class Generator:
             lambda: f'element(["e", {s}], {self.rng.randint(0, 3)})',  # wraps around
             lambda: f"lookup({self.string_map(depth + 1)}, \"k\", \"dflt\")",
             lambda: f"indent(2, {s})", lambda: f"chomp({s})", lambda: f"basename({s})",
+            lambda: f"base64encode({s})", lambda: f'base64decode("{self.pick(["aGk=", "x"])}")',
+            lambda: f"{self.pick(['sha1', 'sha256', 'sha512', 'urlencode', 'dirname'])}({s})",
+            lambda: f'trim({s}, "a ")', lambda: f'trimsuffix({s}, "1")',
+            lambda: f'uuidv5("{self.pick(["dns", "url", "x500", "oid", "nope"])}", {s})',
+            lambda: f'formatdate("{self.pick(["YYYY-MM-DD", "hh:mm ZZZ", "EEE DD MMM"])}", '
+                    f'"{self.pick(["2024-02-29T03:04:05Z", "2024-13-01T00:00:00Z"])}")',
+            lambda: f'timeadd("2024-01-01T00:00:00Z", "{self.pick(["1h", "-90m", "1d"])}")',
+            lambda: f'format("{self.pick(["%05.1f|%s", "%-4s|%q", "%x|%v", "%%|%t"])}", '
+                    f"{self.number(depth + 1)}, {s})",
+            lambda: f'regex("{self.pick(["[a-z]+", "^(x)", "(?P<n>[0-9])"])}", {s})',
+            lambda: f'cidrhost("10.{self.rng.randint(0, 3)}.0.0/16", {self.number(depth + 1)})',
+            lambda: f'cidrsubnet("10.0.0.0/8", {self.pick(["8", "4", "30"])}, 2)',
+            lambda: f'try({self.string(depth + 1)}, "t")', lambda: f"trimspace(jsondecode("
+                                                               f"jsonencode({s})))",
+            lambda: f'join(",", formatlist("%s!", {self.strings(depth + 1)}))',
         ]
         return self.rng.choice(options)()
 
@@ -222,6 +237,16 @@ class Generator:
         if roll < 0.75:
             op = self.pick(["+", "-", "*", "/", "%"])
             return f"({self.number(depth + 1)} {op} {self.number(depth + 1)})"
+        a, b = self.number(depth + 1), self.number(depth + 1)
+        if self.chance(0.35):
+            return self.pick([f"absolute({a})", f"add({a}, {b})", f"divide({a}, {b})",
+                              f"multiply({a}, {b})", f"modulo({a}, {b})", f"negate({a})",
+                              # log/pow fractions in arithmetic: named not supported
+                              f"floor(pow({a}, 2))", f"ceil(log({a}, 10))", f"int({a})",
+                              f"strlen({self.string(depth + 1)})",
+                              f'index(["a", "b"], {self.string(depth + 1)})',
+                              'indexof(["a", "b"], "b")', f"max([{a}, {b}]...)",
+                              f"length({self.string_map(depth + 1)})"])
         return self.pick([f"length({self.strings(depth + 1)})",
                           f"max(1, {self.number(depth + 1)})", f"floor({self.number(depth + 1)})",
                           f"ceil({self.number(depth + 1)})", f"signum({self.number(depth + 1)})",
@@ -242,6 +267,16 @@ class Generator:
             return f"{self.number(depth + 1)} {op} {self.number(depth + 1)}"
         if roll < 0.8:
             return f"{self.boolean(depth + 1)} {self.pick(['&&', '||'])} {self.boolean(depth + 1)}"
+        if self.chance(0.3):
+            a, b = self.number(depth + 1), self.number(depth + 1)
+            return self.pick([f"equal({a}, {b})", f"notequal({self.string(depth + 1)}, {a})",
+                              f"greaterthan({a}, {b})", f"lessthanorequalto({a}, {b})",
+                              f"not({self.boolean(depth + 1)})",
+                              f"and({self.boolean(depth + 1)}, {self.boolean(depth + 1)})",
+                              f"or({self.boolean(depth + 1)}, false)",
+                              f"hasindex({self.strings(depth + 1)}, 1)",
+                              f'sethaselement({self.strings(depth + 1)}, "A")',
+                              f'can(regex("^a", {self.string(depth + 1)}))'])
         return self.pick([f"!({self.boolean(depth + 1)})",
                           f'contains({self.strings(depth + 1)}, "a")',
                           f"can({self.string(depth + 1)})", f'{self.string(depth + 1)} == ""'])
@@ -264,7 +299,16 @@ class Generator:
                           f"compact({self.strings(depth + 1)})",
                           f"keys({self.string_map(depth + 1)})",
                           f"reverselist({self.strings(depth + 1)})",
-                          f'slice(["a", "b", {self.string(depth + 1)}], 0, 2)'])
+                          f'slice(["a", "b", {self.string(depth + 1)}], 0, 2)',
+                          f"flatten([{self.strings(depth + 1)}, [{self.string(depth + 1)}]])",
+                          f'formatlist("%s-x", {self.strings(depth + 1)})',
+                          f"{self.pick(['setunion', 'setintersection', 'setsubtract'])}("
+                          f"{self.strings(depth + 1)}, {self.strings(depth + 1)})",
+                          f"values({self.string_map(depth + 1)})",
+                          f'regexall("[a-c]", {self.string(depth + 1)})',
+                          f"range({self.pick(['3', '0', '1, 4', '5, 1, -2', '1.5'])})",
+                          f'try({self.strings(depth + 1)}, ["t"])',
+                          'cidrsubnets("10.0.0.0/16", 4, 8)'])
 
     def string_map(self, depth: int = 0) -> str:
         roll = self.rng.random()
@@ -325,8 +369,10 @@ class Generator:
             hcl_kind = self.pick(["string", "number", "bool"])
             lines.append(f"default = {self.expr(hcl_kind, 1)}" if self.chance(0.8)
                          else "default = null")
-        elif kind == "nodefault":
-            hcl_kind = "string"
+        elif kind == "nodefault":  # buildx's NilVal (values.NIL in the model)
+            hcl_kind, type_ = self.rng.choice([("string", "string"), ("number", "number"),
+                                               ("list", "list(string)"), ("bool", "bool")])
+            lines.append(f"type = {type_}")
         elif kind == "any":
             lines.append("default = " + self.pick(ANY_DEFAULTS))
         elif kind == "tuple":
@@ -335,12 +381,16 @@ class Generator:
             lines.append('default = {a = "x", b = 2}')
         elif kind == "listnum":
             lines.append("default = [1, 2]")
+        elif self.chance(0.1):
+            lines.append("default = null")
         elif self.chance(0.9):
             lines.append(f"default = {self.expr(hcl_kind or 'string', 1)}")
         if self.chance(0.2):
             lines.append(f"description = {self.literal()}")
-        if self.chance(0.15) and hcl_kind in ("string", "number"):
-            check = (f"strlen({name}) < 20" if hcl_kind == "string" else f"{name} < 100")
+        if self.chance(0.15) and hcl_kind in ("string", "number", "bool", "list"):
+            check = {"string": f"strlen({name}) < 20", "number": f"{name} < 100",
+                     "bool": f"{name} || {name} == null",
+                     "list": f"length({name}) < 3"}[hcl_kind]
             nested.append(("validation", (f"condition = {check}",
                                           f'error_message = "bad {name}"')))
         if hcl_kind is not None:
@@ -353,6 +403,9 @@ class Generator:
         params = ", ".join(f"p{i}" for i in range(arity))
         body = " ".join(f"${{p{i}}}" for i in range(arity))
         self.functions.append((name, arity))
+        if self.chance(0.3):  # variadic: called with its fixed arity, the rest empty
+            return Block(f'function "{name}" {{', (f"params = [{params}]", "variadic_params = r",
+                                                     f'result = "{body}-${{length(r)}}"'))
         return Block(f'function "{name}" {{', (f"params = [{params}]", f'result = "{body}-f"'))
 
     def target(self, index: int) -> Block:
@@ -367,17 +420,24 @@ class Generator:
         if self.chance(0.15):
             axis = self.pick(["v", "arch"])
             values_ = self.rng.sample(["a", "b", "c-1", "gfx950"], self.rng.randint(1, 2))
-            lines.append(f"matrix = {{ {axis} = {json.dumps(values_)} }}")
-            lines.append(f'name = "{name}-${{{axis}}}"')
+            if self.chance(0.3):  # two axes
+                lines.append(f'matrix = {{ {axis} = {json.dumps(values_)}, py = ["3", "4"] }}')
+                lines.append(f'name = "{name}-${{{axis}}}-${{py}}"')
+                self.generated += [f"{name}-{v}-{p}" for v in values_ for p in "34"]
+            else:
+                lines.append(f"matrix = {{ {axis} = {json.dumps(values_)} }}")
+                lines.append(f'name = "{name}-${{{axis}}}"')
+                self.generated += [f"{name}-{v}" for v in values_]
             if not any(line.startswith("args =") for line in lines):
                 lines.append(f"args = {{ M = {axis} }}")
-            self.generated += [f"{name}-{v}" for v in values_]
             self.matrix.append(name)
         self.targets.append(name)
         return Block(f'target "{name}" {{', tuple(lines))
 
     def target_field(self, fname: str, others: list[str]) -> str | None:
         if fname in ("args", "labels"):
+            if self.chance(0.05):
+                return f"{{ H = {self.heredoc()}\n}}"  # the marker ends its own line
             if others and self.chance(0.15):
                 field_name = self.pick(["dockerfile", "context", "target"])
                 return f"{{ R = target.{self.pick(others)}.{field_name} }}"
@@ -429,6 +489,8 @@ class Generator:
     def group(self, index: int) -> Block:
         members = self.targets + [f"g{i}" for i in range(index)]
         chosen = self.rng.sample(members, self.rng.randint(1, min(3, len(members))))
+        if self.chance(0.1):
+            chosen = []  # an empty group (buildx refuses a group that names one)
         description = f"\n  description = {self.literal()}" if self.chance(0.2) else ""
         return Block(f'group "g{index}" {{{description}', (f"targets = {json.dumps(chosen)}",))
 

@@ -269,6 +269,81 @@ FUZZ_FOUND: dict[str, Case] = {
     "heredoc-nested-quotes": (
         'target "t" {\n  dockerfile-inline = <<-EOF\n    FROM ${"${"q\\"q"}$${x}"}\n    EOF\n}\n',
         ["--print", "t"], {}),
+    "group-naming-an-empty-group": (
+        'group "g0" {\n  targets = []\n}\ngroup "g1" {\n  targets = ["t", "g0"]\n}\n'
+        'target "t" {}\n', ["--print", "g1"], {}),
+    "default-group-naming-an-empty-group": (
+        'group "g0" {\n  targets = []\n}\ngroup "default" {\n  targets = ["g0"]\n}\n'
+        'target "t" {}\n', ["--print"], {}),
+    "empty-group-requested": ('group "g0" {\n  targets = []\n}\ntarget "t" {}\n',
+                              ["--print", "t", "g0"], {}),
+    "for-condition-checked-without-iterations": (
+        'variable "B" {\n  type = bool\n  default = null\n}\ntarget "t" {\n'
+        '  args = { A = jsonencode([for s in [] : s if B]) }\n}\n', ["--print", "t"], {}),
+    "for-condition-not-bool-without-iterations": (
+        'target "t" {\n  args = { A = jsonencode({for k, v in {} : k => v if [1]}) }\n}\n',
+        ["--print", "t"], {}),
+    "for-condition-naming-the-iterator": (
+        'target "t" {\n  args = { A = jsonencode([for s in [] : s if s]),'
+        ' B = jsonencode([for s in [] : s if "true"]) }\n}\n', ["--print", "t"], {}),
+    "set-iteration-key-is-element": (
+        'variable "S" {\n  type = set(string)\n  default = ["b", "a"]\n}\ntarget "t" {\n'
+        '  args = { A = "%{for i, v in S}${i}=${v};%{endfor}", B = jsonencode([for i, v in S : i]),'
+        ' C = jsonencode({for i, v in S : i => v}) }\n}\n', ["--print", "t"], {}),
+}
+
+_NIL = 'variable "V" {\n  type = string\n}\nvariable "L" {\n  type = list(string)\n}\n'
+
+
+def _nil(expression: str) -> str:
+    return _NIL + f'target "t" {{\n  args = {{ A = {expression} }}\n}}\n'
+
+
+#: A typed variable with no default and no value is cty's NilVal in buildx: null to ``==``,
+#: jsonencode, collections and for-expressions; refused by every field and typed parameter.
+TYPED_NIL: dict[str, Case] = {
+    "compares-as-null": (_nil('jsonencode([V == null, V == "", "" != V, L == null])'),
+                         ["--print", "t"], {}),
+    "carried-by-collections": (
+        _nil("jsonencode([length([V, 1]), [\"x\", V][1], {k = V}, concat([V], [\"a\"]),"
+             " keys({a = V}), element([V], 0), [for s in [V] : s == null], flatten([V])])"),
+        ["--print", "t"], {}),
+    "untaken-for-iteration": (
+        _nil('jsonencode([for s in ["q", V] : upper(s) if 7 <= 2])'), ["--print", "t"], {}),
+    "can-and-try": (_nil('jsonencode([can(V), can(upper(V)), try(upper(V), "z"), try(V, 1)])'),
+                    ["--print", "t"], {}),
+    "format-as-null": (_nil('format("%v", V)'), ["--print", "t"], {}),
+    "coalesce-with-a-null": (_nil('jsonencode([coalesce(null, V, "a"), coalesce(V, null, 1)])'),
+                             ["--print", "t"], {}),
+    "coalesce-without-a-null": (_nil("coalesce(V, V)"), ["--print", "t"], {}),
+    "as-a-field-value": (_nil("V"), ["--print", "t"], {}),
+    "inside-a-field-value": (_nil('lookup({k = V}, "k", "d")'), ["--print", "t"], {}),
+    "as-a-description": (_NIL + 'target "u" {\n  description = V\n}\ntarget "t" {}\n',
+                         ["--print", "t"], {}),
+    "in-a-template": (_nil('"${V}"'), ["--print", "t"], {}),
+    "in-a-multi-part-template": (_nil('"x-${V}"'), ["--print", "t"], {}),
+    "to-a-list-parameter": (_nil("jsonencode(distinct([V, V]))"), ["--print", "t"], {}),
+    "to-a-non-null-parameter": (_nil('contains(["a", V], V)'), ["--print", "t"], {}),
+    "to-a-user-function": (
+        _NIL + 'function "f" {\n  params = [p]\n  result = 1\n}\ntarget "t" {\n'
+        "  args = { A = f(V) }\n}\n", ["--print", "t"], {}),
+    "null-to-a-user-function": (
+        'function "f" {\n  params = [p]\n  variadic_params = r\n  result = 1\n}\n'
+        'target "t" {\n  args = { A = f(1, null) }\n}\n', ["--print", "t"], {}),
+    "default-of-an-untyped-variable": (
+        _NIL + 'variable "W" {\n  default = [V]\n}\nvariable "X" {\n  default = V\n}\n'
+        'target "t" {\n  args = { A = jsonencode([W, X]) }\n}\n', ["--print", "t"], {}),
+    "default-of-an-untyped-variable-listed": (
+        _NIL + 'variable "W" {\n  default = [V]\n}\nvariable "X" {\n  default = V\n}\n',
+        ["--list=type=variables,format=json"], {}),
+    "default-of-a-typed-variable": (
+        _NIL + 'variable "W" {\n  type = string\n  default = V\n}\ntarget "t" {}\n',
+        ["--print", "t"], {}),
+    "in-a-validation": (
+        'variable "V" {\n  type = string\n  validation {\n    condition = V == null\n'
+        '    error_message = "e"\n  }\n}\ntarget "t" {}\n', ["--print", "t"], {}),
+    "in-a-group": (_NIL + 'group "g" {\n  targets = V == null ? ["t"] : []\n}\n'
+                   'target "t" {}\n', ["--print", "g"], {}),
 }
 
 #: go-textseg v15's grapheme clusters (why hcl/functions/graphemes.py is not ``regex``'s \X).
@@ -289,6 +364,7 @@ FAMILIES: dict[str, dict[str, Case]] = {
     "print-escaping": ESCAPING,
     "source-date-epoch": SOURCE_DATE_EPOCH,
     "fuzz-found": FUZZ_FOUND,
+    "typed-nil": TYPED_NIL,
     "graphemes": GRAPHEMES,
 }
 CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
@@ -323,6 +399,11 @@ UNSUPPORTED: dict[str, Case] = {
     "json-bake-file": ("", ["-f", "docker-bake.json", "--print", "t"], {}),
     "escape-after-literal-dollar": ('target "t" {\n  args = { A = "$$${x}" }\n}\n',
                                     ["--print", "t"], {}),
+    "arithmetic-on-a-log-or-pow-fraction": (
+        'target "t" {\n  args = { A = signum(1) - log(2, 10), B = pow(2, 0.5) * 2 }\n}\n',
+        ["--print", "t"], {}),
+    "escape-without-closing-brace": ('target "t" {\n  args = { A = "$${", B = "%%{ x" }\n}\n',
+                                     ["--print", "t"], {}),
 }
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_bake.errors import HCLError
+from rocm_bake.hcl import values
 from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
 from rocm_bake.hcl.syntax import Node, end_position, parse, position
 from rocm_bake.hcl.typeexpr import type_constraint
@@ -298,6 +299,11 @@ def user_function(decl: FunctionDecl, scope: Scope, functions: FunctionTable
                                             len(args) > len(decl.params)):
             raise decl.source.error(f"function {decl.name} takes {len(decl.params)} arguments, "
                                     f"got {len(args)}")
+        for index, arg in enumerate(args):  # buildx's user functions allow no null argument
+            if arg is None or values.is_nil(arg):
+                param = (decl.params[index] if index < len(decl.params) else decl.variadic)
+                raise decl.source.error(f"function {decl.name}: invalid value for {param!r} "
+                                        "parameter: argument must not be null")
         names: dict[str, Value] = dict(zip(decl.params, args, strict=False))
         if decl.variadic is not None:
             names[decl.variadic] = list(args[len(decl.params):])

@@ -34,7 +34,7 @@ class VariableInfo:
             out["description"] = self.description
         if self.type is not None:
             out["type"] = self.type.friendly_name()
-        if self.value is not None:
+        if self.value is not None and not values.is_nil(self.value):
             out["value"] = display(self.value, self.type)
         return out
 
@@ -156,13 +156,10 @@ class Namespace:
 
     def lookup(self, name: str) -> Value:
         """A global name as an expression reads it. buildx (0.29.1) leaves a typed variable
-        that has no default and no value as cty's NilVal: every use of it fails (or crashes
-        buildx), so the model refuses it with a clear error."""
+        that has no default and no value as cty's NilVal (``values.NIL``): it compares and
+        encodes as null, but no field or function argument accepts it."""
         value = self.resolve(name)
-        if name in self.unset:
-            raise HCLError(f"variable {name} has a type but no default and no value from the "
-                           f"environment: buildx cannot use it (give it a default or set {name})")
-        return value
+        return values.NIL if name in self.unset else value
 
     def _compute(self, name: str, variable: VariableDecl | None) -> Value:
         attribute = self.declared.attributes.get(name)

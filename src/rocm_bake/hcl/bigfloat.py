@@ -25,6 +25,14 @@ class NumberError(Exception):
     """An operation cty refuses (zero by zero, infinity by infinity)."""
 
 
+class Float64Number(Decimal):
+    """A fraction cty holds as a 53-bit float (``NumberFloatVal``: log, pow). It prints as
+    the model prints it, but arithmetic with it runs at a precision cty takes from its
+    operands, which the model does not track: the model refuses that, naming it."""
+
+    __slots__ = ()
+
+
 def _binary_exponent(x: Fraction) -> int:
     """e such that 2**(e-1) <= x < 2**e, for x > 0."""
     num, den = x.numerator, x.denominator
@@ -137,6 +145,9 @@ def arithmetic(op: str, a: Decimal, b: Decimal) -> Decimal:
 
     HCL's arithmetic operators are these same operations in buildx.
     """
+    if isinstance(a, Float64Number) or isinstance(b, Float64Number):
+        raise NumberError("arithmetic on a fractional result of log or pow is not supported "
+                          "by the model yet (cty keeps it as a 53-bit float)")
     if not (a.is_finite() and b.is_finite()):
         return _arith_infinite(op, a, b)
     if op in "+-*" and _exact_integer(a) and _exact_integer(b):

@@ -266,18 +266,39 @@ class Evaluator:
         first = str(intro.first_iterator.token.value)
         second = intro.second_iterator
         collection = self.eval(intro.iterable, scope)
-        for key, item in self.pairs(intro.iterable, collection):
+        pairs = self.pairs(intro.iterable, collection)
+        self.precheck(node, scope, {first} if second is None else {first, str(second.token.value)})
+        for key, item in pairs:
             if second is None:
                 yield scope.child({first: item})
             else:
                 yield scope.child({first: key, str(second.token.value): item})
 
     def pairs(self, node: Node, collection: Value) -> list[tuple[Value, Value]]:
+        """(key, value) per element, as cty's ElementIterator: a set's key is the element."""
+        if isinstance(collection, SetValue):
+            return [(v, v) for v in collection]
         if isinstance(collection, list):
             return [(values.number(i), v) for i, v in enumerate(collection)]
         if isinstance(collection, dict):
             return [(k, collection[k]) for k in sorted(collection)]
         raise self.error(node, f"cannot iterate over a {values.kind(collection)}")
+
+    def precheck(self, node: Node, scope: Scope, iterators: set[str]) -> None:
+        """HCL checks an ``if`` clause once before iterating (so even over nothing), with the
+        iterators unknown: it must not fail, be null or be no bool. The model has no unknown
+        values, so it checks a clause that names no iterator (one that does is unknown)."""
+        if node.condition is None or _mentions(node.condition.condition_expr, iterators):
+            return
+        condition = node.condition.condition_expr
+        result = self.eval(condition, scope)
+        if result is None or values.is_nil(result):
+            raise self.error(condition, "condition is null: the value of the 'if' clause "
+                                        "must not be null")
+        try:
+            values.to_bool(result)
+        except ConversionError as exc:
+            raise self.error(condition, f"invalid for condition: {exc}") from None
 
     def keep(self, node: Node, scope: Scope) -> bool:
         if node.condition is None:
@@ -425,12 +446,19 @@ class Evaluator:
         yield from _marker(end.strip_close, before=False)
 
     def template_string(self, node: Node, value: Value) -> str:
-        if value is None:
+        if value is None or values.is_nil(value):
             raise self.error(node, "invalid template interpolation value: the value is null")
         if isinstance(value, list | dict):
             raise self.error(node, "invalid template interpolation value: cannot include a "
                                    f"{values.kind(value)} in a string template")
         return values.to_string(value)
+
+
+def _mentions(node: Node, names: set[str]) -> bool:
+    """Whether an expression names any of ``names`` (an identifier anywhere in it)."""
+    if type(node).__name__ == "IdentifierRule":
+        return str(node.token.value) in names
+    return any(_mentions(child, names) for child in getattr(node, "children", ()) or ())
 
 
 _STRIP_BEFORE = "\x00strip-before"

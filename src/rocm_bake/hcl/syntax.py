@@ -39,7 +39,25 @@ def _check_supported(text: str, filename: str) -> None:
                        filename, line)
 
 
+#: ``$${`` or ``%%{`` whose string (or heredoc line) has no ``}`` after it: Go's HCL takes it
+#: as literal text; python-hcl2's escape token runs on to the next ``}``, past the string.
+_UNCLOSED_ESCAPE = re.compile(r'(?:\$\$|%%)\{[^}"\n]*(?:"|$)', re.MULTILINE)
+
+
 def _parse(text: str, filename: str) -> Node:
+    try:
+        return _parse_or_fail(text, filename)
+    except HCLError:
+        match = _UNCLOSED_ESCAPE.search(text)
+        if match is None:
+            raise
+        line = text.count("\n", 0, match.start()) + 1
+        raise HCLError(f"{match.group(0)[:3]!r} with no closing }} in its string is not "
+                       "supported by the model's parser yet: write it another way",
+                       filename, line) from None
+
+
+def _parse_or_fail(text: str, filename: str) -> Node:
     try:
         return hcl2.api.parses(text, discard_comments=True)
     except UnexpectedCharacters as exc:

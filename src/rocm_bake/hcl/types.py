@@ -18,6 +18,7 @@ from rocm_bake.hcl.values import (
     Value,
     go_json_string,
     go_quote,
+    is_nil,
     to_bool,
     to_json,
     to_number,
@@ -72,7 +73,7 @@ def elem(ty: Type) -> Type:
 
 def type_of(value: Value) -> Type:
     """The cty type of a value (null is dynamic; plain lists are tuples, dicts objects)."""
-    if value is None:
+    if value is None or is_nil(value):
         return ANY
     if isinstance(value, bool):
         return BOOL
@@ -93,7 +94,7 @@ def type_of(value: Value) -> Type:
 
 
 def element_type(items: Sequence[Value]) -> Type:
-    types = [type_of(v) for v in items if v is not None]
+    types = [type_of(v) for v in items if v is not None and not is_nil(v)]
     if not types:
         return ANY
     return unify(types) or ANY
@@ -218,6 +219,8 @@ def convert(value: Value, to: Type) -> Value:
     """Convert a value to a type the way cty's convert.Convert does (null stays null)."""
     if value is None or to == ANY:
         return value
+    if is_nil(value):
+        raise ConversionError(f"{friendly(to)} required")
     if to.name == "string":
         return to_string(value)
     if to.name == "number":
@@ -245,6 +248,8 @@ def convert(value: Value, to: Type) -> Value:
 def _convert_sequence(value: Value, to: Type) -> Value:
     if not isinstance(value, list):
         raise ConversionError(f"{friendly(to)} required")
+    if any(is_nil(v) for v in value):  # a NilVal element has no type to unify
+        raise ConversionError(f"{friendly(to)} required")
     element = elem(to)
     if element == ANY:
         types = [type_of(v) for v in value if v is not None]
@@ -267,7 +272,7 @@ def _convert_sequence(value: Value, to: Type) -> Value:
 
 
 def _convert_map(value: Value, to: Type) -> Value:
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or any(is_nil(v) for v in value.values()):
         raise ConversionError(f"{friendly(to)} required")
     element = elem(to)
     if element == ANY:
@@ -285,6 +290,7 @@ def _convert_map(value: Value, to: Type) -> Value:
 
 def cty_equal(a: Value, b: Value) -> bool:
     """cty's Value.Equals: equal types and equal content (a list never equals a tuple)."""
+    a, b = (None if is_nil(a) else a), (None if is_nil(b) else b)
     if a is None or b is None:
         return a is None and b is None
     if type_of(a) != type_of(b):
@@ -363,7 +369,7 @@ def type_json(ty: Type) -> str:
 def typed_json(value: Value, ty: Type) -> str:
     """cty's JSON for a value of a declared type: where the type is ``any`` the value is
     wrapped with its own type, ``{"value":...,"type":...}``."""
-    if value is None:
+    if value is None or is_nil(value):
         return "null"
     if ty.name == "any":
         actual = type_of(value)

@@ -19,7 +19,7 @@ import math
 import re
 import unicodedata
 from decimal import Decimal
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 from rocm_bake.hcl import bigfloat
 
@@ -28,6 +28,25 @@ Value: TypeAlias = "str | bool | Decimal | list[Value] | dict[str, Value] | None
 
 class ConversionError(ValueError):
     """A value cannot be converted to the type asked for."""
+
+
+class Nil:
+    """cty's NilVal: the value buildx (0.29.1) gives a typed variable that has no default and
+    no value from the environment. It equals null and encodes as null, collections and
+    for-expressions carry it, but converting it to any type fails (``string required``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NIL"
+
+
+#: The one NilVal; not part of ``Value`` on purpose: only what must tell it apart does.
+NIL: Value = cast("Value", Nil())
+
+
+def is_nil(value: object) -> bool:
+    return isinstance(value, Nil)
 
 
 class ListValue(list[Value]):
@@ -77,7 +96,7 @@ def format_number(value: Decimal) -> str:
 
 def kind(value: Value) -> str:
     """The cty-ish kind of a value: string, number, bool, null, tuple, list, set, object or map."""
-    if value is None:
+    if value is None or is_nil(value):
         return "null"
     if isinstance(value, bool):
         return "bool"
@@ -207,7 +226,7 @@ def to_json(value: Value) -> str:
         return format_number(value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    if value is None:
+    if value is None or is_nil(value):
         return "null"
     if isinstance(value, str):
         return go_json_string(value)

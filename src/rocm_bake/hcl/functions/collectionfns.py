@@ -30,7 +30,14 @@ from rocm_bake.hcl.types import (
     type_of,
     unify,
 )
-from rocm_bake.hcl.values import ConversionError, ListValue, MapValue, SetValue, Value
+from rocm_bake.hcl.values import (
+    ConversionError,
+    ListValue,
+    MapValue,
+    SetValue,
+    Value,
+    is_nil,
+)
 
 
 def _length(args: list[Value]) -> Value:
@@ -153,10 +160,12 @@ def _concat(args: list[Value]) -> Value:
 
 def _coalesce(args: list[Value]) -> Value:
     unified = unify([type_of(a) for a in args])
-    if unified is None:
+    # A NilVal has no type: it unifies only when a null (dynamic) argument makes all dynamic.
+    nil_clash = any(is_nil(a) for a in args) and all(a is not None for a in args)
+    if unified is None or nil_clash:
         raise CallError("all arguments must have the same type")
     for arg in args:
-        if arg is not None:
+        if arg is not None and not is_nil(arg):
             try:
                 return convert(arg, unified)
             except ConversionError as exc:

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
 
-from rocm_bake.hcl.bigfloat import arithmetic
+from rocm_bake.hcl.bigfloat import Float64Number, arithmetic
 from rocm_bake.hcl.functions.gomath import go_div, go_log, go_pow
 from rocm_bake.hcl.functions.params import (
     ArgError,
@@ -95,7 +95,9 @@ def _float_number(value: float) -> Decimal:
         raise CallError("panic in function implementation: Float.SetFloat64(NaN)")
     if math.isinf(value):
         return Decimal("Infinity") if value > 0 else Decimal("-Infinity")
-    return Decimal(repr(value))
+    if value.is_integer():
+        return Decimal(repr(value))
+    return Float64Number(repr(value))
 
 
 def _log(args: list[Value]) -> Value:

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from rocm_bake.hcl.bigfloat import is_integral
 from rocm_bake.hcl.types import ANY, STRING, Type, convert, friendly, type_of
-from rocm_bake.hcl.values import ConversionError, Value
+from rocm_bake.hcl.values import ConversionError, Value, is_nil
 
 
 class FunctionError(Exception):
@@ -112,10 +112,10 @@ def _check_args(
     for i, arg in enumerate(args):
         param = params[i] if i < len(params) else var
         assert param is not None
-        if arg is None:
+        if arg is None or is_nil(arg):  # a NilVal is null to cty's calling convention
             if not param.allow_null:
                 raise ArgError(i, "argument must not be null")
-            out.append(None)
+            out.append(arg)
             continue
         try:
             out.append(convert(arg, param.type))
