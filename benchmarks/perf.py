@@ -71,13 +71,11 @@ def main() -> int:
                         help="archs whose cold build is timed (the first one: all conditions)")
     args = parser.parse_args()
     archs = [a for a in args.archs.split(",") if a]
-    # The other archs' cold builds first: the docs summarize each target's newest run, which
-    # must be the one with all four conditions.
-    cold = {arch: perf_history.summarize(_perf("cold", 1, [f"GPU_ARCHS={arch}"])).get("cold")
-            for arch in archs[1:]}
     records = _perf(args.conditions, args.repeat, [f"GPU_ARCHS={archs[0]}"] if archs else [])
-    if archs:
-        cold = {archs[0]: perf_history.summarize(records).get("cold"), **cold}
+    cold = {archs[0]: perf_history.summarize(records).get("cold")} if archs else {}
+    for arch in archs[1:]:
+        cold[arch] = perf_history.summarize(_perf("cold", args.repeat,
+                                                  [f"GPU_ARCHS={arch}"])).get("cold")
     subprocess.run([INV, "perf-report"], cwd=ROOT, check=True)
 
     print(f"\nall four conditions, GPU_ARCHS={archs[0] if archs else 'default'}:")

@@ -75,3 +75,19 @@ def test_history_and_summary_split_hip_from_host(tmp_path: Path) -> None:
     row = ("| warm | 1 | 10.0 s | 10.0 s | 10.0 s | 0.050 | ≤ 0.10 | 100.0% | 100.0% "
            "| 3 / 0 | 2 / 0 |")
     assert row in text, text
+
+
+def test_docs_summary_shows_the_newest_run_of_all_conditions(tmp_path: Path) -> None:
+    """benchmarks/perf.py times other archs' cold builds after the four-condition run: the
+    summary keeps showing the run of all four."""
+    step = Step("d", "[ggml build 2/4] RUN make", cached=False)
+
+    def record(run: str, condition: str, seconds: float) -> dict[str, object]:
+        return history.record(run_id=run, repeat=1, condition=condition, target="ggml",
+                              seconds=seconds, steps=[step], stats=[], commit="c", pins=run)
+
+    records = [record("four", c, s) for c, s in (("cold", 200.0), ("frozen", 1.0),
+                                                 ("warm", 12.0), ("hot", 5.0))]
+    records.append(record("gfx1250", "cold", 230.0))
+    text = history.markdown(records)
+    assert "Run `four`" in text and "gfx1250" not in text, text

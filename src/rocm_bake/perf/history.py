@@ -156,15 +156,26 @@ def _pair(summary: ConditionSummary, language: str) -> str:
     return f"{pair[0]} / {pair[1]}" if pair else "—"
 
 
+def _fullest_run(records: Sequence[Mapping[str, object]]) -> str:
+    """The newest run that measured the most conditions (a cold-only run of another arch
+    does not hide the last run of all four)."""
+    conditions: dict[str, set[str]] = {}
+    for r in records:
+        conditions.setdefault(str(r.get("run") or ""), set()).add(str(r.get("condition")))
+    most = max(len(c) for c in conditions.values())
+    return [run for run, c in conditions.items() if len(c) == most][-1]
+
+
 def markdown(records: Sequence[Mapping[str, object]]) -> str:
-    """The summary for the docs: per target, the newest run's medians and ratios to cold."""
+    """The summary for the docs: per target, the medians and ratios to cold of the newest run
+    that measured the most conditions."""
     if not records:
         return "No measurements recorded yet.\n"
     lines = []
     targets = list(dict.fromkeys(str(r.get("target")) for r in records))
     for target in targets:
         mine = [r for r in records if r.get("target") == target]
-        newest = str(mine[-1].get("run") or "")
+        newest = _fullest_run(mine)
         subset = [r for r in mine if str(r.get("run") or "") == newest] if newest else mine
         summary = summarize(subset)
         ratio = ratios(summary)
