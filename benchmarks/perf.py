@@ -73,9 +73,13 @@ def main() -> int:
     archs = [a for a in args.archs.split(",") if a]
     records = _perf(args.conditions, args.repeat, [f"GPU_ARCHS={archs[0]}"] if archs else [])
     cold = {archs[0]: perf_history.summarize(records).get("cold")} if archs else {}
+    failed = []
     for arch in archs[1:]:
-        cold[arch] = perf_history.summarize(_perf("cold", args.repeat,
-                                                  [f"GPU_ARCHS={arch}"])).get("cold")
+        try:
+            cold[arch] = perf_history.summarize(_perf("cold", args.repeat,
+                                                      [f"GPU_ARCHS={arch}"])).get("cold")
+        except subprocess.CalledProcessError:
+            failed.append(arch)          # inv perf printed why (one line and the build log)
     subprocess.run([INV, "perf-report"], cwd=ROOT, check=True)
 
     print(f"\nall four conditions, GPU_ARCHS={archs[0] if archs else 'default'}:")
@@ -84,7 +88,9 @@ def main() -> int:
     for arch, item in cold.items():
         if item is not None:
             print(f"{arch:8} {item.median:7.1f} s (n={item.count})")
-    return 0
+    for arch in failed:
+        print(f"{arch:8} the cold build failed (see its log above)")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
