@@ -56,7 +56,7 @@ variable "LLAMA_CPP_PYTHON_VERSION" {
 variable "GPU_ARCHS" {
   type        = string
   default     = "gfx950"
-  description = "The cell's GPU archs (';'-list): one --offload-arch each for every HIP TU."
+  description = "The cell's GPU archs (';'-list): one --offload-arch each for every HIP TU (full set: gfx950, gfx1201; clang-22 fails on conv2d.cu for gfx1250)."
 }
 
 variable "GGML_TU_SET" {
