@@ -20,11 +20,12 @@ DOWNLOADS = os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cac
 
 
 @task(iterable=["set_"], auto_shortflags=False, help={
-    "target": "the bake target to measure (default: lightgbm of the cache test stack)",
+    "target": "the bake target to measure (default: ggml of the cache test stack: ggml's HIP "
+              "backend from the llama-cpp-python sdist, the full GGML_TU_SET, GPU_ARCHS gfx950)",
     "conditions_": "comma-separated subset of frozen,hot,warm,cold (default: all four)",
     "repeat": "how many times to measure each condition (default 1)",
     "bake_dir": "directory of the bake file (default: tests/e2e/cachestack)",
-    "pin": "the pin variable a warm build touches (default LIGHTGBM_PIN)",
+    "pin": "the pin variable a warm build touches (default GGML_PIN)",
     "set_": "NAME=VALUE: a bake variable for every build",
     "webdav": "the sccache WebDAV store (default http://127.0.0.1:8080)",
     "cache_repo": "registry cache repository base (a fresh one per repeat is derived from it)",
@@ -33,8 +34,8 @@ DOWNLOADS = os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cac
     "history_": "the JSON-lines history to append to (default perf/history.jsonl)",
 })
 @reports_errors
-def perf(c: Context, target: str = "lightgbm", conditions_: str = "frozen,hot,warm,cold",
-         repeat: int = 1, bake_dir: str = STACK_DIR, pin: str = "LIGHTGBM_PIN",
+def perf(c: Context, target: str = "ggml", conditions_: str = "frozen,hot,warm,cold",
+         repeat: int = 1, bake_dir: str = STACK_DIR, pin: str = "GGML_PIN",
          set_: list[str] | None = None, webdav: str = "http://127.0.0.1:8080",
          cache_repo: str = "127.0.0.1:5000/rocm-bake-perf/buildcache",
          registry_dir: str = str(ENGINE_DIR), history_: str = HISTORY) -> None:
@@ -48,8 +49,9 @@ def perf(c: Context, target: str = "lightgbm", conditions_: str = "frozen,hot,wa
         sets=list(set_ or []), webdav=webdav, cache_repo=cache_repo,
         registry_log=registry / "registry.log", registry_root=registry / "registry",
         history=Path(history_))
-    if not set_ and setup.bake_dir == conditions.STACK_DIR:
-        setup.sets = [f"DOWNLOADS={DOWNLOADS}"]
+    if setup.bake_dir == conditions.STACK_DIR and \
+            not any(s.startswith("DOWNLOADS=") for s in setup.sets):
+        setup.sets.append(f"DOWNLOADS={DOWNLOADS}")
     wanted = conditions.parse_conditions(conditions_)
     records = conditions.measure(setup, wanted, repeat)
     print(history.markdown(records))

@@ -41,8 +41,8 @@ class PerfSetup:
     root: Path
     bake_dir: Path = field(default_factory=lambda: STACK_DIR)
     files: list[str] = field(default_factory=lambda: ["docker-bake.hcl"])
-    target: str = "lightgbm"
-    pin_variable: str = "LIGHTGBM_PIN"
+    target: str = "ggml"
+    pin_variable: str = "GGML_PIN"
     sets: list[str] = field(default_factory=list)
     webdav: str = "http://127.0.0.1:8080"
     environment: str = "dev"

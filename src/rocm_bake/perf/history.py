@@ -4,7 +4,9 @@ The fields :mod:`rocm_bake.perf.schema` reads (``time``, ``condition``, ``target
 ``seconds``, ``commit``, ``cache_hit_rate``) plus, from ``inv perf``: ``run`` (one invocation
 of ``inv perf``), ``repeat``, ``pins_hash``, ``machine``, ``cached_steps``/``run_steps``,
 ``steps`` (every RUN step: name, seconds, cached), ``sccache`` (hits, misses, writes,
-write_errors, per compile step) and ``bytes_pulled``/``bytes_pushed`` (registry traffic).
+write_errors, per compile step), ``sccache_languages`` (hits and misses per language from
+sccache's own per-language counters: ``HIP``, ``C/C++``), ``hip_hit_rate`` (when HIP was
+compiled) and ``bytes_pulled``/``bytes_pushed`` (registry traffic).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ PATH = Path("perf") / "history.jsonl"
 CONDITIONS = schema.CONDITIONS
 AIMS = {"warm": 0.10, "hot": 0.05, "frozen": 0.02}
 SUMMARY_HEADERS = ["condition", "runs", "min", "median", "max", "median / cold", "aim",
-                   "sccache hit rate"]
+                   "sccache hit rate", "HIP hit rate", "HIP hits / misses",
+                   "C/C++ hits / misses"]
 
 
 def pins_hash(values: Mapping[str, object]) -> str:
@@ -58,10 +61,15 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
         "sccache": {"hits": total.hits, "misses": total.misses, "writes": total.writes,
                     "write_errors": total.write_errors,
                     "per_step": [s.to_json() for s in stats]},
+        "sccache_languages": {lang: {"hits": item.hits, "misses": item.misses}
+                              for lang, item in total.languages.items()},
         "bytes_pulled": bytes_pulled, "bytes_pushed": bytes_pushed,
     }
     if total.hit_rate is not None:
         out["cache_hit_rate"] = round(total.hit_rate, 4)
+    hip = total.language(cache_health.HIP).hit_rate
+    if hip is not None:
+        out["hip_hit_rate"] = round(hip, 4)
     return out
 
 
@@ -90,11 +98,30 @@ class ConditionSummary:
     median: float
     maximum: float
     hit_rate: float | None
+    hip_hit_rate: float | None = None
+    languages: dict[str, tuple[int, int]] | None = None   # Σ (hits, misses) per language
 
 
 def _seconds(item: Mapping[str, object]) -> float:
     value = item.get("seconds")
     return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _rates(records: Sequence[Mapping[str, object]], key: str) -> float | None:
+    rates = [float(v) for r in records if isinstance(v := r.get(key), int | float)]
+    return statistics.median(rates) if rates else None
+
+
+def _languages(records: Sequence[Mapping[str, object]]) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for r in records:
+        langs = r.get("sccache_languages")
+        for lang, item in (langs.items() if isinstance(langs, dict) else ()):
+            if isinstance(item, dict):
+                hits, misses = out.get(lang, (0, 0))
+                out[lang] = (hits + int(item.get("hits") or 0),
+                             misses + int(item.get("misses") or 0))
+    return out
 
 
 def summarize(records: Sequence[Mapping[str, object]], target: str | None = None,
@@ -108,11 +135,10 @@ def summarize(records: Sequence[Mapping[str, object]], target: str | None = None
         if not subset:
             continue
         secs = [_seconds(r) for r in subset]
-        rates = [float(v) for r in subset
-                 if isinstance(v := r.get("cache_hit_rate"), int | float)]
         out[condition] = ConditionSummary(condition, len(subset), min(secs),
                                           statistics.median(secs), max(secs),
-                                          statistics.median(rates) if rates else None)
+                                          _rates(subset, "cache_hit_rate"),
+                                          _rates(subset, "hip_hit_rate"), _languages(subset))
     return out
 
 
@@ -124,15 +150,32 @@ def ratios(summary: Mapping[str, ConditionSummary]) -> dict[str, float]:
     return {c: s.median / cold.median for c, s in summary.items() if c != "cold"}
 
 
+def _pair(summary: ConditionSummary, language: str) -> str:
+    """Σ hits / Σ misses of one language over a condition's runs."""
+    pair = (summary.languages or {}).get(language)
+    return f"{pair[0]} / {pair[1]}" if pair else "—"
+
+
+def _fullest_run(records: Sequence[Mapping[str, object]]) -> str:
+    """The newest run that measured the most conditions (a cold-only run of another arch
+    does not hide the last run of all four)."""
+    conditions: dict[str, set[str]] = {}
+    for r in records:
+        conditions.setdefault(str(r.get("run") or ""), set()).add(str(r.get("condition")))
+    most = max(len(c) for c in conditions.values())
+    return [run for run, c in conditions.items() if len(c) == most][-1]
+
+
 def markdown(records: Sequence[Mapping[str, object]]) -> str:
-    """The summary for the docs: per target, the newest run's medians and ratios to cold."""
+    """The summary for the docs: per target, the medians and ratios to cold of the newest run
+    that measured the most conditions."""
     if not records:
         return "No measurements recorded yet.\n"
     lines = []
     targets = list(dict.fromkeys(str(r.get("target")) for r in records))
     for target in targets:
         mine = [r for r in records if r.get("target") == target]
-        newest = str(mine[-1].get("run") or "")
+        newest = _fullest_run(mine)
         subset = [r for r in mine if str(r.get("run") or "") == newest] if newest else mine
         summary = summarize(subset)
         ratio = ratios(summary)
@@ -151,7 +194,9 @@ def markdown(records: Sequence[Mapping[str, object]]) -> str:
             rows.append([condition, str(s.count), f"{s.minimum:.1f} s", f"{s.median:.1f} s",
                          f"{s.maximum:.1f} s", f"{r:.3f}" if r is not None else "—",
                          f"≤ {aim:.2f}" if aim else "—",
-                         f"{s.hit_rate:.1%}" if s.hit_rate is not None else "—"])
+                         f"{s.hit_rate:.1%}" if s.hit_rate is not None else "—",
+                         f"{s.hip_hit_rate:.1%}" if s.hip_hit_rate is not None else "—",
+                         _pair(s, cache_health.HIP), _pair(s, "C/C++")])
         lines.append(tabulate(rows, headers=SUMMARY_HEADERS, tablefmt="github",
                               disable_numparse=True))
         lines.append("")

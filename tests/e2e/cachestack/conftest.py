@@ -1,4 +1,5 @@
-"""Fixtures of the cache engine tests: the test stack (docker-bake.hcl here: LightGBM through
+"""Fixtures of the cache engine tests: the test stack (docker-bake.hcl here: ggml's HIP backend
+from the llama-cpp-python sdist, its small TU set, compiled by the real HIP compiler through
 sccache on the real WebDAV store, registry layer cache on the real registry) and ONE cold build
 of it per session, shared by the tests that rebuild under the other conditions."""
 
@@ -18,8 +19,10 @@ from tests.conftest import ROOT, missing
 
 STACK = Path(__file__).resolve().parent
 BAKE_FILE = "docker-bake.hcl"
-TARGET = "lightgbm"
-COMPILE_STEP = "COMPILER_CACHE_STATS_NAME=lightgbm"
+TARGET = "ggml"
+COMPILE_STEP = "COMPILER_CACHE_STATS_NAME=ggml"
+ARCH = "gfx950"
+SDIST = "llama_cpp_python-0.3.36.tar.gz"
 WEBDAV_PORT = int(os.environ.get("ROCM_BAKE_WEBDAV_PORT", "8080"))
 ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"))
 
@@ -27,7 +30,7 @@ ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"
 def downloads() -> Path:
     """The setup downloads (scripts/cachestack.sh): fetched at setup, never by a test."""
     path = Path(os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cachestack"))
-    if not (path / "sccache").is_file() or not (path / "lightgbm-4.7.0.tar.gz").is_file():
+    if not (path / "sccache").is_file() or not (path / SDIST).is_file():
         missing(f"the cache stack's downloads are not in {path} (scripts/cachestack.sh)")
     return path
 
@@ -56,17 +59,18 @@ class Stack:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{WEBDAV_PORT}"
 
-    def secret(self, name: str, read_only: bool = False, endpoint: str | None = None) -> Path:
+    def secret(self, name: str, read_only: bool = False, endpoint: str | None = None,
+               namespace: str | None = None) -> Path:
         backend = sccache.SccacheBackend("webdav", environment="ci",
                                          endpoint=endpoint or self.endpoint, read_only=read_only,
-                                         namespace=f"cachestack-{self.uid}")
+                                         namespace=namespace or f"cachestack-{self.uid}")
         return sccache.write_secret(self.work / f"{name}.secret", backend)
 
     def sets(self, name: str, pin: str, secret: Path, export: bool,
              probe: str = "1") -> list[str]:
         return [f"SCCACHE_SECRET_FILE={secret}", f"CACHE_EXPORT={str(export).lower()}",
-                f"CACHE_REPO={self.cache_repo}", f"LIGHTGBM_PIN={pin}",
-                f"PROBE_DEFINE={probe}", f"DOWNLOADS={downloads()}",
+                f"CACHE_REPO={self.cache_repo}", f"GGML_PIN={pin}", "GGML_TU_SET=small",
+                f"GPU_ARCHS={ARCH}", f"PROBE_DEFINE={probe}", f"DOWNLOADS={downloads()}",
                 f"DIST={self.work / name / 'dist'}"]
 
     def bake(self, name: str, pin: str, *, read_only: bool = False, export: bool = True,
@@ -103,12 +107,12 @@ class Stack:
 
 @pytest.fixture(scope="session")
 def stack(engine: str, webdav: Path, tmp_path_factory: pytest.TempPathFactory) -> Stack:
-    """The Debian rootfs image (scripts/engine.sh rootfs-image) and a fresh stack."""
+    """The real HIP toolchain image (scripts/hip-toolchain.sh image) and a fresh stack."""
     downloads()
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "rootfs-image"],
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "hip-toolchain.sh"), "image"],
                           capture_output=True, text=True, timeout=1500, check=False)
     if proc.returncode != 0:
-        pytest.fail(f"scripts/engine.sh rootfs-image failed: {proc.stderr.strip()[-800:]}")
+        pytest.fail(f"scripts/hip-toolchain.sh image failed: {proc.stderr.strip()[-800:]}")
     return Stack(engine, webdav, tmp_path_factory.mktemp("cachestack"), uuid.uuid4().hex[:10])
 
 

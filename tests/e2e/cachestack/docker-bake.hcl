@@ -1,19 +1,14 @@
-# The cache test stack: base -> lightgbm, with the cache plumbing of rocm-bake.hcl (registry
-# layer cache refs keyed by the pins, mode=max for the compile stage, written only when
-# CACHE_EXPORT; sccache settings only through the BuildKit secret `sccache`;
-# cache mounts) around a real C++ project (LightGBM), so tests/e2e/cachestack and `inv perf`
-# measure the four caches on the real engine, registry and WebDAV store.
+# The cache test stack: base -> ggml, with the cache plumbing of rocm-bake.hcl (registry layer
+# cache refs keyed by the pins, mode=max for the compile stage, written only when CACHE_EXPORT;
+# sccache settings only through the BuildKit secret `sccache`; cache mounts) around a real
+# upstream HIP code base: ggml's HIP backend (and some of its host C/C++ code) from the released
+# llama-cpp-python sdist, compiled by the real HIP compiler (scripts/hip-toolchain.sh) for
+# GPU_ARCHS. tests/e2e/cachestack builds a small GGML_TUS set; `inv perf` the default full set.
 
 variable "BASE_IMAGE" {
   type        = string
-  default     = "rocm-bake/debian:test"
-  description = "The Debian rootfs image from scripts/engine.sh rootfs-image."
-}
-
-variable "ROCM_VERSION" {
-  type        = string
-  default     = "7.2.3"
-  description = "Stand-in ROCm version: below 7.13, so HIP goes through the wrapper directory."
+  default     = "rocm-bake/hip:test"
+  description = "The real HIP toolchain image from scripts/hip-toolchain.sh image (ROCm 7.2.4 layout)."
 }
 
 variable "CACHE_TYPE" {
@@ -43,31 +38,79 @@ variable "CACHE_REPO" {
 variable "DOWNLOADS" {
   type        = string
   default     = "/var/cache/rocm-bake/cachestack"
-  description = "Setup downloads (scripts/cachestack.sh): LightGBM sdist, CMake wheel, sccache binary."
+  description = "Setup downloads (scripts/cachestack.sh): llama-cpp-python sdist, hipBLAS/rocBLAS .debs, sccache binary."
 }
 
 variable "DIST" {
   type        = string
   default     = "dist"
-  description = "Where the lightgbm target exports its library and compiler-cache stats."
+  description = "Where the ggml target exports its objects and compiler-cache stats."
 }
 
-variable "LIGHTGBM_VERSION" {
+variable "LLAMA_CPP_PYTHON_VERSION" {
   type        = string
-  default     = "4.7.0"
-  description = "LightGBM sdist version."
+  default     = "0.3.36"
+  description = "The llama-cpp-python sdist whose vendored ggml is compiled."
 }
 
-variable "LIGHTGBM_PIN" {
+variable "GPU_ARCHS" {
   type        = string
-  default     = "4.7.0"
+  default     = "gfx950"
+  description = "The cell's GPU archs (';'-list): one --offload-arch each for every HIP TU (full set: gfx950, gfx1201; clang-22 fails on conv2d.cu for gfx1250)."
+}
+
+variable "GGML_TU_SET" {
+  type        = string
+  default     = "full"
+  description = "Which translation units: full (the perf workload) or small (the CI tests)."
+  validation {
+    condition     = contains(["full", "small"], GGML_TU_SET)
+    error_message = "GGML_TU_SET must be full or small."
+  }
+}
+
+variable "GGML_TUS" {
+  type        = string
+  default     = GGML_TU_SET == "small" ? GGML_TUS_SMALL : GGML_TUS_FULL
+  description = "The translation units compiled (paths under ggml/src); default: the GGML_TU_SET set."
+}
+
+variable "GGML_TUS_FULL" {
+  type        = string
+  description = "The perf workload: 40 of ggml's HIP TUs plus 7 host C/C++ TUs (2-6 min cold for one arch on 2 cores)."
+  default     = join(" ", [
+    "ggml-cuda/acc.cu", "ggml-cuda/add-id.cu", "ggml-cuda/arange.cu", "ggml-cuda/argmax.cu",
+    "ggml-cuda/argsort.cu", "ggml-cuda/clamp.cu", "ggml-cuda/col2im-1d.cu", "ggml-cuda/concat.cu",
+    "ggml-cuda/conv-transpose-1d.cu", "ggml-cuda/conv2d-dw.cu", "ggml-cuda/conv2d-transpose.cu",
+    "ggml-cuda/conv2d.cu", "ggml-cuda/count-equal.cu", "ggml-cuda/cross-entropy-loss.cu",
+    "ggml-cuda/cumsum.cu", "ggml-cuda/diag.cu", "ggml-cuda/diagmask.cu", "ggml-cuda/fill.cu",
+    "ggml-cuda/gla.cu", "ggml-cuda/im2col.cu", "ggml-cuda/mean.cu", "ggml-cuda/norm.cu",
+    "ggml-cuda/opt-step-adamw.cu", "ggml-cuda/opt-step-sgd.cu", "ggml-cuda/out-prod.cu",
+    "ggml-cuda/pad.cu", "ggml-cuda/pad_reflect_1d.cu", "ggml-cuda/pool1d.cu",
+    "ggml-cuda/pool2d.cu", "ggml-cuda/roll.cu", "ggml-cuda/rope.cu", "ggml-cuda/scale.cu",
+    "ggml-cuda/set-rows.cu", "ggml-cuda/set.cu", "ggml-cuda/softcap.cu", "ggml-cuda/softmax.cu",
+    "ggml-cuda/sum.cu", "ggml-cuda/sumrows.cu", "ggml-cuda/tri.cu", "ggml-cuda/tsembd.cu",
+    "ggml-alloc.c", "ggml-quants.c", "ggml-backend.cpp", "ggml-opt.cpp",
+    "ggml-threading.cpp", "ggml.cpp", "gguf.cpp",
+  ])
+}
+
+variable "GGML_TUS_SMALL" {
+  type        = string
+  default     = "ggml-cuda/arange.cu ggml-cuda/count-equal.cu ggml-cuda/diag.cu ggml-alloc.c ggml-threading.cpp"
+  description = "A quick set (3 HIP + 2 host TUs, well under a minute cold) for the CI tests."
+}
+
+variable "GGML_PIN" {
+  type        = string
+  default     = "0.3.36"
   description = "The compile stage's pin: a new value re-runs the compile steps (warm)."
 }
 
 variable "PROBE_DEFINE" {
   type        = string
   default     = "1"
-  description = "A define of the HIP-path probe TU (a new value is a new cache key)."
+  description = "A define of the probe HIP TU (a new value is a new cache key)."
 }
 
 target "base" {
@@ -79,17 +122,16 @@ target "base" {
     downloads = DOWNLOADS
   }
   args = {
-    BASE_IMAGE   = BASE_IMAGE
-    ROCM_VERSION = ROCM_VERSION
+    BASE_IMAGE = BASE_IMAGE
   }
   # Read only: the compile target's mode=max export already carries these layers, and two
   # targets exporting the same blobs to one repository at once race in the registry.
-  cache-from = ["type=registry,ref=${CACHE_REPO}:lightgbm-rocm${ROCM_VERSION}-${LIGHTGBM_PIN}"]
+  cache-from = ["type=registry,ref=${CACHE_REPO}:ggml-${replace(GPU_ARCHS, ";", "-")}-${GGML_PIN}"]
 }
 
-target "lightgbm" {
+target "ggml" {
   context    = "."
-  dockerfile = "lightgbm.Dockerfile"
+  dockerfile = "ggml.Dockerfile"
   target     = "wheels"
   network    = "host"
   contexts = {
@@ -97,17 +139,19 @@ target "lightgbm" {
     downloads = DOWNLOADS
   }
   args = {
-    CACHE_TYPE       = CACHE_TYPE
-    LIGHTGBM_VERSION = LIGHTGBM_VERSION
-    LIGHTGBM_PIN     = LIGHTGBM_PIN
-    PROBE_DEFINE     = PROBE_DEFINE
+    CACHE_TYPE               = CACHE_TYPE
+    LLAMA_CPP_PYTHON_VERSION = LLAMA_CPP_PYTHON_VERSION
+    GPU_ARCHS                = GPU_ARCHS
+    GGML_TUS                 = GGML_TUS
+    GGML_PIN                 = GGML_PIN
+    PROBE_DEFINE             = PROBE_DEFINE
   }
   secret     = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${SCCACHE_SECRET_FILE}"]
-  cache-from = ["type=registry,ref=${CACHE_REPO}:lightgbm-rocm${ROCM_VERSION}-${LIGHTGBM_PIN}"]
-  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:lightgbm-rocm${ROCM_VERSION}-${LIGHTGBM_PIN},mode=max"] : []
+  cache-from = ["type=registry,ref=${CACHE_REPO}:ggml-${replace(GPU_ARCHS, ";", "-")}-${GGML_PIN}"]
+  cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:ggml-${replace(GPU_ARCHS, ";", "-")}-${GGML_PIN},mode=max"] : []
   output     = ["type=local,dest=${DIST}"]
 }
 
 group "default" {
-  targets = ["lightgbm"]
+  targets = ["ggml"]
 }
