@@ -56,7 +56,7 @@ variable "LLAMA_CPP_PYTHON_VERSION" {
 variable "GPU_ARCHS" {
   type        = string
   default     = "gfx950"
-  description = "The cell's GPU archs (';'-list): one --offload-arch each for every HIP TU (full set: gfx950, gfx1201; clang-22 fails on conv2d.cu for gfx1250)."
+  description = "The cell's GPU archs (';'-list): one --offload-arch each for every HIP TU (gfx950, gfx1201 or gfx1250)."
 }
 
 variable "GGML_TU_SET" {
@@ -77,12 +77,12 @@ variable "GGML_TUS" {
 
 variable "GGML_TUS_FULL" {
   type        = string
-  description = "The perf workload: 40 of ggml's HIP TUs plus 7 host C/C++ TUs (2-6 min cold for one arch on 2 cores)."
+  description = "The perf workload: 39 of ggml's HIP TUs plus 7 host C/C++ TUs (not conv2d.cu: clang-22's backend cannot select its gfx1250 WMMA intrinsic) (2-6 min cold for one arch on 2 cores)."
   default     = join(" ", [
     "ggml-cuda/acc.cu", "ggml-cuda/add-id.cu", "ggml-cuda/arange.cu", "ggml-cuda/argmax.cu",
     "ggml-cuda/argsort.cu", "ggml-cuda/clamp.cu", "ggml-cuda/col2im-1d.cu", "ggml-cuda/concat.cu",
     "ggml-cuda/conv-transpose-1d.cu", "ggml-cuda/conv2d-dw.cu", "ggml-cuda/conv2d-transpose.cu",
-    "ggml-cuda/conv2d.cu", "ggml-cuda/count-equal.cu", "ggml-cuda/cross-entropy-loss.cu",
+    "ggml-cuda/count-equal.cu", "ggml-cuda/cross-entropy-loss.cu",
     "ggml-cuda/cumsum.cu", "ggml-cuda/diag.cu", "ggml-cuda/diagmask.cu", "ggml-cuda/fill.cu",
     "ggml-cuda/gla.cu", "ggml-cuda/im2col.cu", "ggml-cuda/mean.cu", "ggml-cuda/norm.cu",
     "ggml-cuda/opt-step-adamw.cu", "ggml-cuda/opt-step-sgd.cu", "ggml-cuda/out-prod.cu",

@@ -6,20 +6,21 @@
 # the BuildKit secret `sccache`, its local level from a cache mount. Offline except loopback
 # (--network=host reaches the WebDAV store on 127.0.0.1).
 FROM base AS build
-
-ARG CACHE_TYPE
 ARG LLAMA_CPP_PYTHON_VERSION
-ARG GPU_ARCHS
-ARG GGML_TUS
-# A pin of this stage: bumping it re-runs the compile steps (the *warm* condition).
-ARG GGML_PIN
-ARG PROBE_DEFINE
-
 RUN --network=none --mount=type=bind,from=downloads,target=/downloads \
     tar -xzf "/downloads/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz" -C /src \
         "llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}/vendor/llama.cpp/ggml" \
     && mv "/src/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}/vendor/llama.cpp/ggml" /src/ggml \
     && rm -rf "/src/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}"
+
+# Declared after the unpack step: every RUN sees the ARGs declared before it, so a new pin
+# declared above would unpack the sdist again on every warm build.
+ARG CACHE_TYPE
+ARG GPU_ARCHS
+ARG GGML_TUS
+# A pin of this stage: bumping it re-runs the compile steps (the *warm* condition).
+ARG GGML_PIN
+ARG PROBE_DEFINE
 
 COPY src/Makefile /src/Makefile
 RUN --network=host --mount=type=cache,id=rocm-bake-cachestack-sccache,target=/root/.cache/sccache \
@@ -29,6 +30,8 @@ RUN --network=host --mount=type=cache,id=rocm-bake-cachestack-sccache,target=/ro
         make -f /src/Makefile -j2 GGML_TUS="${GGML_TUS}" GPU_ARCHS="${GPU_ARCHS}"
 
 COPY src/probe.hip /src/probe/probe.hip
+# The shell is bash (base.Dockerfile's SHELL), which hadolint cannot see from this file.
+# hadolint ignore=SC3060
 RUN --network=host --mount=type=cache,id=rocm-bake-cachestack-sccache,target=/root/.cache/sccache \
     --mount=type=secret,id=sccache \
     archs=(${GPU_ARCHS//;/ }) \
