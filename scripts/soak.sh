@@ -18,7 +18,8 @@ setup=$(bash scripts/test-setup.sh) || { echo "soak: the set-up failed" >&2; exi
 eval "$setup"
 export DOCKER_HOST
 if ! command -v stress-ng >/dev/null; then
-    apt-get install -y -qq stress-ng >/dev/null || { echo "soak: cannot install stress-ng" >&2; exit 2; }
+    apt-get install -y -qq stress-ng >/dev/null ||
+        { echo "soak: cannot install stress-ng" >&2; exit 2; }
 fi
 
 record() {  # record NAME STATUS
@@ -43,7 +44,8 @@ for ((i = 1; i <= hog_runs; i++)); do
     kill "$hog"; wait "$hog" 2>/dev/null
     record "hog-$i" $status
 done
-echo "-- the whole suite under a CPU hog: $((passed - suites_passed)) passed, $((failed - suites_failed)) failed"
+echo "-- the whole suite under a CPU hog: $((passed - suites_passed)) passed," \
+    "$((failed - suites_failed)) failed"
 
 echo "soak: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
