@@ -169,4 +169,5 @@ def _serve(listener: socket.socket, base: Path, served: list[subprocess.Popen[by
             served.append(subprocess.Popen(
                 ["git", "daemon", "--inetd", "--log-destination=none", "--export-all",
                  f"--base-path={base}", "--enable=upload-pack", str(base)],
-                env=GIT_ENV, stdin=conn, stdout=conn, stderr=subprocess.DEVNULL))
+                env=GIT_ENV, stdin=conn.fileno(), stdout=conn.fileno(),
+                stderr=subprocess.DEVNULL))
