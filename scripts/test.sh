@@ -1,29 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh machine (root): installs the project and its dev tools into
-# .venv, installs and starts the build engine + registry (scripts/engine.sh) and the WebDAV
-# store (scripts/webdav.sh), then runs the
-# fast unit tests, the linters, the buildx-oracle tests and the engine end-to-end tests.
+# The whole test suite on a fresh machine (root): the set-up (scripts/test-setup.sh: the project
+# and its dev tools in .venv, the build engine + registry, the WebDAV store, the offline
+# fixtures), then the fast unit tests, the linters, the buildx-oracle tests and the engine
+# end-to-end tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-./inv --version >/dev/null
-.venv/bin/python -m pip install --quiet --group dev
-bash scripts/engine.sh install
-eval "$(bash scripts/engine.sh start)"
+setup=$(bash scripts/test-setup.sh)
+eval "$setup"
 export DOCKER_HOST
-bash scripts/engine.sh base-image
-bash scripts/webdav.sh install
-bash scripts/webdav.sh start >/dev/null
-# The cache test stack's downloads (LightGBM sdist, CMake wheel, sccache binary): fetched once
-# into /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
-bash scripts/cachestack.sh >/dev/null
-# The real HIP compiler image (trixie clang-22 + ROCm 7.2.4 HIP, tests/hip) and a ROCm wheel from
-# PyPI for the arch audit: built/fetched once into /var/cache/rocm-bake, offline after.
-bash scripts/hip-toolchain.sh image
-bash scripts/hip-fixtures.sh >/dev/null
-# The nox sessions' virtualenvs the tests use are installed here, so the tests reuse them
-# offline (-R): build-gfx950 (tests/cli) and lint (tests/tooling).
-.venv/bin/nox --install-only -s build-gfx950 lint >/dev/null
-bash scripts/docs-deps.sh
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
 # Every stage runs, whatever an earlier one did; the failures are listed at the end and the

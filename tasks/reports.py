@@ -26,10 +26,10 @@ def serve(c: Context, port: int = 8002, log_dir: str = "fleet-logs",
     logs = Path(log_dir)
     srv = served.server(served.Site(logs, Path(history_)), port)
     url = served.url_of(srv)
-    served.announce(logs, url)
-    print(f"serving the reports on {url} (fleet runs: {url}fleet/, nightly: {url}nightly/, "
-          f"perf: {url}perf/); Ctrl-C stops", flush=True)
-    try:
+    try:   # a Ctrl-C as soon as the URL is printed still retires the state file
+        served.announce(logs, url)
+        print(f"serving the reports on {url} (fleet runs: {url}fleet/, nightly: {url}nightly/, "
+              f"perf: {url}perf/); Ctrl-C stops", flush=True)
         srv.serve_forever()
     except KeyboardInterrupt:
         pass

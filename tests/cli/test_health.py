@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -12,11 +13,12 @@ from rocm_bake import fleet
 from rocm_bake.services import ReadOnlySession
 from tests.conftest import ROOT, run_cli
 
-ENGINE_DIR = Path("/tmp/rocm-bake-engine")
+# The engine scripts/engine.sh started for this run (its registry log is read below).
+ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"))
 
 
 def _fleet(tmp_path: Path, registry: str, webdav: str | None,
-           endpoint: str = "unix:///tmp/rocm-bake-engine/docker.sock") -> Path:
+           endpoint: str = f"unix://{ENGINE_DIR}/docker.sock") -> Path:
     text = f'[registry]\nurl = "{registry}"\n'
     if webdav:
         text += f'[webdav]\nurl = "{webdav}"\n'

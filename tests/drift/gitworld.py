@@ -5,11 +5,9 @@ says ``tag``), served by a real ``git daemon`` on 127.0.0.1."""
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import socket
 import subprocess
-import time
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -138,33 +136,38 @@ def build(path: Path, spec: Spec) -> Repo:
     return repo
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def daemon(base: Path) -> Iterator[str]:
-    """``git daemon`` serving every repo under ``base``; yields git://127.0.0.1:PORT/."""
-    port = free_port()
-    proc = subprocess.Popen(
-        ["git", "daemon", "--reuseaddr", "--export-all", "--listen=127.0.0.1",
-         f"--port={port}", f"--base-path={base}", "--enable=upload-pack", str(base)],
-        env=GIT_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)   # `git daemon` runs `git-daemon` as a child: stop both
+    """``git daemon`` serving every repo under ``base``; yields git://127.0.0.1:PORT/.
+
+    The port is a socket this process binds and listens on before it yields (so it is ours
+    and a client can connect at once: no free port to pick, no waiting for a daemon to bind);
+    each connection it accepts is served by ``git daemon --inetd`` on that connection."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    served: list[subprocess.Popen[bytes]] = []
+    thread = threading.Thread(target=_serve, args=(listener, base, served), daemon=True)
+    thread.start()
     try:
-        _wait_for(port)
-        yield f"git://127.0.0.1:{port}/"
+        yield f"git://127.0.0.1:{listener.getsockname()[1]}/"
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
+        listener.shutdown(socket.SHUT_RDWR)   # wakes accept(): the thread ends
+        listener.close()
+        thread.join()
+        for proc in served:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            proc.wait()
 
 
-def _wait_for(port: int) -> None:
-    for _ in range(100):
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+def _serve(listener: socket.socket, base: Path, served: list[subprocess.Popen[bytes]]) -> None:
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
             return
-        time.sleep(0.05)
-    raise RuntimeError(f"git daemon did not listen on {port}")
+        with conn:
+            served.append(subprocess.Popen(
+                ["git", "daemon", "--inetd", "--log-destination=none", "--export-all",
+                 f"--base-path={base}", "--enable=upload-pack", str(base)],
+                env=GIT_ENV, stdin=conn.fileno(), stdout=conn.fileno(),
+                stderr=subprocess.DEVNULL))

@@ -31,11 +31,15 @@ def chrome() -> Iterator[Any]:
 
 @pytest.fixture
 def report_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """``inv reports.serve`` on a free port over tmp_path/logs; its first line names the URL."""
+    """``inv reports.serve`` on a free port over tmp_path/logs; its first line names the URL.
+    It starts with SIGINT at its default, as a terminal's foreground command has it (a suite
+    run in the background by a non-interactive shell inherits SIGINT ignored), so the SIGINT
+    at the end is the user's Ctrl-C."""
     logs = tmp_path / "logs"
-    proc = subprocess.Popen([str(VENV_BIN / "inv"), "reports.serve", "--port", "0",
-                             "--log-dir", str(logs)], cwd=ROOT, env=minimal_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(["env", "--default-signal=INT", str(VENV_BIN / "inv"),
+                             "reports.serve", "--port", "0", "--log-dir", str(logs)],
+                            cwd=ROOT, env=minimal_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()          # the event: the server is listening
@@ -43,7 +47,13 @@ def report_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         yield line.split()[4], logs
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()                         # never leak the server
+            proc.communicate()
+            raise
+    assert proc.returncode == 0, err[-2000:]
     assert not (logs / ".reports-server.json").exists()      # retired on Ctrl-C
 
 

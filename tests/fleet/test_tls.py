@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from tests.conftest import VENV_BIN, Result, run_cli
 from tests.fleet import pki
-from tests.fleet.conftest import BAKE_FILE, engine_sh, fresh_salt
+from tests.fleet.conftest import BAKE_FILE, ENGINE, engine_sh, fresh_salt
 
 TLS_DIR = Path(os.environ.get("ROCM_BAKE_FLEET_TLS_DIR", "/tmp/rocm-bake-fleet-tls"))
 INV = str(VENV_BIN / "inv")
@@ -40,19 +41,31 @@ class TlsNode:
                           tls_key=str(self.good.client_key))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _start_tls_engine(tls_dir: Path) -> int:
+    """engine.sh start: dockerd also on a TCP port nothing listened on a moment ago. dockerd
+    takes no bound socket here; when someone else binds the port before dockerd does, dockerd
+    exits with 'address already in use' (engine.sh prints its log) and a new port is picked: a
+    start that succeeded is dockerd holding the port."""
+    for _ in range(10):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        env = {**os.environ, "ROCM_BAKE_REGISTRY": "none",
+               "ROCM_BAKE_ENGINE_TLS_DIR": str(tls_dir), "ROCM_BAKE_ENGINE_TCP_PORT": str(port)}
+        proc = subprocess.run(["bash", str(ENGINE), "start", str(TLS_DIR)], capture_output=True,
+                              text=True, timeout=180, check=False, env=env)
+        if proc.returncode == 0:
+            return port
+        if "address already in use" not in proc.stderr:
+            pytest.fail(f"scripts/engine.sh start failed: {proc.stderr.strip()[-800:]}")
+    pytest.fail("10 ports were all taken before dockerd could bind them")
 
 
 @pytest.fixture(scope="module")
 def tls_node(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsNode]:
     certs = tmp_path_factory.mktemp("pki")
     good, other = pki.make(certs / "good"), pki.make(certs / "other", "another CA")
-    port = _free_port()
-    engine_sh("start", str(TLS_DIR), registry="none",
-              ROCM_BAKE_ENGINE_TLS_DIR=str(good.dir), ROCM_BAKE_ENGINE_TCP_PORT=str(port))
+    port = _start_tls_engine(good.dir)
     try:
         engine_sh("base-image", str(TLS_DIR))
         yield TlsNode(f"tcp://127.0.0.1:{port}", good, other)

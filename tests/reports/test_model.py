@@ -3,6 +3,8 @@ node: plain functions over real files."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import threading
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from rocm_bake import buildx, fleet
 from rocm_bake.fleetbuild import nodes
 from rocm_bake.fleetbuild.record import log_facts
 from rocm_bake.reports import runs, serve
+from tests.conftest import ROOT, VENV_BIN, minimal_env
 from tests.reports import synthetic
 
 LOG = """\
@@ -119,3 +122,20 @@ def test_the_server_serves_every_report_and_the_raw_records(tmp_path: Path) -> N
                                                      runs.find(logs)[0].version]]
     assert pages[f"fleet/run/{path.parent.name}.json"].content == path.read_bytes()
     assert 'href="perf/"' in pages[""].text
+
+
+def test_a_ctrl_c_as_soon_as_the_url_is_printed_retires_the_server(tmp_path: Path) -> None:
+    """The URL line is printed once the state file names the server: a Ctrl-C from then on
+    (here: at once) stops it cleanly and removes the file."""
+    logs = tmp_path / "logs"
+    proc = subprocess.Popen(["env", "--default-signal=INT", str(VENV_BIN / "inv"),
+                             "reports.serve", "--port", "0", "--log-dir", str(logs)],
+                            cwd=ROOT, env=minimal_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("serving the reports on http://127.0.0.1:"), line
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert not (logs / serve.STATE_FILE).exists()

@@ -3,7 +3,6 @@ version parsing, docker's error lines, secret masking, the watchdog."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -91,9 +90,9 @@ def test_missing_docker_client_is_a_preflight_error(tmp_path: Path) -> None:
 
 
 def test_watchdog_kills_the_build() -> None:
-    started = time.monotonic()
-    with pytest.raises(buildx.WatchdogError, match="watchdog"):
-        buildx.run_with_watchdog(["sh", "-c", "sleep 30 & sleep 30"], {"PATH": "/usr/bin:/bin"},
-                                 timeout=1)
-    assert time.monotonic() - started < 10
-    assert buildx.run_with_watchdog(["true"], {"PATH": "/usr/bin:/bin"}, timeout=5) == 0
+    # The build never ends on its own (it waits for a child that sleeps for ever): the
+    # watchdog's limit is the one that fires, whatever the machine's load.
+    with pytest.raises(buildx.WatchdogError, match="exceeded its 1 s watchdog"):
+        buildx.run_with_watchdog(["sh", "-c", "sleep infinity & wait"],
+                                 {"PATH": "/usr/bin:/bin"}, timeout=1)
+    assert buildx.run_with_watchdog(["true"], {"PATH": "/usr/bin:/bin"}, timeout=600) == 0

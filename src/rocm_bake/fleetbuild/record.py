@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rocm_bake import atomic, redact
-from rocm_bake.buildx_progress import parse_plain, run_counts
+from rocm_bake import atomic, buildx_progress, redact
 from rocm_bake.perf.schema import duration
-
-_STEP = re.compile(r"^#(\d+) (\[[^\]]*\] .*?)\s*$")
-_ERROR = re.compile(r"^#(\d+) ERROR: ")
-_DIGEST = re.compile(r"pushing manifest for \S+@(sha256:[0-9a-f]{64})")
-_SCCACHE = re.compile(r"^(?:#(\d+) [\d.]+ )?Cache (hits|misses) \(([^)]+)\)\s+(\d+)\s*$")
 
 
 @dataclass
@@ -93,13 +86,18 @@ class RunRecord:
                           + "\n")
 
 
-def count_steps(log: Path) -> tuple[int, int]:
-    """(RUN steps executed, RUN steps cached) from a ``--progress=plain`` log."""
+def _steps(log: Path) -> list[buildx_progress.Step]:
+    """The steps of a ``--progress=plain`` log (none when it cannot be read)."""
     try:
         text = log.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return 0, 0
-    return run_counts(parse_plain(text.splitlines()))
+        return []
+    return buildx_progress.parse_plain(text.splitlines())
+
+
+def count_steps(log: Path) -> tuple[int, int]:
+    """(RUN steps executed, RUN steps cached) from a ``--progress=plain`` log."""
+    return buildx_progress.run_counts(_steps(log))
 
 
 @dataclass(frozen=True)
@@ -111,29 +109,10 @@ class LogFacts:
 
 def log_facts(log: Path) -> LogFacts:
     """From a ``--progress=plain`` log: the digest pushed, the step that failed, and the
-    sccache hits and misses per language (``sccache --show-stats`` output, the last one of
-    each step counted)."""
-    try:
-        text = log.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return LogFacts()
-    digest, failed = "", ""
-    names: dict[str, str] = {}
-    per_step: dict[tuple[str, str, str], int] = {}
-    for line in text.splitlines():
-        if m := _STEP.match(line):
-            names.setdefault(m.group(1), m.group(2))
-        if m := _ERROR.match(line):
-            failed = failed or names.get(m.group(1), f"step #{m.group(1)}")
-        if m := _DIGEST.search(line):
-            digest = m.group(1)
-        if m := _SCCACHE.match(line):
-            per_step[(m.group(1) or "", m.group(3), m.group(2))] = int(m.group(4))
-    sccache: dict[str, dict[str, int]] = {}
-    for (_, language, kind), count in per_step.items():
-        counts = sccache.setdefault(language, {"hits": 0, "misses": 0})
-        counts[kind] += count
-    return LogFacts(digest, failed, sccache)
+    sccache hits and misses per language (the last stats of each step counted)."""
+    steps = _steps(log)
+    return LogFacts(buildx_progress.pushed_digest(steps), buildx_progress.failed_step(steps),
+                    buildx_progress.sccache_counts(steps))
 
 
 def summary_rows(run: RunRecord) -> list[list[str]]:

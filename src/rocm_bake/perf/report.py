@@ -9,12 +9,12 @@ import html
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 from tabulate import tabulate
 
-from rocm_bake import atomic
+from rocm_bake import atomic, pageserver
 from rocm_bake.perf import history
 
 _PAGE = (Path(__file__).parent / "report.html").read_text(encoding="utf-8")
@@ -65,28 +65,15 @@ def serve(history_path: Path, port: int = 8001,
           ready: threading.Event | None = None) -> ThreadingHTTPServer:
     """Serve the report on 127.0.0.1:``port`` (rendered per request from the history)."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path.split("?")[0] in ("/", "/index.html", "/report.html"):
-                body = render(history.load(history_path)).encode()
-                kind = "text/html; charset=utf-8"
-            elif self.path.split("?")[0] == "/history.jsonl":
-                body = history_path.read_bytes() if history_path.is_file() else b""
-                kind = "application/x-ndjson"
-            else:
-                self.send_error(404)
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def get(path: str) -> pageserver.Page | None:
+        if path in ("/", "/index.html", "/report.html"):
+            return render(history.load(history_path)).encode(), "text/html; charset=utf-8"
+        if path == "/history.jsonl":
+            body = history_path.read_bytes() if history_path.is_file() else b""
+            return body, "application/x-ndjson"
+        return None
 
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server = pageserver.server(get, port)
     if ready is not None:
         ready.set()
     return server

@@ -10,12 +10,13 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
 import requests
 
+from rocm_bake import pageserver
 from rocm_bake.perf import history, report
 from rocm_bake.reports import pages, runs
 
@@ -28,7 +29,7 @@ class Site:
     logs: Path
     perf_history: Path
 
-    def get(self, path: str) -> tuple[bytes, str] | None:
+    def get(self, path: str) -> pageserver.Page | None:
         """(body, content type) for a path, or None (404)."""
         if path in ("/", "/index.html"):
             return pages.index(self.perf_history.is_file(),
@@ -57,25 +58,7 @@ class Site:
 
 def server(site: Site, port: int = 8002) -> ThreadingHTTPServer:
     """A server on 127.0.0.1:``port`` (0: any free port); call ``serve_forever``."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            found = site.get(self.path.split("?")[0])
-            if found is None:
-                self.send_error(404)
-                return
-            body, kind = found
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    return ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    return pageserver.server(site.get, port)
 
 
 def url_of(srv: ThreadingHTTPServer) -> str:

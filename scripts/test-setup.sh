@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The test suite's set-up on a fresh machine (root), idempotent: installs the project and its dev
+# tools into .venv, installs and starts the build engine + registry (scripts/engine.sh) and the
+# WebDAV store (scripts/webdav.sh), fetches what the offline tests read, and prints one line on
+# stdout for eval:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
+# scripts/test.sh and scripts/soak.sh run it first.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+setup() {
+    ./inv --version >/dev/null
+    .venv/bin/python -m pip install --quiet --group dev
+    bash scripts/engine.sh install
+    start=$(bash scripts/engine.sh start)
+    eval "$start"
+    export DOCKER_HOST
+    bash scripts/engine.sh base-image
+    bash scripts/webdav.sh install
+    bash scripts/webdav.sh start >/dev/null
+    # The cache test stack's downloads (LightGBM sdist, CMake wheel, sccache binary): fetched
+    # once into /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are
+    # offline.
+    bash scripts/cachestack.sh >/dev/null
+    # The real HIP compiler image (trixie clang-22 + ROCm 7.2.4 HIP, tests/hip) and a ROCm
+    # wheel from PyPI for the arch audit: built/fetched once into /var/cache/rocm-bake, offline
+    # after.
+    bash scripts/hip-toolchain.sh image
+    bash scripts/hip-fixtures.sh >/dev/null
+    # The nox sessions' virtualenvs the tests use are installed here, so the tests reuse them
+    # offline (-R): build-gfx950 (tests/cli) and lint (tests/tooling).
+    .venv/bin/nox --install-only -s build-gfx950 lint >/dev/null
+    bash scripts/docs-deps.sh
+}
+
+# What the steps print goes to stderr (and no daemon they start holds our stdout: a caller
+# reading it with $(...) would wait for that daemon to end); stdout carries the one line.
+setup >&2
+echo "$start"
