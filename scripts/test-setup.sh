@@ -17,9 +17,9 @@ setup() {
     bash scripts/engine.sh base-image
     bash scripts/webdav.sh install
     bash scripts/webdav.sh start >/dev/null
-    # The cache test stack's downloads (LightGBM sdist, CMake wheel, sccache binary): fetched
-    # once into /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are
-    # offline.
+    # The cache test stack's downloads (llama-cpp-python sdist, hipBLAS/rocBLAS 7.2.4 .debs,
+    # sccache binary; sha256-checked): fetched once into /var/cache/rocm-bake/cachestack, so
+    # its builds (tests/e2e/cachestack) are offline.
     bash scripts/cachestack.sh >/dev/null
     # The real HIP compiler image (trixie clang-22 + ROCm 7.2.4 HIP, tests/hip) and a ROCm
     # wheel from PyPI for the arch audit: built/fetched once into /var/cache/rocm-bake, offline
