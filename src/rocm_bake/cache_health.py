@@ -42,12 +42,11 @@ def _by_language(value: object) -> dict[str, int]:
     return {str(k): v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-@dataclass(frozen=True)
-class LanguageStats:
-    """Hits and misses of one language (sccache's key: ``HIP``, ``C/C++``, ...)."""
+class _Counted:
+    """Requests and hit rate from ``hits`` and ``misses`` (the dataclasses below)."""
 
-    hits: int = 0
-    misses: int = 0
+    hits: int
+    misses: int
 
     @property
     def requests(self) -> int:
@@ -56,6 +55,14 @@ class LanguageStats:
     @property
     def hit_rate(self) -> float | None:
         return self.hits / self.requests if self.requests else None
+
+
+@dataclass(frozen=True)
+class LanguageStats(_Counted):
+    """Hits and misses of one language (sccache's key: ``HIP``, ``C/C++``, ...)."""
+
+    hits: int = 0
+    misses: int = 0
 
     def to_json(self) -> dict[str, object]:
         return {"hits": self.hits, "misses": self.misses, "hit_rate": self.hit_rate}
@@ -70,7 +77,7 @@ def languages_of(raw_stats: Mapping[str, object]) -> dict[str, LanguageStats]:
 
 
 @dataclass(frozen=True)
-class CacheStats:
+class CacheStats(_Counted):
     """One compile step's compiler-cache statistics (sccache's JSON)."""
 
     name: str
@@ -83,14 +90,6 @@ class CacheStats:
     not_cacheable: int = 0
     location: str = ""
     languages: dict[str, LanguageStats] = field(default_factory=dict, hash=False)
-
-    @property
-    def requests(self) -> int:
-        return self.hits + self.misses
-
-    @property
-    def hit_rate(self) -> float | None:
-        return self.hits / self.requests if self.requests else None
 
     def language(self, name: str) -> LanguageStats:
         """One language's hits and misses (zero when it was not compiled)."""
