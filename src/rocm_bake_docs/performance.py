@@ -42,18 +42,19 @@ def _no_data(source: Source) -> str:
         "regenerates this page from it.\n")
 
 
+def _latest_row(target: str, records: Sequence[Record]) -> list[str]:
+    """One target's numbers, all from its newest run that measured the most conditions (so
+    a cold-only run of another arch does not mix into the last run of all four)."""
+    mine = [r for r in records if r.target == target]
+    run = history.fullest_run((r.run, r.condition) for r in mine)
+    latest = {r.condition: r for r in mine if r.run == run}
+    return [md.code(target), *(duration(latest[c].seconds) if c in latest else "—"
+                               for c in CONDITIONS)]
+
+
 def _latest(records: Sequence[Record]) -> str:
-    latest: dict[tuple[str, str], Record] = {}
-    for r in records:
-        latest[(r.target, r.condition)] = r
     targets = list(dict.fromkeys(r.target for r in records))
-    rows = []
-    for target in targets:
-        row = [md.code(target)]
-        for condition in CONDITIONS:
-            found = latest.get((target, condition))
-            row.append(duration(found.seconds) if found else "—")
-        rows.append(row)
+    rows = [_latest_row(target, records) for target in targets]
     when = max(r.time for r in records).strftime("%Y-%m-%d %H:%M %Z").strip()
     return "\n".join([f"## Latest numbers\n\nLatest run: {when}.\n",
                       md.table(["target", *CONDITIONS], rows)])

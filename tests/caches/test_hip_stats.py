@@ -9,6 +9,8 @@ from pathlib import Path
 from rocm_bake import cache_health
 from rocm_bake.buildx_progress import Step
 from rocm_bake.perf import history
+from rocm_bake_docs import performance
+from rocm_bake_docs.source import Source
 
 # The shape sccache 0.16.0 prints for `--show-stats --stats-format=json` after compiling HIP
 # (hipcc through the wrapper directory) and host C/C++ (trimmed to the fields read).
@@ -91,3 +93,20 @@ def test_docs_summary_shows_the_newest_run_of_all_conditions(tmp_path: Path) -> 
     records.append(record("gfx1250", "cold", 230.0))
     text = history.markdown(records)
     assert "Run `four`" in text and "gfx1250" not in text, text
+
+
+def test_docs_latest_numbers_come_from_one_run(tmp_path: Path) -> None:
+    """The performance page's "Latest numbers" row of a target is one run's: a later cold-only
+    run of another arch does not put its cold time beside the four-condition run's."""
+    step = Step("d", "[ggml build 2/4] RUN make", cached=False)
+    path = tmp_path / "history.jsonl"
+    for run, condition, seconds in (("four", "cold", 200.0), ("four", "frozen", 1.0),
+                                    ("four", "warm", 12.0), ("four", "hot", 5.0),
+                                    ("gfx1250", "cold", 230.0)):
+        history.append(path, [history.record(run_id=run, repeat=1, condition=condition,
+                                             target="ggml", seconds=seconds, steps=[step],
+                                             stats=[], commit="c", pins=run)])
+    source = Source(tmp_path, perf_history=Path("history.jsonl"))
+    row = next(line for line in performance.render(source)
+               .splitlines() if line.startswith("| `ggml`"))
+    assert "3m 20s" in row and "3m 50s" not in row, row

@@ -156,12 +156,12 @@ def _pair(summary: ConditionSummary, language: str) -> str:
     return f"{pair[0]} / {pair[1]}" if pair else "—"
 
 
-def _fullest_run(records: Sequence[Mapping[str, object]]) -> str:
-    """The newest run that measured the most conditions (a cold-only run of another arch
-    does not hide the last run of all four)."""
+def fullest_run(runs_and_conditions: Iterable[tuple[str, str]]) -> str:
+    """Of (run, condition) pairs, oldest first: the newest run that measured the most
+    conditions (a cold-only run of another arch does not hide the last run of all four)."""
     conditions: dict[str, set[str]] = {}
-    for r in records:
-        conditions.setdefault(str(r.get("run") or ""), set()).add(str(r.get("condition")))
+    for run, condition in runs_and_conditions:
+        conditions.setdefault(run, set()).add(condition)
     most = max(len(c) for c in conditions.values())
     return [run for run, c in conditions.items() if len(c) == most][-1]
 
@@ -175,7 +175,7 @@ def markdown(records: Sequence[Mapping[str, object]]) -> str:
     targets = list(dict.fromkeys(str(r.get("target")) for r in records))
     for target in targets:
         mine = [r for r in records if r.get("target") == target]
-        newest = _fullest_run(mine)
+        newest = fullest_run((str(r.get("run") or ""), str(r.get("condition"))) for r in mine)
         subset = [r for r in mine if str(r.get("run") or "") == newest] if newest else mine
         summary = summarize(subset)
         ratio = ratios(summary)

@@ -33,6 +33,7 @@ class Record:
     seconds: float
     commit: str = ""
     cache_hit_rate: float | None = None
+    run: str = ""
 
 
 def _number(raw: dict[str, object], key: str, where: str) -> float:
@@ -69,7 +70,7 @@ def parse(line: str, where: str) -> Record:
     if rate is not None and rate > 1:
         raise RocmBakeError(f"{where}: cache_hit_rate must be between 0 and 1, got {rate}")
     return Record(time, condition, _text(raw, "target", where), _number(raw, "seconds", where),
-                  str(raw.get("commit") or ""), rate)
+                  str(raw.get("commit") or ""), rate, str(raw.get("run") or ""))
 
 
 def load(path: Path) -> list[Record]:
