@@ -65,7 +65,7 @@ class GitSource:
                                                                                    ())))]
                 with self.hosts.slot(self.rewrite(url)):
                     self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
-                                     "origin", *refspecs], url)
+                                     "--no-write-fetch-head", "origin", *refspecs], url)
                 self._synced[url] = ""
             except UnavailableError as exc:
                 self._synced[url] = str(exc)
@@ -104,18 +104,24 @@ class GitSource:
 
     def _history(self, url: str, commit: str, releases: Sequence[str], commits: dict[str, str],
                  branch: str) -> tuple[dict[str, Any], str]:
+        repo = self._synced_repo(url, branch)
+        present = self._has_commit(repo, commit) or self._fetch_commit(repo, commit, url)
+        if not present:
+            peeled = self._tag_object(repo, commit)
+            if peeled:
+                return {"present": False, "tag_object": peeled}, \
+                    "blob-less fetch (an annotated tag object, not a commit)"
+            return {"present": False}, "blob-less fetch (commit not found)"
+        return self._relations(repo, url, commit, releases, branch), "blob-less fetch"
+
+    def _synced_repo(self, url: str, branch: str = "") -> Path:
+        """The cache repository of ``url``, fetched into once in this run. Only that fetch
+        (refs move) holds the repository's lock; reads, and fetches of single objects (which
+        write a new pack and move no ref), run concurrently, as git allows."""
         with _repo_lock(url):
             self.plan(url, branch)
             self._sync_locked(url)
-            repo = self._repo(url)
-            present = self._has_commit(repo, commit) or self._fetch_commit(repo, commit, url)
-            if not present:
-                peeled = self._tag_object(repo, commit)
-                if peeled:
-                    return {"present": False, "tag_object": peeled}, \
-                        "blob-less fetch (an annotated tag object, not a commit)"
-                return {"present": False}, "blob-less fetch (commit not found)"
-            return self._relations(repo, url, commit, releases, branch), "blob-less fetch"
+            return self._repo(url)
 
     def _relations(self, repo: Path, url: str, commit: str, releases: Sequence[str],
                    branch: str) -> dict[str, Any]:
@@ -146,17 +152,15 @@ class GitSource:
         return value if isinstance(value, str) else None
 
     def _show(self, url: str, commit: str, path: str) -> tuple[str | None, str]:
-        with _repo_lock(url):
-            self._sync_locked(url)
-            repo = self._repo(url)
-            if not self._has_commit(repo, commit) and not self._fetch_commit(repo, commit, url):
-                raise UnavailableError(f"commit {commit[:12]} not found in {url}")
-            try:
-                text = self._git(repo, ["cat-file", "-p", f"{commit}:{path}"], url,
-                                 quiet_fail=True)
-            except _MissingError:
-                return None, f"{path} does not exist at {commit[:12]}"
-            return text, "blob fetched on demand"
+        repo = self._synced_repo(url)
+        if not self._has_commit(repo, commit) and not self._fetch_commit(repo, commit, url):
+            raise UnavailableError(f"commit {commit[:12]} not found in {url}")
+        try:
+            text = self._git(repo, ["cat-file", "-p", f"{commit}:{path}"], url,
+                             quiet_fail=True)
+        except _MissingError:
+            return None, f"{path} does not exist at {commit[:12]}"
+        return text, "blob fetched on demand"
 
     # -- plumbing -----------------------------------------------------------------------
     def _path(self, url: str) -> Path:
@@ -199,8 +203,8 @@ class GitSource:
 
     def _fetch_commit(self, repo: Path, commit: str, url: str) -> bool:
         try:
-            self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags", "origin",
-                             commit], url, quiet_fail=True)
+            self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
+                             "--no-write-fetch-head", "origin", commit], url, quiet_fail=True)
         except _MissingError:
             return False
         return self._has_commit(repo, commit)
@@ -241,6 +245,8 @@ CACHE_CONFIG = """[core]
 \tpartialclonefilter = blob:none
 [gc]
 \tauto = 0
+[maintenance]
+\tauto = false
 """
 
 
