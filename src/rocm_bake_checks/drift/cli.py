@@ -126,7 +126,7 @@ def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Setting
     web = WebSettings(github_api=DEFAULT_GITHUB_API, pypi=DEFAULT_PYPI,
                       token=env.get("GITHUB_TOKEN", ""), timeout=options.timeout,
                       retries=options.retries, max_wait=options.max_wait, cache_dir=cache,
-                      rewrites=tuple(rewrites), pool=options.workers)
+                      rewrites=tuple(rewrites))
     offline = snapshot.load(Path(options.offline)) if options.offline else None
     record = Snapshot("") if options.record else None
     return Settings(web=web, deadline=options.deadline, workers=options.workers,

@@ -7,12 +7,14 @@
 - a response with an ``ETag`` is cached on disk; the next run sends ``If-None-Match`` and a
   ``304`` is answered from the cache (GitHub does not count those against the rate limit);
 - ``GITHUB_TOKEN`` is sent only to the GitHub API base and never printed or recorded.
+
+The request itself is ``httpget.get`` (the standard library's urllib), imported at the first
+request: an offline run never pays for it.
 """
 
 from __future__ import annotations
 
 import email.utils
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,7 @@ from rocm_bake_checks.drift.model import Explanation
 from rocm_bake_checks.drift.polite import HostLimits
 
 if TYPE_CHECKING:
-    import requests
+    from rocm_bake_checks.drift.httpget import Response
 
 JSON_ACCEPT = "application/json"
 PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
@@ -42,7 +44,6 @@ class WebSettings:
     max_wait: float = 60.0
     cache_dir: Path | None = None
     rewrites: tuple[tuple[str, str], ...] = ()
-    pool: int = 8
 
     def rewrite(self, url: str) -> str:
         """The URL actually fetched for a declared one (``--rewrite PREFIX=REPLACEMENT``)."""
@@ -67,28 +68,9 @@ class Web:
         self.fetcher = fetcher
         self.deadline = deadline
         self.clock = deadline.clock
-        self._session: requests.Session | None = None
-        self._session_lock = threading.Lock()
         self.hosts = HostLimits()
         cache = settings.cache_dir
         self.etags = DiskCache(cache / "http" if cache is not None else None)
-
-    def session(self) -> requests.Session:
-        """The run's one HTTP session (a keep-alive pool shared by every worker), made at
-        the first request: importing requests costs about 0.1 s of CPU, which then overlaps
-        the git operations already waiting on the network, and an offline run never pays it."""
-        with self._session_lock:
-            if self._session is None:
-                import requests.adapters  # noqa: PLC0415 (see above)
-
-                session = requests.Session()
-                adapter = requests.adapters.HTTPAdapter(pool_connections=self.settings.pool,
-                                                        pool_maxsize=self.settings.pool)
-                session.mount("http://", adapter)
-                session.mount("https://", adapter)
-                session.max_redirects = 10
-                self._session = session
-            return self._session
 
     def get(self, url: str, accept: str, log: Explanation) -> dict[str, Any]:
         kind = accept.split(",", maxsplit=1)[0]
@@ -113,8 +95,7 @@ class Web:
         raise UnavailableError(f"{last} at {declared} after {attempts} attempts")
 
     def _attempt(self, declared: str, url: str, accept: str) -> tuple[dict[str, Any], str] | str:
-        session = self.session()
-        import requests  # noqa: PLC0415 (imported by session())
+        from rocm_bake_checks.drift import httpget  # noqa: PLC0415 (offline runs never import it)
 
         left = self.deadline.check()
         cached = self._cached(url, accept)
@@ -126,15 +107,19 @@ class Web:
         timeout = max(0.05, min(self.settings.timeout, left))
         try:
             with self.hosts.slot(url):
-                response = session.get(url, headers=headers, timeout=timeout)
-                body = response.text
-        except requests.TooManyRedirects:
-            raise UnavailableError(f"redirect loop at {declared} (over 10 redirects)") from None
-        except requests.Timeout:
+                response = httpget.get(url, headers, timeout)
+        except httpget.RedirectLoopError:
+            raise UnavailableError(f"redirect loop at {declared} (over "
+                                   f"{httpget.MAX_REDIRECTS} redirects)") from None
+        except httpget.TimeoutExceededError:
             return f"timed out after {timeout:.1f} s"
-        except requests.RequestException as exc:
-            return f"connection failed ({_short(exc)})"
-        status = response.status_code
+        except httpget.ConnectionFailedError as exc:
+            return f"connection failed ({exc})"
+        return self._answer(declared, url, accept, cached, response)
+
+    def _answer(self, declared: str, url: str, accept: str, cached: dict[str, Any] | None,
+                response: Response) -> tuple[dict[str, Any], str] | str:
+        status = response.status
         if status == 304 and cached:
             self.fetcher.count(from_cache=True)
             return cached["response"], "HTTP 304 Not Modified: answered from the ETag cache"
@@ -148,17 +133,18 @@ class Web:
                               "repository?)")
         if status != 200:
             raise UnavailableError(f"HTTP {status} {response.reason} at {declared}")
+        body = response.text
         data = {"status": status, "content_type": response.headers.get("Content-Type", ""),
-                "body": body,
-                "next": self.settings.unrewrite(response.links.get("next", {}).get("url", ""))}
-        if response.headers.get("ETag"):
-            self._store(url, accept, response.headers["ETag"], data)
+                "body": body, "next": self.settings.unrewrite(response.next_url)}
+        etag = response.headers.get("ETag")
+        if etag:
+            self._store(url, accept, etag, data)
         return data, f"HTTP 200 ({len(body)} bytes)"
 
-    def _rate_limited(self, declared: str, response: requests.Response) -> str:
+    def _rate_limited(self, declared: str, response: Response) -> str:
         wait = _rate_limit_wait(response, self.clock.time())
         if wait is None:
-            raise UnavailableError(f"HTTP {response.status_code} {response.reason} at {declared}")
+            raise UnavailableError(f"HTTP {response.status} {response.reason} at {declared}")
         left = self.deadline.remaining()
         if wait <= self.settings.max_wait and wait < left - 1:
             self._sleep(wait)
@@ -184,7 +170,7 @@ class Web:
         self.etags.put(f"{url}\0{accept}", {"etag": etag, "response": data})
 
 
-def _rate_limit_wait(response: requests.Response, now: float) -> float | None:
+def _rate_limit_wait(response: Response, now: float) -> float | None:
     """Seconds from ``now`` until a rate limit resets, or None when the response is no rate
     limit."""
     retry_after = response.headers.get("Retry-After")
@@ -199,11 +185,3 @@ def _rate_limit_wait(response: requests.Response, now: float) -> float | None:
             return max(0.0, float(reset) - now)
     return None
 
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    for marker in ("IncompleteRead", "Connection broken", "Connection refused",
-                   "Read timed out", "RemoteDisconnected"):
-        if marker in text:
-            return marker
-    return text[:160]

@@ -1,0 +1,109 @@
+"""One HTTP GET through the standard library's ``urllib.request``: proxies from the environment
+(``https_proxy``, ``no_proxy``), certificates from the system store (``SSL_CERT_FILE``), at most
+``MAX_REDIRECTS`` redirects, gzip, and ``timeout`` per blocking operation (connect, each read).
+
+The checker makes a handful of requests per run, most of them in parallel to different hosts,
+so a keep-alive pool buys nothing; importing ``urllib.request`` costs about a third of what
+importing requests does, and start-up is most of a warm run.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from email.message import Message
+
+MAX_REDIRECTS = 10
+_NEXT = re.compile(r'<([^>]*)>[^,]*;\s*rel="?next"?')
+
+
+class RedirectLoopError(Exception):
+    """More than ``MAX_REDIRECTS`` redirects."""
+
+
+class TimeoutExceededError(Exception):
+    """A connect or a read took longer than the timeout."""
+
+
+class ConnectionFailedError(Exception):
+    """No answer: refused, reset, cut short; the message is the short reason."""
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    reason: str
+    headers: Message
+    text: str
+
+    @property
+    def next_url(self) -> str:
+        """The ``Link: <...>; rel="next"`` URL (GitHub's pagination), or ""."""
+        found = _NEXT.search(self.headers.get("Link", ""))
+        return found.group(1) if found else ""
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    max_redirections = MAX_REDIRECTS
+    max_repeats = MAX_REDIRECTS
+
+
+_OPENER = urllib.request.build_opener(_Redirects())
+
+
+def get(url: str, headers: dict[str, str], timeout: float) -> Response:
+    """The answer to ``GET url``, whatever its status (a 304 or a 500 is a response too)."""
+    request = urllib.request.Request(url, headers={**headers, "Accept-Encoding": "gzip"})
+    try:
+        with _OPENER.open(request, timeout=timeout) as answer:
+            return _response(answer.status, answer.reason, answer.headers, answer.read())
+    except urllib.error.HTTPError as error:
+        if error.msg.startswith(urllib.request.HTTPRedirectHandler.inf_msg):
+            raise RedirectLoopError from None
+        with error:
+            return _response(error.code, str(error.reason), error.headers, _body(error))
+    except TimeoutError:
+        raise TimeoutExceededError from None
+    except urllib.error.URLError as error:
+        if isinstance(error.reason, TimeoutError):
+            raise TimeoutExceededError from None
+        raise ConnectionFailedError(_short(error.reason)) from None
+    except (http.client.HTTPException, OSError) as error:
+        raise ConnectionFailedError(_short(error)) from None
+
+
+def _body(error: urllib.error.HTTPError) -> bytes:
+    try:
+        return error.read()
+    except (http.client.HTTPException, OSError):
+        return b""
+
+
+def _response(status: int, reason: str, headers: Message, raw: bytes) -> Response:
+    if headers.get("Content-Encoding", "").strip().lower() == "gzip" and raw:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as error:
+            raise ConnectionFailedError(f"bad gzip body ({error})") from None
+    charset = headers.get_content_charset() or "utf-8"
+    try:
+        text = raw.decode(charset, "replace")
+    except LookupError:
+        text = raw.decode("utf-8", "replace")
+    return Response(status, reason, headers, text)
+
+
+def _short(error: object) -> str:
+    """The reason in a few words: the exception's class name for a cut-short answer."""
+    if isinstance(error, http.client.IncompleteRead | http.client.RemoteDisconnected):
+        return type(error).__name__
+    if isinstance(error, ConnectionRefusedError):
+        return "Connection refused"
+    if isinstance(error, ConnectionResetError):
+        return "Connection reset"
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return text[:160]
