@@ -46,6 +46,7 @@ class _Slot:
     done: bool = False
     value: Any = None
     error: str = ""
+    unclaimed: str = ""   # the outcome of a prefetch nobody has asked for yet
 
 
 class Fetcher:
@@ -79,7 +80,10 @@ class Fetcher:
         with self._lock:
             slot = self._slots.setdefault(key, _Slot(threading.Lock()))
         with slot.lock:
-            if slot.done:
+            if slot.done and slot.unclaimed:   # the first asker of a prefetched answer
+                log.queries.append(Query(key, slot.unclaimed))
+                slot.unclaimed = ""
+            elif slot.done:
                 log.queries.append(Query(key, "asked earlier in this run"))
             elif durable and self._load_durable(key, slot):
                 log.queries.append(Query(key, "answered from the cache (immutable commits)"))
@@ -91,6 +95,20 @@ class Fetcher:
         if slot.error:
             raise UnavailableError(slot.error)
         return slot.value
+
+    def prefetch(self, key: str, compute: Compute) -> None:
+        """Ask ``key`` now, so that its answer is ready (or on its way) when a check asks for
+        it; that check's explanation then shows how it was answered. Errors wait there too."""
+        if self.offline is not None:
+            return
+        key = redact.text(key)
+        with self._lock:
+            slot = self._slots.setdefault(key, _Slot(threading.Lock()))
+        with slot.lock:
+            if not slot.done:
+                log = Explanation()
+                self._compute(key, slot, compute, log)
+                slot.unclaimed = log.queries[-1].outcome if log.queries else ""
 
     def _compute(self, key: str, slot: _Slot, compute: Compute, log: Explanation) -> None:
         try:

@@ -1,5 +1,8 @@
 """One run of the checker: every pin, wheel and coherence rule as a task in a bounded pool,
-under one total deadline, with a progress line on a TTY."""
+under one total deadline, with a progress line on a TTY.
+
+The git operations (the history fetches, then every ref listing) are put in flight first, and
+the verdict code is imported only then: its import overlaps the network's first round trip."""
 
 from __future__ import annotations
 
@@ -10,20 +13,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocm_bake.bake.variables import display
 from rocm_bake.bakefile import Definition
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
-from rocm_bake_checks.drift import declarations, policy, stories, wheels
+from rocm_bake_checks.drift import declarations
 from rocm_bake_checks.drift.coherence import Coherence
 from rocm_bake_checks.drift.declarations import PinSpec
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Finding, Report, Status
 from rocm_bake_checks.drift.snapshot import Snapshot
 from rocm_bake_checks.drift.sources.git import GitSource
-from rocm_bake_checks.drift.verdicts import Checker, pinned_version
 from rocm_bake_checks.drift.web import Web, WebSettings
+
+if TYPE_CHECKING:
+    from rocm_bake_checks.drift.verdicts import Checker
 
 Task = Callable[[], list[Finding]]
 
@@ -53,7 +59,6 @@ class Session:
         self.web = Web(settings.web, self.fetcher, self.deadline)
         self.git = GitSource(self.fetcher, self.deadline, settings.cache_dir,
                              settings.web.rewrite, settings.web.timeout)
-        self.checker = Checker(self.web, self.git)
         if settings.offline is not None:
             self.checked_at = settings.offline.recorded_at
         else:
@@ -75,21 +80,24 @@ class Session:
         _known(self.settings.only, [s.name for s in specs], "--only", "pin")
         if self.settings.only:
             specs = [s for s in specs if s.name in self.settings.only]
-        tasks: list[tuple[str, Task]] = []
-        for spec in specs:
-            tasks.append((spec.name, lambda s=spec: [self._pin(s)]))  # type: ignore[misc]
-            if spec.wheels is not None:
-                tasks.append((f"{spec.name}[wheel]",
-                              lambda s=spec: [self._wheel(s)]))  # type: ignore[misc]
         coherence = Coherence(definition, specs, self.git)
         rules = [] if self.settings.only else coherence.rules()
         if self.settings.explain:
             checked = [*(s.name for s in specs), *(r[0] for r in rules)]
             _known([self.settings.explain.removesuffix("[wheel]")], checked, "--explain",
                    "pin or rule")
-        self._plan_git(specs, coherence if rules else None)
-        for url in self.git.planned():   # first in the queue: fetches overlap ls-remote
-            self.pool.submit(_quietly, self.git.sync, url)
+        self._start_git(specs, coherence.repositories() if rules else [])
+        from rocm_bake_checks.drift import stories  # noqa: PLC0415 (see the module's doc)
+        from rocm_bake_checks.drift.verdicts import Checker  # noqa: PLC0415
+
+        checker = Checker(self.web, self.git)
+        tasks: list[tuple[str, Task]] = []
+        for spec in specs:
+            tasks.append((spec.name,
+                          lambda s=spec: [self._pin(checker, s)]))  # type: ignore[misc]
+            if spec.wheels is not None:
+                tasks.append((f"{spec.name}[wheel]",
+                              lambda s=spec: [self._wheel(s)]))  # type: ignore[misc]
         for rule in rules:
             tasks.append((rule[0], lambda r=rule: _some(Coherence.run(r))))  # type: ignore[misc]
         results = self._run(tasks)
@@ -107,20 +115,32 @@ class Session:
         report.upstreams = {s.name: s.display_upstream for s in specs}
         return report
 
-    def _plan_git(self, specs: list[PinSpec], coherence: Coherence | None) -> None:
+    def _start_git(self, specs: list[PinSpec], coherence_repositories: list[str]) -> None:
+        """Put the git operations in flight: first each history fetch (commit pins and the
+        repositories coherence rules read), then the ref listing of every git pin, commit pins
+        first (their history waits on it)."""
         for spec in specs:
             if spec.upstream == "git" and spec.pin == "commit":
                 self.git.plan(spec.location, spec.branch)
-        for url in coherence.repositories() if coherence else []:
+        for url in coherence_repositories:
             self.git.plan(url)
+        for url in self.git.planned():
+            self.pool.submit(_quietly, self.git.sync, url)
+        listed = sorted((s for s in specs if s.upstream == "git"), key=lambda s: s.pin != "commit")
+        for url in dict.fromkeys(s.location for s in listed):
+            self.pool.submit(self.git.prefetch, url)
 
-    def _pin(self, spec: PinSpec) -> Finding:
-        return policy.apply(self.checker.check(spec), spec.policy, self.today)
+    def _pin(self, checker: Checker, spec: PinSpec) -> Finding:
+        from rocm_bake_checks.drift import policy  # noqa: PLC0415 (see the module's doc)
+
+        return policy.apply(checker.check(spec), spec.policy, self.today)
 
     def _wheel(self, spec: PinSpec) -> Finding:
+        from rocm_bake_checks.drift import wheels  # noqa: PLC0415 (see the module's doc)
+        from rocm_bake_checks.drift.verdicts import pinned_version  # noqa: PLC0415
+
         assert spec.wheels is not None
-        finding = wheels.verdict(self.web, spec, pinned_version(spec), spec.wheels)
-        return finding
+        return wheels.verdict(self.web, spec, pinned_version(spec), spec.wheels)
 
     def _run(self, tasks: list[tuple[str, Task]]) -> dict[str, list[Finding]]:
         results: dict[str, list[Finding]] = {}

@@ -81,6 +81,10 @@ class GitSource:
         return Listing(names=sorted(tags), commits=tags, heads=dict(refs.get("heads", {})),
                        tag_objects=dict(refs.get("tag_objects", {})))
 
+    def prefetch(self, url: str) -> None:
+        """List ``url``'s refs now, for the check that will ask (``listing``)."""
+        self.fetcher.prefetch(f"git ls-remote {url}", lambda: self._ls_remote(url))
+
     def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
         with self.hosts.slot(self.rewrite(url)):
             output = self._git(None, ["ls-remote", "--tags", "--heads", self.rewrite(url)],
