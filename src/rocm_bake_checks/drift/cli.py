@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import bakefile, redact
+from rocm_bake import redact
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
 from rocm_bake_checks.drift import explain, render, snapshot
@@ -23,7 +23,7 @@ DEFAULT_PYPI = "https://pypi.org"
 
 @dataclass
 class Options:
-    files: list[str] = field(default_factory=lambda: [bakefile.DEFAULT_FILE])
+    files: list[str] = field(default_factory=lambda: [_default_file()])
     output: str = "table"  # table | json | markdown
     explain: str = ""
     pr: str = ""
@@ -53,7 +53,11 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     settings = _settings(options, environ, clock)
     session = Session(settings)
     try:
+        session.warm_up(files)
+        from rocm_bake import bakefile  # noqa: PLC0415 (loads while the warm-up is in flight)
+
         report = session.check(bakefile.load(files, environ))
+        session.remember(files)
         if options.pr:
             from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
 
@@ -100,6 +104,12 @@ def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]
             return 0
         docs.write(report, page)
     return report.exit_code()
+
+
+def _default_file() -> str:
+    from rocm_bake.bakefile import DEFAULT_FILE  # noqa: PLC0415 (see run)
+
+    return DEFAULT_FILE
 
 
 def _validate(options: Options) -> None:

@@ -1,8 +1,10 @@
 """One run of the checker: every pin, wheel and coherence rule as a task in a bounded pool,
 under one total deadline, with a progress line on a TTY.
 
-The git operations (the history fetches, then every ref listing) are put in flight first, and
-the verdict code is imported only then: its import overlaps the network's first round trip."""
+Network first: the last run's questions are put in flight before the bake file is loaded
+(``warm_up``, warmup.py), this run's git operations (history fetches, then ref listings)
+before the verdict code is imported; the bake model and the verdict code load while the
+network answers. Hence their imports inside the methods."""
 
 from __future__ import annotations
 
@@ -15,13 +17,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rocm_bake.bake.variables import display
-from rocm_bake.bakefile import Definition
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
-from rocm_bake_checks.drift import declarations
-from rocm_bake_checks.drift.coherence import Coherence
-from rocm_bake_checks.drift.declarations import PinSpec
+from rocm_bake_checks.drift import warmup
+from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Finding, Report, Status
 from rocm_bake_checks.drift.snapshot import Snapshot
@@ -29,6 +28,8 @@ from rocm_bake_checks.drift.sources.git import GitSource
 from rocm_bake_checks.drift.web import Web, WebSettings
 
 if TYPE_CHECKING:
+    from rocm_bake.bakefile import Definition
+    from rocm_bake_checks.drift.declarations import PinSpec
     from rocm_bake_checks.drift.verdicts import Checker
 
 Task = Callable[[], list[Finding]]
@@ -71,11 +72,41 @@ class Session:
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
+    # -- the plan of the last run (warmup.py) ----------------------------------------------
+    def _planned(self) -> bool:
+        settings = self.settings
+        return settings.cache_dir is not None and settings.offline is None and \
+            settings.record is None and not settings.only and not settings.explain
+
+    def warm_up(self, files: Sequence[Path]) -> None:
+        """Put the last run's questions about ``files`` in flight (before they are loaded)."""
+        if not self._planned():
+            return
+        plan = warmup.load(self._plans(), files)
+        for url in plan.git:
+            self.pool.submit(self.git.prefetch, url)
+        for url, accept in plan.http:
+            self.pool.submit(self.web.prefetch, url, accept)
+
+    def remember(self, files: Sequence[Path]) -> None:
+        """Keep this run's questions about ``files`` for the next run's ``warm_up``."""
+        if self._planned():
+            warmup.save(self._plans(), files,
+                        warmup.Plan(sorted(self.git.listed), sorted(self.web.asked)))
+
+    def _plans(self) -> DiskCache:
+        assert self.settings.cache_dir is not None
+        return DiskCache(self.settings.cache_dir / "plan")
+
     @property
     def today(self) -> date:
         return datetime.fromisoformat(self.checked_at).date()
 
     def check(self, definition: Definition) -> Report:
+        from rocm_bake.bake.variables import display  # noqa: PLC0415 (see the module's doc)
+        from rocm_bake_checks.drift import declarations  # noqa: PLC0415
+        from rocm_bake_checks.drift.coherence import Coherence  # noqa: PLC0415
+
         specs, untracked = declarations.read(definition)
         _known(self.settings.only, [s.name for s in specs], "--only", "pin")
         if self.settings.only:

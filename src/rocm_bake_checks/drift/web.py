@@ -71,14 +71,19 @@ class Web:
         self.hosts = HostLimits()
         cache = settings.cache_dir
         self.etags = DiskCache(cache / "http" if cache is not None else None)
+        self.asked: set[tuple[str, str]] = set()   # every (URL, Accept) asked (warmup.py)
 
     def get(self, url: str, accept: str, log: Explanation) -> dict[str, Any]:
-        kind = accept.split(",", maxsplit=1)[0]
-        key = f"GET {url}" + ("" if accept == JSON_ACCEPT else f" [{kind}]")
+        self.asked.add((url, accept))
+        key = _key(url, accept)
         value = self.fetcher.ask(key, lambda: self._get(url, accept), log)
         if not isinstance(value, dict):
             raise UnavailableError(f"bad snapshot entry for {key}")
         return value
+
+    def prefetch(self, url: str, accept: str) -> None:
+        """GET ``url`` now, for the check that will ask (``get``)."""
+        self.fetcher.prefetch(_key(url, accept), lambda: self._get(url, accept))
 
     # -- one request, retried -----------------------------------------------------------
     def _get(self, declared: str, accept: str) -> tuple[dict[str, Any], str]:
@@ -168,6 +173,11 @@ class Web:
 
     def _store(self, url: str, accept: str, etag: str, data: dict[str, Any]) -> None:
         self.etags.put(f"{url}\0{accept}", {"etag": etag, "response": data})
+
+
+def _key(url: str, accept: str) -> str:
+    kind = accept.split(",", maxsplit=1)[0]
+    return f"GET {url}" + ("" if accept == JSON_ACCEPT else f" [{kind}]")
 
 
 def _rate_limit_wait(response: Response, now: float) -> float | None:

@@ -34,6 +34,7 @@ class GitSource:
         self.rewrite = rewrite
         self._branches: dict[str, set[str]] = {}
         self._synced: dict[str, str] = {}   # url -> "" (done) or the error
+        self.listed: set[str] = set()       # every URL whose refs were asked for (warmup.py)
 
     # -- one blob-less fetch per repository and run ---------------------------------------
     def plan(self, url: str, branch: str = "") -> None:
@@ -74,6 +75,7 @@ class GitSource:
 
     # -- refs ---------------------------------------------------------------------------
     def listing(self, url: str, log: Explanation) -> Listing:
+        self.listed.add(url)
         refs = self.fetcher.ask(f"git ls-remote {url}", lambda: self._ls_remote(url), log)
         if not isinstance(refs, dict):
             raise UnavailableError(f"bad snapshot entry for git ls-remote {url}")
