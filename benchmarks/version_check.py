@@ -187,6 +187,7 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
     theirs_times: list[float] = []
     engine_times: list[float] = []
     inv_times: list[float] = []
+    wave_times: list[float] = []
     cache_hits = requests = 0
     code = -1
     # the bytecode a user's first run leaves behind (pip writes it for a non-editable install)
@@ -203,15 +204,17 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
         data = json.loads(output[: output.rindex("}") + 1])
         cache_hits, requests = data["answered_from_cache"], data["requests"]
         engine_argv = [sys.executable, "-c", ENGINE, json.dumps({
-            "rewrites": rewrites, "cache_dir": str(cache), "output": "json"})]
+            "files": ["rocm-bake.hcl"], "rewrites": rewrites, "cache_dir": str(cache),
+            "output": "json"})]
         engine_times.append(timed(engine_argv, env)[0])   # warm, without invoke
-        inv_times.append(timed([INV, "--list"], env)[0])
+        inv_times.append(timed([INV, "--version"], env)[0])
+        wave_times.append(git_wave(cache, rewrites))
         seconds, nv_output, nv_code = timed([str(nvchecker), "-c", str(config)], env, "nv")
         if nv_code != 0:
             print(nv_output[-2000:])
         theirs_times.append(seconds)
-    ours, cached, theirs, engine, inv = (statistics.median(t) for t in (
-        ours_times, cached_times, theirs_times, engine_times, inv_times))
+    ours, cached, theirs, engine, inv, wave = (statistics.median(t) for t in (
+        ours_times, cached_times, theirs_times, engine_times, inv_times, wave_times))
     print(f"latency injected: {world.web.latency * 1000:.0f} ms per HTTP request and per git "
           f"connection; {rounds} rounds, medians")
     print(f"inv version-check (cold cache):  {ours:6.2f} s   (exit {code}; checks 16 pins, "
@@ -222,7 +225,10 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
           "(19 entries: newest tag/version only)")
     print(f"same check without invoke (warm): {engine:5.2f} s   "
           "(python -c: rocm_bake_checks.drift.cli.run)")
-    print(f"`inv --list` alone:              {inv:6.2f} s   (invoke + every task module)")
+    print(f"`inv --version` alone:           {inv:6.2f} s   (invoke's own start-up)")
+    print(f"the warm run's git ls-remotes:   {wave:6.2f} s   (all at once, bare: a floor both "
+          "tools pay)")
+    print(f"floor for a warm inv run: {inv + wave:.2f} s = {(inv + wave) / theirs:.2f}x nvchecker")
     print(f"ratio ours/nvchecker: {ours / theirs:.2f}x cold, {cached / theirs:.2f}x warm, "
           f"{engine / theirs:.2f}x warm without invoke")
     cold_cpu, warm_cpu, nv_cpu = (statistics.median(CPU[k]) for k in ("cold", "warm", "nv"))
@@ -230,6 +236,22 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
           f"warm; nvchecker {nv_cpu:.2f}; ratio {cold_cpu / nv_cpu:.2f}x cold, "
           f"{warm_cpu / nv_cpu:.2f}x warm (load average now "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+
+
+def git_wave(cache: Path, rewrites: list[str]) -> float:
+    """Seconds for the ref listings a warm run asks (its plan, drift/warmup.py), started all at
+    once with nothing else running: the network part of a warm run, which nvchecker pays too."""
+    urls = [u for plan in (cache / "plan").glob("*.json")
+            for u in json.loads(plan.read_text())["value"]["git"]]
+    pairs = [r.split("=", 1) for r in rewrites]
+    fetched = [next((new + u[len(old):] for old, new in pairs if u.startswith(old)), u)
+               for u in urls]
+    start = time.perf_counter()
+    procs = [subprocess.Popen(["git", "ls-remote", "--tags", "--heads", u],
+                              stdout=subprocess.DEVNULL) for u in fetched]
+    for proc in procs:
+        proc.wait()
+    return time.perf_counter() - start
 
 
 def version(nvchecker: Path) -> str:
