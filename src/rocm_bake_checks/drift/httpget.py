@@ -1,5 +1,6 @@
 """One HTTP GET through the standard library's ``urllib.request``: proxies from the environment
-(``https_proxy``, ``no_proxy``), certificates from the system store (``SSL_CERT_FILE``), at most
+(``https_proxy``, ``no_proxy``), the certificate authorities requests would trust
+(``REQUESTS_CA_BUNDLE`` or ``CURL_CA_BUNDLE`` when set, else certifi's bundle), at most
 ``MAX_REDIRECTS`` redirects, gzip, and ``timeout`` per blocking operation (connect, each read).
 
 The checker makes a handful of requests per run, most of them in parallel to different hosts,
@@ -11,11 +12,15 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import os
 import re
+import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from email.message import Message
+
+import certifi
 
 MAX_REDIRECTS = 10
 _NEXT = re.compile(r'<([^>]*)>[^,]*;\s*rel="?next"?')
@@ -52,7 +57,12 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
     max_repeats = MAX_REDIRECTS
 
 
-_OPENER = urllib.request.build_opener(_Redirects())
+def _tls() -> ssl.SSLContext:
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    return ssl.create_default_context(cafile=bundle or certifi.where())
+
+
+_OPENER = urllib.request.build_opener(_Redirects(), urllib.request.HTTPSHandler(context=_tls()))
 
 
 def get(url: str, headers: dict[str, str], timeout: float) -> Response:
