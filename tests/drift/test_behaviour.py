@@ -36,6 +36,29 @@ def test_commit_on_a_release_branch_whose_head_moved(checker: Checker) -> None:
     assert finding["behind"] == "release/2.12 head moved: 2 commits since the pin"
 
 
+def test_a_first_fetch_lists_the_refs_and_a_cached_repository_asks_ls_remote(
+        checker: Checker) -> None:
+    """One connection per repository: the blob-less fetch's refs, or ls-remote once cached."""
+    commit = checker.world.pins["PYTORCH_COMMIT"]
+    text = pin("PYTORCH_COMMIT", commit, git=f"{GH}/ROCm/pytorch.git",
+               tags=r"^v(?P<version>2\.12\.0)$", branch="release/2.12")
+    listing = f"git ls-remote {GH}/ROCm/pytorch.git  ->  "
+    first = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
+    again = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
+    assert listing + "refs of the blob-less fetch" in first
+    assert listing + "git ls-remote" in again
+    assert first.splitlines()[2] == again.splitlines()[2]    # the same verdict
+
+
+def test_a_commit_pins_branch_that_does_not_exist(checker: Checker) -> None:
+    commit = checker.world.pins["PYTORCH_COMMIT"]
+    finding = checker.run(pin("PYTORCH_COMMIT", commit, git=f"{GH}/ROCm/pytorch.git",
+                              tags=r"^v(?P<version>2\.12\.0)$", branch="release/9.99")
+                          ).pin("PYTORCH_COMMIT")
+    assert finding["status"] == "pin not found upstream", finding
+    assert finding["detail"] == "branch release/9.99 does not exist upstream"
+
+
 def test_commit_at_branch_head_is_up_to_date(checker: Checker) -> None:
     head = checker.world.repos["ROCm/pytorch"].heads["release/2.12"]
     finding = checker.run(pin("PYTORCH_COMMIT", head, git=f"{GH}/ROCm/pytorch.git",

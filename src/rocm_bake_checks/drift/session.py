@@ -148,13 +148,17 @@ class Session:
 
     def _start_git(self, specs: list[PinSpec], coherence_repositories: list[str]) -> None:
         """Put the git operations in flight: first each history fetch (commit pins and the
-        repositories coherence rules read), then the ref listing of every git pin, commit pins
-        first (their history waits on it)."""
+        repositories coherence rules read; a first fetch also lists the refs), then the ref
+        listing of every git pin, commit pins first (their history waits on it)."""
         for spec in specs:
             if spec.upstream == "git" and spec.pin == "commit":
                 self.git.plan(spec.location, spec.branch)
         for url in coherence_repositories:
             self.git.plan(url)
+        for spec in specs:   # a fetched repository lists the branches the pins name
+            if spec.upstream == "git" and spec.pin == "branch" and \
+                    spec.location in self.git.planned():
+                self.git.plan(spec.location, spec.value)
         for url in self.git.planned():
             self.pool.submit(_quietly, self.git.sync, url)
         listed = sorted((s for s in specs if s.upstream == "git"), key=lambda s: s.pin != "commit")

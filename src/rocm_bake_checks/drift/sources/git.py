@@ -1,7 +1,11 @@
 """Git upstreams through the git CLI, every call under the ``--timeout`` watchdog
 (sources/gitrun.py): refs by ``ls-remote`` (annotated tags peeled to their commits) and
 commit history from a blob-less bare fetch kept in a cache directory (the
-commits and trees of the release tags and the branch, never a checkout, never blobs)."""
+commits and trees of the release tags and the branch, never a checkout, never blobs).
+
+One connection per repository and run: a repository whose history is fetched for the first
+time lists its refs from that fetch (every tag, and the branches the pins name), not from a
+second connection; a repository already in the cache is asked with ``ls-remote``."""
 
 from __future__ import annotations
 
@@ -34,11 +38,15 @@ class GitSource:
         self.rewrite = rewrite
         self._branches: dict[str, set[str]] = {}
         self._synced: dict[str, str] = {}   # url -> "" (done) or the error
+        self._first_fetch: set[str] = set()  # planned URLs with no cache repository yet
         self.listed: set[str] = set()       # every URL whose refs were asked for (warmup.py)
 
     # -- one blob-less fetch per repository and run ---------------------------------------
     def plan(self, url: str, branch: str = "") -> None:
         """Declare, before the run, that ``url``'s history (and ``branch``) will be needed."""
+        if url not in self._branches and self.cache_dir is not None and \
+                self.fetcher.offline is None and not (self._path(url) / "HEAD").exists():
+            self._first_fetch.add(url)
         branches = self._branches.setdefault(url, set())
         if branch:
             branches.add(branch)
@@ -76,7 +84,7 @@ class GitSource:
     # -- refs ---------------------------------------------------------------------------
     def listing(self, url: str, log: Explanation) -> Listing:
         self.listed.add(url)
-        refs = self.fetcher.ask(f"git ls-remote {url}", lambda: self._ls_remote(url), log)
+        refs = self.fetcher.ask(f"git ls-remote {url}", lambda: self._refs(url), log)
         if not isinstance(refs, dict):
             raise UnavailableError(f"bad snapshot entry for git ls-remote {url}")
         tags = dict(refs.get("tags", {}))
@@ -85,7 +93,40 @@ class GitSource:
 
     def prefetch(self, url: str) -> None:
         """List ``url``'s refs now, for the check that will ask (``listing``)."""
-        self.fetcher.prefetch(f"git ls-remote {url}", lambda: self._ls_remote(url))
+        self.fetcher.prefetch(f"git ls-remote {url}", lambda: self._refs(url))
+
+    def _refs(self, url: str) -> tuple[dict[str, Any], str]:
+        if url in self._first_fetch:
+            try:
+                return self._fetched_refs(url), "refs of the blob-less fetch"
+            except _BranchMissingError:   # ls-remote then says which branches there are
+                pass
+        return self._ls_remote(url)
+
+    def _fetched_refs(self, url: str) -> dict[str, Any]:
+        """The refs a first fetch brought: every tag (peeled), the branches planned."""
+        try:
+            repo = self._synced_repo(url)
+        except UnavailableError as exc:
+            if "couldn't find remote ref refs/heads/" in str(exc):
+                raise _BranchMissingError from None
+            raise
+        lines = self._lines(repo, ["for-each-ref", "--format=%(objectname) %(objecttype) "
+                                   "%(*objectname) %(refname)", "refs/tags", "refs/heads"], url)
+        tags: dict[str, str] = {}
+        objects: dict[str, str] = {}
+        heads: dict[str, str] = {}
+        for line in lines:
+            oid, kind, peeled, ref = line.split(" ", 3)   # peeled: "" unless an annotated tag
+            if ref.startswith("refs/tags/"):
+                name = ref.removeprefix("refs/tags/")
+                tags[name] = peeled or oid
+                if kind == "tag":
+                    objects[name] = oid
+            elif ref.startswith("refs/heads/"):
+                heads[ref.removeprefix("refs/heads/")] = oid
+        return {"tags": dict(sorted(tags.items())), "heads": dict(sorted(heads.items())),
+                "tag_objects": dict(sorted(objects.items()))}
 
     def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
         with self.hosts.slot(self.rewrite(url)):
@@ -263,6 +304,10 @@ def _quoted(value: str) -> str:
 
 class _MissingError(Exception):
     pass
+
+
+class _BranchMissingError(Exception):
+    """A first fetch failed because a planned branch is not upstream."""
 
 
 def _immutable(commit: str, newest: str, commits: dict[str, str], head: str) -> bool:
