@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import gzip
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from rocm_bake_checks.drift import httpget
+from tests import loopback
 
 BODY = "naïve café — ünïcode".encode("latin-1", "replace")
 
@@ -42,13 +42,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
+    with loopback.http_server(Handler) as url:
+        yield url
 
 
 def test_a_gzip_body_is_decoded(server: str) -> None:
