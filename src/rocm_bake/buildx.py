@@ -1,6 +1,7 @@
 """docker and ``docker buildx``, in one place: how a docker command reaches an engine (node
 connection settings, TLS included), the one ``docker buildx bake`` command line, the preflight
-checks, and running a build (started in its own process group, or bounded by a watchdog).
+checks, running a build (started in its own process group, or bounded by a watchdog), and
+reading an image back from the engine (``docker image inspect``, ``docker image save``).
 
 Every check fails fast with one line that says what is missing and how to get it.
 """
@@ -39,6 +40,8 @@ ADDRESS_SCHEMES = ("unix://", "tcp://", "ssh://")
 # the same global flags, so any file names work, not only DOCKER_CERT_PATH's ca/cert/key.pem)
 TLS_FLAGS = (("tls_ca", "--tlscacert"), ("tls_cert", "--tlscert"), ("tls_key", "--tlskey"))
 STOP_GRACE = 15.0
+INSPECT_TIMEOUT = 120.0
+SAVE_TIMEOUT = 1800.0
 
 
 class PreflightError(RocmBakeError):
@@ -52,6 +55,11 @@ class PreflightError(RocmBakeError):
 
 class WatchdogError(RocmBakeError):
     """A build ran past its time limit and was stopped."""
+
+
+class ImageError(RocmBakeError):
+    """docker could not read an image from the engine: the message names the command, the
+    image and why."""
 
 
 # --------------------------------------------------------------------------- connection
@@ -310,3 +318,35 @@ def run_with_watchdog(argv: Sequence[str], env: Mapping[str, str], timeout: floa
             stop(proc)
             raise WatchdogError(f"the build exceeded its {timeout:.0f} s watchdog and was "
                                 "stopped (a hanging cache backend?)") from None
+
+
+# --------------------------------------------------------------------------- images
+
+
+def image_id(name: str, env: Mapping[str, str] | None = None, docker: str = "docker",
+             timeout: float = INSPECT_TIMEOUT) -> str | None:
+    """The ID of the image ``name`` in the engine (``docker image inspect``), None when the
+    engine does not hold it; :class:`ImageError` when docker cannot run or does not answer
+    within ``timeout``."""
+    try:
+        proc = subprocess.run([docker, "image", "inspect", "--format", "{{.Id}}", name],
+                              env=dict(env) if env is not None else None, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ImageError(f"docker image inspect {name}: {exc}") from None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def image_save(reference: str, dest: Path, env: Mapping[str, str] | None = None,
+               docker: str = "docker", timeout: float = SAVE_TIMEOUT) -> None:
+    """Write the engine's image ``reference`` to the tarball ``dest`` (``docker image save``);
+    :class:`ImageError` names the image and docker's last line when it cannot."""
+    what = f"docker image save {reference}"
+    try:
+        proc = subprocess.run([docker, "image", "save", "-o", str(dest), reference],
+                              env=dict(env) if env is not None else None, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ImageError(f"{what}: {exc}") from None
+    if proc.returncode != 0:
+        raise ImageError(f"{what}: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}")

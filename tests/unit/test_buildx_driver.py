@@ -1,8 +1,10 @@
 """The docker/buildx module without an engine: argv construction, node connection settings,
-version parsing, docker's error lines, secret masking, the watchdog."""
+version parsing, docker's error lines, secret masking, the watchdog, the image commands'
+errors."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,21 @@ def test_watchdog_kills_the_build() -> None:
         buildx.run_with_watchdog(["sh", "-c", "sleep infinity & wait"],
                                  {"PATH": "/usr/bin:/bin"}, timeout=1)
     assert buildx.run_with_watchdog(["true"], {"PATH": "/usr/bin:/bin"}, timeout=600) == 0
+
+
+def test_an_image_command_without_a_docker_client_names_itself(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-docker")
+    with pytest.raises(buildx.ImageError, match=r"^docker image inspect app:1: "):
+        buildx.image_id("app:1", docker=missing)
+    with pytest.raises(buildx.ImageError, match=r"^docker image save app:1: "):
+        buildx.image_save("app:1", tmp_path / "app.tar", docker=missing)
+
+
+def test_an_image_the_engine_cannot_give_is_absent_or_a_one_line_error(tmp_path: Path) -> None:
+    nowhere = {"PATH": os.environ["PATH"],
+               "DOCKER_HOST": f"unix://{tmp_path / 'no-engine.sock'}"}
+    assert buildx.image_id("app:1", nowhere) is None
+    with pytest.raises(buildx.ImageError, match=r"^docker image save app:1: .+") as info:
+        buildx.image_save("app:1", tmp_path / "app.tar", nowhere)
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "app.tar").exists()

@@ -11,19 +11,18 @@ they are not the cell's.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rocm_bake import buildx
 from rocm_bake.archaudit.audit import EXIT_MISMATCH, EXIT_OK, Audit, audit
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bake.target import Target
 from rocm_bake.errors import EXIT_FAILED, RocmBakeError
 
 ROCM_PREFIX = "/opt/rocm"
-INSPECT_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True)
@@ -122,18 +121,12 @@ def artifacts(target: Target, cwd: Path, env: Mapping[str, str] | None = None) -
 
 
 def _in_engine(names: Sequence[str], env: Mapping[str, str] | None) -> str | None:
-    """The first of ``names`` the engine holds as an image (``docker image inspect``)."""
-    for name in names:
-        try:
-            proc = subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", name],
-                                  env=dict(env) if env is not None else None,
-                                  capture_output=True, text=True, timeout=INSPECT_TIMEOUT,
-                                  check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if proc.returncode == 0:
-            return name
-    return None
+    """The first of ``names`` the engine holds as an image (``docker image inspect``); None
+    when docker cannot answer."""
+    try:
+        return next((name for name in names if buildx.image_id(name, env) is not None), None)
+    except buildx.ImageError:
+        return None
 
 
 def audit_cell(name: str, target: Target, archs: Sequence[str], cwd: Path,

@@ -13,7 +13,6 @@ import io
 import json
 import os
 import posixpath
-import subprocess
 import tarfile
 import tempfile
 import zipfile
@@ -23,13 +22,13 @@ from typing import IO, Any
 
 import zstandard
 
+from rocm_bake import buildx
 from rocm_bake.archaudit.bundles import ELF_MAGIC
 from rocm_bake.errors import RocmBakeError
 
 WHEEL_SUFFIX = ".whl"
 IMAGE_ARCHIVE_SUFFIX = ".tar"
 NESTING = "!"  # wheel.whl!pkg/lib.so
-DOCKER_SAVE_TIMEOUT = 1800.0
 OCI_INDEX = "application/vnd.oci.image.index.v1+json"
 DOCKER_LIST = "application/vnd.docker.distribution.manifest.list.v2+json"
 
@@ -210,15 +209,9 @@ def _image(reference: str, env: Mapping[str, str] | None, leave_out: Sequence[st
     with tempfile.TemporaryDirectory(prefix="rocm-bake-audit-") as scratch:
         tarball = Path(scratch) / "image.tar"
         try:
-            proc = subprocess.run(["docker", "image", "save", "-o", str(tarball), reference],
-                                  env=dict(env) if env is not None else None,
-                                  capture_output=True, text=True,
-                                  timeout=DOCKER_SAVE_TIMEOUT, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise InputError(f"docker image save {reference}: {exc}") from None
-        if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or ["failed"])[-1]
-            raise InputError(f"docker image save {reference}: {last}")
+            buildx.image_save(reference, tarball, env)
+        except buildx.ImageError as exc:
+            raise InputError(str(exc)) from None
         yield from _image_archive(tarball, reference, leave_out)
 
 

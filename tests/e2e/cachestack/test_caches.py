@@ -6,11 +6,13 @@ shared."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -25,6 +27,7 @@ from tests.e2e.cachestack.conftest import (
     COMPILE_STEP,
     STACK,
     TARGET,
+    WEBDAV_PORT,
     Stack,
     downloads,
 )
@@ -174,21 +177,18 @@ def test_killed_bake_leaves_nothing_behind(stack: Stack, cold: runner.BakeRun) -
     argv = [*prepared.invocation.argv[:3], "--progress=rawjson",
             *(f"--allow={g}" for g in grants), *prepared.invocation.argv[3:]]
     log = stack.work / "killed.jsonl"
-    with log.open("w") as handle:
-        proc = subprocess.Popen(argv, cwd=STACK, env={**env, **prepared.invocation.env},
-                                stdout=handle, stderr=handle, start_new_session=True)
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and proc.poll() is None:
-            steps = parse_rawjson(log.read_text(errors="replace").splitlines())
-            compile_ = [s for s in steps if COMPILE_STEP in s.name and s.started and s.log]
-            if compile_ and any("hipcc" in line for line in compile_[0].log):
-                break
-            time.sleep(0.5)
+    with log.open("w") as handle, subprocess.Popen(
+            argv, cwd=STACK, env={**env, **prepared.invocation.env}, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, errors="replace",
+            start_new_session=True) as proc:
+        assert proc.stdout is not None
+        compiling = _read_until_compiling(proc.stdout, handle)
+        assert compiling, f"the bake ended before its compile step ran hipcc ({log})"
         assert proc.poll() is None, "the bake ended before the compile step could be killed"
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+    _wait_for_the_engine_to_end_its_builds(stack)
     # Nothing half-written: nginx's upload temp directory is empty again.
-    time.sleep(2)
     leftovers = [p for p in (stack.webdav / "tmp").rglob("*") if p.is_file()]
     assert leftovers == []
     run = stack.bake(name, pin)
@@ -196,3 +196,43 @@ def test_killed_bake_leaves_nothing_behind(stack: Stack, cold: runner.BakeRun) -
     stats = ggml(run)
     assert (stats.hit_rate or 0) >= 0.95, stats
     assert run.warnings(rebuild=True) == []
+
+
+def _read_until_compiling(progress: IO[str], copy: IO[str]) -> bool:
+    """Read the bake's rawjson progress as it comes, copying it to ``copy``, until the compile
+    step's log shows hipcc at work (True) or the stream ends (False). Only the lines that name
+    the compile step or one of its vertexes are kept and parsed again."""
+    mine: list[str] = []
+    digests: set[str] = set()
+    for line in progress:
+        copy.write(line)
+        if COMPILE_STEP not in line and not any(digest in line for digest in digests):
+            continue
+        mine.append(line)
+        steps = [s for s in parse_rawjson(mine) if COMPILE_STEP in s.name]
+        digests = {s.digest for s in steps}
+        if any(s.started and "hipcc" in "".join(s.log) for s in steps):
+            return True
+    return False
+
+
+def _wait_for_the_engine_to_end_its_builds(stack: Stack) -> None:
+    """Return once the engine runs no build, then once nginx has answered a request.
+
+    ``docker buildx history logs`` follows a running build until BuildKit ends it, and
+    BuildKit ends a cancelled RUN only when its container's processes are gone (their
+    sockets closed: an upload cut short is an aborted request now). nginx has one worker
+    that handles its connections' events in order, so when it answers a request made after
+    that, it has dropped every aborted upload and its temp file."""
+    running = stack.docker("buildx", "history", "ls", "--filter", "status=running",
+                           "--format", "{{.Ref}}")
+    assert running.returncode == 0, running.stderr
+    for ref in running.stdout.split():
+        followed = stack.docker("buildx", "history", "logs", "--progress", "rawjson", ref)
+        assert followed.returncode == 0, followed.stderr
+    connection = http.client.HTTPConnection("127.0.0.1", WEBDAV_PORT, timeout=60)
+    try:
+        connection.request("OPTIONS", "/")
+        connection.getresponse().read()
+    finally:
+        connection.close()

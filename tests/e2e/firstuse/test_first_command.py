@@ -2,8 +2,10 @@
 `./inv build` starts the project's loopback engine itself and builds.
 
 Each test gets its own engine run dir and registry port (ROCM_BAKE_ENGINE_DIR,
-ROCM_BAKE_REGISTRY_PORT), so the shared engine at /tmp/rocm-bake-engine that other sessions use
-is never stopped; the test's engine is stopped and cleaned (`engine.sh clean`) afterwards.
+ROCM_BAKE_REGISTRY_PORT; the port held by the test until its engine is gone, so no other
+process is given it meanwhile), so the shared engine at /tmp/rocm-bake-engine that other
+sessions use is never stopped; the test's engine is stopped and cleaned (`engine.sh clean`)
+afterwards.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import tarfile
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,10 +58,15 @@ class Fresh:
                               capture_output=True, timeout=120, check=False)
 
 
-def _free_port() -> int:
+@contextmanager
+def _held_port() -> Iterator[int]:
+    """A loopback port for the test's registry, held until the block ends: bound with
+    SO_REUSEADDR and never listening, so no other bind to port 0 and no outgoing connection
+    is given it, while the registry (Go listens with SO_REUSEADDR) can still listen on it."""
     with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -68,6 +76,11 @@ def fresh(tmp_path: Path) -> Iterator[Fresh]:
     for tool in ("docker", "dockerd", "docker-registry"):
         if shutil.which(tool) is None:
             missing(f"{tool} is not installed (scripts/engine.sh install)")
+    with _held_port() as port:
+        yield from _fresh(tmp_path, port)
+
+
+def _fresh(tmp_path: Path, port: int) -> Iterator[Fresh]:
     run_dir = Path(tempfile.mkdtemp(prefix="rbfu-", dir="/tmp"))   # short: a unix socket path
     (tmp_path / "docker").mkdir()
     env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
@@ -75,7 +88,7 @@ def fresh(tmp_path: Path) -> Iterator[Fresh]:
            # No user configuration: no docker context, no `docker buildx use` builder.
            "DOCKER_CONFIG": str(tmp_path / "docker"),
            "ROCM_BAKE_ENGINE_DIR": str(run_dir),
-           "ROCM_BAKE_REGISTRY_PORT": str(_free_port()),
+           "ROCM_BAKE_REGISTRY_PORT": str(port),
            # engine.sh clean must not touch the machine's shared caches.
            "ROCM_BAKE_ROOTFS_DIR": str(tmp_path / "rootfs"),
            "ROCM_BAKE_OLD_BUILDX_DIR": str(tmp_path / "old-buildx")}
