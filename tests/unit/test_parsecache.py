@@ -85,3 +85,23 @@ def test_a_heredoc_is_parsed_with_its_file(tmp_path: Path,
     for _ in range(2):
         definition = bakefile.load([bake], {})
         assert definition.value("A") == "x 2\n  y\n"
+
+
+def test_an_entry_serves_only_its_own_text(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries are named by a checksum: one found under another text's name (a collision) is
+    not served for it."""
+    monkeypatch.setenv("ROCM_BAKE_CACHE_DIR", str(tmp_path))
+    first, second = 'A = "x"\n', 'A = "y"\n'
+    parse(first, "a.hcl")
+    (entry,) = tmp_path.glob("*.pickle")
+    assert parsecache.load(second) is None
+    entry.rename(parsecache._path(tmp_path, second))
+    assert parsecache.load(second) is None
+    assert bakefile.load([_written(tmp_path, second)], {}).value("A") == "y"
+
+
+def _written(directory: Path, text: str) -> Path:
+    path = directory / "docker-bake.hcl"
+    path.write_text(text)
+    return path

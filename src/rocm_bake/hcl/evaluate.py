@@ -473,6 +473,8 @@ def _literal(token: Node) -> str:
         return text[1:]
     if "ESCAPED" in kind:
         return text[1:]
+    if "\\" not in text:  # no escape: most literals
+        return text
     for escape in _ANY_ESCAPE_RE.finditer(text):
         if not _ESCAPE_RE.fullmatch(escape.group(0)):
             raise ValueError(f"invalid escape sequence: the symbol {escape.group(1)[:1]!r} is "

@@ -2,10 +2,11 @@
 
 Parsing with python-hcl2 costs about 0.4 s for rocm-bake.hcl; loading a cached tree costs a
 few milliseconds, and imports neither python-hcl2 nor lark: the cache holds the model's own
-tree (``tree``). Entries are keyed by the file's text, this format and the parser's version,
-written atomically, and never trusted blindly: an unreadable entry is parsed again and
-replaced. The cache is an optimisation only — with no writable cache directory everything
-still works. Set ``ROCM_BAKE_CACHE_DIR`` to move it, or to ``off`` to disable it.
+tree (``tree``). Entries are named by a checksum of the file's text, this format and the
+parser's version, written atomically, and never trusted blindly: an entry holds the text it was
+parsed from and serves that text only, and an unreadable entry is parsed again and replaced.
+The cache is an optimisation only — with no writable cache directory everything still works.
+Set ``ROCM_BAKE_CACHE_DIR`` to move it, or to ``off`` to disable it.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import hashlib
 import os
 import pickle
+import zlib
 from collections.abc import Iterator
 from importlib.machinery import PathFinder
 from pathlib import Path
@@ -36,9 +37,16 @@ def cache_dir() -> Path | None:
     return Path(base) / "rocm-bake" / "parse"
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(b"\0".join([FORMAT.encode(), _parser_version(),
-                                       text.encode()])).hexdigest()
+def _path(directory: Path, text: str) -> Path:
+    """A checksum names the entry (a match is checked against the text it holds), so that
+    hashlib's loading of OpenSSL is not paid on every load."""
+    key = zlib.crc32(text.encode(), zlib.crc32(_stamp()))
+    return directory / f"{key:08x}-{len(text)}.pickle"
+
+
+def _stamp() -> bytes:
+    """What an entry must have been made by: this format and this parser."""
+    return FORMAT.encode() + b"\0" + _parser_version()
 
 
 @functools.cache
@@ -60,12 +68,14 @@ def load(text: str) -> Rule | None:
     if directory is None:
         return None
     try:
-        data = (directory / f"{_key(text)}.pickle").read_bytes()
+        data = _path(directory, text).read_bytes()
         with _collector_paused():
-            tree = pickle.loads(data)
+            stamp, source, tree = pickle.loads(data)
     except Exception:  # a missing or damaged entry is simply parsed again
         return None
-    return tree if isinstance(tree, Rule) else None
+    if stamp != _stamp() or source != text or not isinstance(tree, Rule):
+        return None
+    return tree
 
 
 @contextlib.contextmanager
@@ -89,5 +99,5 @@ def store(text: str, tree: Rule) -> None:
     from rocm_bake import atomic  # noqa: PLC0415  # tempfile & co. only when writing
 
     with contextlib.suppress(OSError, pickle.PicklingError, RecursionError):
-        data = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
-        atomic.write_bytes(directory / f"{_key(text)}.pickle", data)
+        data = pickle.dumps((_stamp(), text, tree), protocol=pickle.HIGHEST_PROTOCOL)
+        atomic.write_bytes(_path(directory, text), data)
