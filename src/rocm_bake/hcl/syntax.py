@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import parsecache
-from rocm_bake.hcl.tree import Meta, Rule, Token
+from rocm_bake.hcl.tree import PARTS, Meta, Rule, Token, make_rule
 
 if TYPE_CHECKING:
     from lark.exceptions import UnexpectedToken
@@ -125,55 +125,8 @@ def _token_position(text: str, exc: UnexpectedToken) -> tuple[int | None, int | 
 
 
 
-#: The named parts the model reads of each kind of rule (python-hcl2's property names).
-_PARTS: dict[str, tuple[str, ...]] = {
-    "StartRule": ("body",),
-    "AttributeRule": ("identifier", "expression"),
-    "BlockRule": ("body",),
-    "ExprTermRule": ("expression",),
-    "IdentifierRule": ("token",),
-    "KeywordRule": ("token",),
-    "LiteralValueRule": ("token",),
-    "IntLitRule": ("token",),
-    "FloatLitRule": ("token",),
-    "BinaryOperatorRule": ("token",),
-    "TupleRule": ("elements",),
-    "ObjectRule": ("elements",),
-    "ObjectElemRule": ("key", "expression"),
-    "ObjectElemKeyRule": ("value",),
-    "ObjectElemKeyExpressionRule": ("expression",),
-    "UnaryOpRule": ("operator", "expr_term"),
-    "BinaryOpRule": ("expr_term", "binary_term"),
-    "BinaryTermRule": ("binary_operator", "expr_term"),
-    "ConditionalRule": ("condition", "if_true", "if_false"),
-    "GetAttrExprTermRule": ("get_attr", "expr_term"),
-    "GetAttrRule": ("identifier",),
-    "ShortIndexRule": ("index",),
-    "SqbIndexRule": ("index_expression",),
-    "AttrSplatExprTermRule": ("expr_term", "attr_splat"),
-    "FullSplatExprTermRule": ("expr_term", "attr_splat"),
-    "AttrSplatRule": ("get_attrs",),
-    "FullSplatRule": ("get_attrs",),
-    "ForTupleExprRule": ("for_intro", "value_expr", "condition"),
-    "ForObjectExprRule": ("for_intro", "key_expr", "value_expr", "ellipsis", "condition"),
-    "ForIntroRule": ("first_iterator", "second_iterator", "iterable"),
-    "ForCondRule": ("condition_expr",),
-    "FunctionCallRule": ("identifiers", "arguments"),
-    "ArgumentsRule": ("arguments", "has_ellipsis"),
-    "StringRule": ("string_parts",),
-    "StringPartRule": ("content",),
-    "InterpolationRule": ("expression",),
-    "HeredocTemplateRule": ("heredoc",),
-    "HeredocTrimTemplateRule": ("heredoc",),
-    "TemplateIfRule": ("_if_start", "_if_body", "_else_rule", "_else_body", "_endif"),
-    "TemplateIfStartRule": ("condition", "strip_open", "strip_close"),
-    "TemplateElseRule": ("strip_open", "strip_close"),
-    "TemplateEndifRule": ("strip_open", "strip_close"),
-    "TemplateForRule": ("_for_start", "_body", "_endfor"),
-    "TemplateForStartRule": ("iterator", "key_iterator", "collection", "strip_open",
-                             "strip_close"),
-    "TemplateEndforRule": ("strip_open", "strip_close"),
-}
+#: Parts that are no python-hcl2 property: the converter makes them.
+_MADE_HERE = ("labels", "template", "template_error")
 
 
 class _Converter:
@@ -201,13 +154,14 @@ class _Converter:
         kind = type(rule).__name__
         children = [self.node(child) for child in rule.children
                     if child is not None and hasattr(child, "_meta")]
-        parts = {name: self.part(getattr(rule, name)) for name in _PARTS.get(kind, ())}
+        parts = {name: self.part(getattr(rule, name)) for name in PARTS.get(kind, ())
+                 if name not in _MADE_HERE}
         if kind == "BlockRule":  # every child before the opening brace: the type and labels
             before = rule.children[: rule.children.index(rule.body) - 1]
             parts["labels"] = [self.node(c) for c in before if c is not None]
         if kind.startswith("Heredoc"):
             parts.update(self.heredoc(rule, trim=kind == "HeredocTrimTemplateRule"))
-        return Rule(kind, _meta(rule._meta), children, parts)  # type: ignore[arg-type]
+        return make_rule(kind, _meta(rule._meta), children, parts)  # type: ignore[arg-type]
 
     def part(self, value: Any) -> Any:
         if value is None or isinstance(value, bool):
