@@ -13,7 +13,7 @@ import hcl2.api
 import pytest
 
 from rocm_bake import bakefile
-from rocm_bake.hcl import parsecache
+from rocm_bake.hcl import evaluate, parsecache, tree
 from rocm_bake.hcl.syntax import parse
 from rocm_bake.hcl.tree import dump
 
@@ -105,3 +105,10 @@ def _written(directory: Path, text: str) -> Path:
     path = directory / "docker-bake.hcl"
     path.write_text(text)
     return path
+
+
+def test_every_kind_the_evaluator_reads_has_its_class() -> None:
+    """The evaluator dispatches on kinds whose parts the tree keeps (a kind missing from
+    tree.PARTS would load as an OtherRule, with no parts)."""
+    assert set(evaluate._DISPATCH) <= set(tree.KINDS)
+    assert all(getattr(tree, kind) is cls for kind, cls in tree.KINDS.items())
