@@ -123,8 +123,6 @@ def _token_position(text: str, exc: UnexpectedToken) -> tuple[int | None, int | 
     return line, column
 
 
-
-
 #: Parts that are no python-hcl2 property: the converter makes them.
 _MADE_HERE = ("labels", "template", "template_error")
 
