@@ -11,20 +11,24 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
-from rocm_bake.hcl.syntax import Node, end_position, parse, position
+from rocm_bake.hcl.syntax import parse
+from rocm_bake.hcl.tree import Rule, end_position, position
 from rocm_bake.hcl.typeexpr import type_constraint
 from rocm_bake.hcl.types import Type
 from rocm_bake.hcl.values import Value
 
 BLOCK_TYPES = ("target", "group")
 
+# The records below are NamedTuples: as immutable as frozen dataclasses, and made at import
+# without generating code (six frozen dataclasses cost a bake file's load some 4 ms).
 
-@dataclass(frozen=True)
-class Source:
+
+class Source(NamedTuple):
     """Where a declaration is written: its file and line."""
 
     file: str
@@ -35,42 +39,37 @@ class Source:
         return HCLError(message, self.file, self.line, self.column)
 
 
-@dataclass(frozen=True)
-class Validation:
-    condition: Node
-    error_message: Node | None
+class Validation(NamedTuple):
+    condition: Rule
+    error_message: Rule | None
     source: Source
 
 
-@dataclass(frozen=True)
-class VariableDecl:
+class VariableDecl(NamedTuple):
     name: str
     source: Source
-    default: Node | None
+    default: Rule | None
     has_default: bool
     type: Type | None
-    description: Node | None
+    description: Rule | None
     validations: tuple[Validation, ...]
 
 
-@dataclass(frozen=True)
-class AttributeDecl:
+class AttributeDecl(NamedTuple):
     name: str
-    expression: Node
+    expression: Rule
     source: Source
 
 
-@dataclass(frozen=True)
-class FunctionDecl:
+class FunctionDecl(NamedTuple):
     name: str
     params: tuple[str, ...]
     variadic: str | None
-    result: Node
+    result: Rule
     source: Source
 
 
-@dataclass(frozen=True)
-class BlockDecl:
+class BlockDecl(NamedTuple):
     """A ``target`` or ``group`` block: its label and its attributes, unevaluated."""
 
     type: str
@@ -107,14 +106,14 @@ def read(paths: list[Path]) -> Declarations:
     return declared
 
 
-def _source(node: Node, filename: str) -> Source:
+def _source(node: Rule, filename: str) -> Source:
     line, column = position(node)
     return Source(filename, line, column)
 
 
-def _read_file(tree: Node, filename: str, declared: Declarations) -> None:
+def _read_file(tree: Rule, filename: str, declared: Declarations) -> None:
     for item in tree.body.children:
-        kind = type(item).__name__
+        kind = item.kind
         if kind == "AttributeRule":
             name = str(item.identifier.token.value)
             declared.attributes[name] = AttributeDecl(name, item.expression,
@@ -123,21 +122,21 @@ def _read_file(tree: Node, filename: str, declared: Declarations) -> None:
             _read_block(item, filename, declared)
 
 
-def _labels(block: Node, filename: str) -> tuple[str, list[str]]:
+def _labels(block: Rule, filename: str) -> tuple[str, list[str]]:
     words = []
-    for label in [*block.children[: block.children.index(block.body) - 1]]:
-        name = type(label).__name__
+    for label in block.labels:
+        name = label.kind
         if name in ("IdentifierRule", "KeywordRule", "LiteralValueRule"):
             words.append(str(label.token.value))
         elif name == "StringRule":
             parts = label.string_parts
-            if any(type(p.content).__name__.endswith("Rule") for p in parts):
+            if any(p.content.kind.endswith("Rule") for p in parts):
                 raise _source(label, filename).error("block labels must be plain strings")
             words.append("".join(str(p.content.value) for p in parts))
     return words[0], words[1:]
 
 
-def _read_block(block: Node, filename: str, declared: Declarations) -> None:
+def _read_block(block: Rule, filename: str, declared: Declarations) -> None:
     kind, labels = _labels(block, filename)
     source = _source(block, filename)
     if kind not in ("variable", "function", *BLOCK_TYPES):
@@ -166,56 +165,56 @@ def _read_block(block: Node, filename: str, declared: Declarations) -> None:
         declared.blocks.append(BlockDecl(kind, label, attributes, source))
 
 
-def _items(body: Node) -> list[Node]:
-    return [c for c in body.children if type(c).__name__ in ("AttributeRule", "BlockRule")]
+def _items(body: Rule) -> list[Rule]:
+    return [c for c in body.children if c.kind in ("AttributeRule", "BlockRule")]
 
 
-def _last_line(node: Node, text: str) -> int:
+def _last_line(node: Rule, text: str) -> int:
     """The line of an item's last non-blank character (python-hcl2 lets some rules swallow
     the newlines that follow them)."""
-    meta = node._meta
-    end = meta.end_pos
-    while end > meta.start_pos and text[end - 1] in " \t\r\n":
+    assert node.meta is not None  # every item the parser made has its position
+    line, _, _, _, start, end = node.meta
+    while end > start and text[end - 1] in " \t\r\n":
         end -= 1
-    return text.count("\n", 0, end) + 1
+    return int(line) + text.count("\n", start, end)
 
 
-def check_layout(body: Node, filename: str, text: str, block: Node | None = None) -> None:
+def check_layout(body: Rule, filename: str, text: str, block: Rule | None = None) -> None:
     """Go's HCL layout rules, which python-hcl2 does not enforce: one item per line, and a
     block that opens with an argument on its own line is a single-line block."""
     items = _items(body)
     for before, after in itertools.pairwise(items):
         if position(after)[0] == _last_line(before, text):
-            what = "argument" if type(before).__name__ == "AttributeRule" else "block definition"
+            what = "argument" if before.kind == "AttributeRule" else "block definition"
             raise _source(after, filename).error(
                 f"missing newline after {what}: each one must end with a newline")
     if block is not None and items:
         _check_block_braces(block, items, filename, text)
     for item in items:
-        if type(item).__name__ == "BlockRule":
+        if item.kind == "BlockRule":
             check_layout(item.body, filename, text, item)
 
 
-def _check_block_braces(block: Node, items: list[Node], filename: str, text: str) -> None:
+def _check_block_braces(block: Rule, items: list[Rule], filename: str, text: str) -> None:
     open_line, _ = position(block)
     close_line, _ = end_position(block)
     first, last = items[0], items[-1]
     if position(first)[0] == open_line:
-        if len(items) > 1 or type(first).__name__ != "AttributeRule" or close_line != open_line:
+        if len(items) > 1 or first.kind != "AttributeRule" or close_line != open_line:
             raise _source(first, filename).error(
                 "invalid single-line block: an argument on the same line as its block's opening "
                 "brace must be its only argument, closed on the same line")
     elif _last_line(last, text) == close_line:
-        what = "argument" if type(last).__name__ == "AttributeRule" else "block definition"
+        what = "argument" if last.kind == "AttributeRule" else "block definition"
         raise _source(last, filename).error(
             f"missing newline after {what}: the closing brace must be on its own line")
 
 
-def _body(body: Node, filename: str) -> tuple[dict[str, AttributeDecl], list[tuple[Node, Source]]]:
+def _body(body: Rule, filename: str) -> tuple[dict[str, AttributeDecl], list[tuple[Rule, Source]]]:
     attributes: dict[str, AttributeDecl] = {}
-    nested: list[tuple[Node, Source]] = []
+    nested: list[tuple[Rule, Source]] = []
     for item in body.children:
-        kind = type(item).__name__
+        kind = item.kind
         if kind == "AttributeRule":
             name = str(item.identifier.token.value)
             source = _source(item, filename)
@@ -232,7 +231,7 @@ _VARIABLE_ATTRIBUTES = {"default", "type", "description"}
 
 
 def _variable(name: str, attributes: dict[str, AttributeDecl],
-              nested: list[tuple[Node, Source]], source: Source, filename: str,
+              nested: list[tuple[Rule, Source]], source: Source, filename: str,
               warnings: list[HCLError]) -> VariableDecl:
     for attr in attributes.values():
         if attr.name not in _VARIABLE_ATTRIBUTES:
@@ -274,17 +273,17 @@ def _function(name: str, attributes: dict[str, AttributeDecl], source: Source,
 
 def _keyword_list(attr: AttributeDecl) -> list[str]:
     node = attr.expression
-    while type(node).__name__ == "ExprTermRule":
+    while node.kind == "ExprTermRule":
         node = node.expression
-    if type(node).__name__ != "TupleRule":
+    if node.kind != "TupleRule":
         raise attr.source.error("params must be a list of names")
     return [_keyword(e, attr.source) for e in node.elements]
 
 
-def _keyword(node: Node, source: Source) -> str:
-    while type(node).__name__ == "ExprTermRule":
+def _keyword(node: Rule, source: Source) -> str:
+    while node.kind == "ExprTermRule":
         node = node.expression
-    if type(node).__name__ != "IdentifierRule":
+    if node.kind != "IdentifierRule":
         raise source.error("each parameter name must be an identifier")
     return str(node.token.value)
 

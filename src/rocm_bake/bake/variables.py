@@ -4,7 +4,7 @@ attributes, builtins and user functions, resolved lazily and in any order, as bu
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -112,6 +112,25 @@ def unmarshal_json(data: object, type_: Type) -> Value:
     return convert(values.from_json(data), type_)
 
 
+class Functions(Mapping[str, Callable[[list[Value]], Value]]):
+    """A bake file's own functions over the builtins, which are looked up, never copied (a
+    copy would import every function family: see hcl.functions.registry)."""
+
+    def __init__(self, builtins: FunctionTable) -> None:
+        self.own: dict[str, Callable[[list[Value]], Value]] = {}
+        self.builtins = builtins
+
+    def __getitem__(self, name: str) -> Callable[[list[Value]], Value]:
+        own = self.own.get(name)
+        return own if own is not None else self.builtins[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self.builtins, **self.own})
+
+    def __len__(self) -> int:
+        return len({**self.builtins, **self.own})
+
+
 class Namespace:
     """Resolves global names on demand; detects cycles; applies environment overrides."""
 
@@ -126,9 +145,9 @@ class Namespace:
         self.unset: set[str] = set()
         #: What ``target`` and ``group`` resolve to (set by the loader: bake.references).
         self.blocks: Callable[[str], Value] | None = None
-        table: dict[str, Callable[[list[Value]], Value]] = dict(functions)
+        table = Functions(functions)
         for name, decl in declared.functions.items():
-            table[name] = user_function(decl, self.scope, table)
+            table.own[name] = user_function(decl, self.scope, table)
         self.functions: FunctionTable = table
 
     def evaluator(self, filename: str) -> Evaluator:

@@ -1,1 +1,2 @@
-"""An evaluator for the HCL that ``docker buildx bake`` reads, built on python-hcl2's typed tree."""
+"""An evaluator for the HCL that ``docker buildx bake`` reads: python-hcl2 parses, ``tree`` holds
+what the evaluator reads of its typed tree."""

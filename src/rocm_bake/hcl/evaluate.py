@@ -1,4 +1,4 @@
-"""Evaluate HCL expressions (python-hcl2's typed tree) to values, following HCL's semantics.
+"""Evaluate HCL expressions (the model's tree, ``tree``) to values, following HCL's semantics.
 
 Anything the evaluator does not support is an ``HCLError`` naming the construct and its
 file:line; it never guesses a value.
@@ -14,7 +14,7 @@ from decimal import Decimal
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.bigfloat import NumberError, arithmetic
-from rocm_bake.hcl.syntax import Node, parse, position
+from rocm_bake.hcl.tree import Node, Rule, position
 from rocm_bake.hcl.types import convert, cty_equal, type_of, unify
 from rocm_bake.hcl.values import ConversionError, SetValue, Value
 
@@ -56,17 +56,17 @@ class Evaluator:
         return HCLError(message, self.filename, line, column)
 
     # -- dispatch -------------------------------------------------------------------------
-    def eval(self, node: Node, scope: Scope) -> Value:
-        kind = type(node).__name__
+    def eval(self, node: Rule, scope: Scope) -> Value:
+        kind = node.kind
         method = _DISPATCH.get(kind)
         if method is None:
             raise self.error(node, f"unsupported HCL construct {kind}")
         return method(self, node, scope)
 
-    def _eval_expr_term_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_expr_term_rule(self, node: Rule, scope: Scope) -> Value:
         return self.eval(node.expression, scope)
 
-    def _eval_identifier_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_identifier_rule(self, node: Rule, scope: Scope) -> Value:
         name = str(node.token.value)
         try:
             return scope.lookup(name)
@@ -78,41 +78,41 @@ class Evaluator:
                 raise self.error(node, exc.message) from None
             raise
 
-    def _eval_literal_value_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_literal_value_rule(self, node: Rule, scope: Scope) -> Value:
         text = str(node.token.value)
         return {"true": True, "false": False}.get(text)
 
-    def _eval_int_lit_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_int_lit_rule(self, node: Rule, scope: Scope) -> Value:
         try:
             return values.number(str(node.token.value))
         except ConversionError as exc:
             raise self.error(node, f"invalid number literal: {exc}") from None
 
-    def _eval_tuple_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_tuple_rule(self, node: Rule, scope: Scope) -> Value:
         return [self.eval(e, scope) for e in node.elements]
 
-    def _eval_object_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_object_rule(self, node: Rule, scope: Scope) -> Value:
         out: dict[str, Value] = {}
         for elem in node.elements:
             out[self.object_key(elem.key, scope)] = self.eval(elem.expression, scope)
         return out
 
-    def object_key(self, key: Node, scope: Scope) -> str:
-        inner = key.value if type(key).__name__ == "ObjectElemKeyRule" else key.expression
-        if type(inner).__name__ == "IdentifierRule":
+    def object_key(self, key: Rule, scope: Scope) -> str:
+        inner = key.value if key.kind == "ObjectElemKeyRule" else key.expression
+        if inner.kind == "IdentifierRule":
             return str(inner.token.value)
-        if type(inner).__name__ == "KeywordRule":
+        if inner.kind == "KeywordRule":
             return str(inner.token.value)
         return self.string_of(inner, self.eval(inner, scope), "object key")
 
-    def string_of(self, node: Node, value: Value, what: str) -> str:
+    def string_of(self, node: Rule, value: Value, what: str) -> str:
         try:
             return values.to_string(value)
         except ConversionError as exc:
             raise self.error(node, f"invalid {what}: {exc}") from None
 
     # -- operators ------------------------------------------------------------------------
-    def _eval_unary_op_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_unary_op_rule(self, node: Rule, scope: Scope) -> Value:
         operand = self.eval(node.expr_term, scope)
         try:
             if node.operator == "-":  # cty's Negate: big.Float.Neg, so -0 is negative zero
@@ -121,7 +121,7 @@ class Evaluator:
         except ConversionError as exc:
             raise self.error(node, f"invalid operand for {node.operator}: {exc}") from None
 
-    def _eval_binary_op_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_binary_op_rule(self, node: Rule, scope: Scope) -> Value:
         left = self.eval(node.expr_term, scope)
         term = node.binary_term
         operator = str(term.binary_operator.token.value)
@@ -133,7 +133,7 @@ class Evaluator:
         except NumberError as exc:
             raise self.error(node, f"operation {operator} failed: {exc}") from None
 
-    def _eval_conditional_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_conditional_rule(self, node: Rule, scope: Scope) -> Value:
         """HCL evaluates both results: the one not taken may fail, but when both succeed
         their types must unify, and the taken one is converted to that type."""
         results = [self._attempt(node.if_true, scope), self._attempt(node.if_false, scope)]
@@ -158,27 +158,27 @@ class Evaluator:
         except ConversionError as exc:
             raise self.error(node, f"inconsistent conditional result types: {exc}") from None
 
-    def _attempt(self, node: Node, scope: Scope) -> Value | HCLError:
+    def _attempt(self, node: Rule, scope: Scope) -> Value | HCLError:
         try:
             return self.eval(node, scope)
         except HCLError as exc:
             return exc
 
     # -- traversal ------------------------------------------------------------------------
-    def _eval_get_attr_expr_term_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_get_attr_expr_term_rule(self, node: Rule, scope: Scope) -> Value:
         return self.get_attr(node.get_attr, self.eval(node.expr_term, scope))
 
-    def _eval_index_expr_term_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_index_expr_term_rule(self, node: Rule, scope: Scope) -> Value:
         collection = self.eval(node.children[0], scope)
         return self.index(node.children[1], collection, scope)
 
-    def _eval_full_splat_expr_term_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_full_splat_expr_term_rule(self, node: Rule, scope: Scope) -> Value:
         return self.splat(node.expr_term, node.attr_splat.get_attrs, scope)
 
-    def _eval_attr_splat_expr_term_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_attr_splat_expr_term_rule(self, node: Rule, scope: Scope) -> Value:
         return self.splat(node.expr_term, node.attr_splat.get_attrs, scope)
 
-    def splat(self, term: Node, accessors: list[Node], scope: Scope) -> Value:
+    def splat(self, term: Rule, accessors: list[Rule], scope: Scope) -> Value:
         source = self.eval(term, scope)
         if source is None:
             return []
@@ -191,12 +191,12 @@ class Evaluator:
             out.append(value)
         return out
 
-    def access(self, accessor: Node, value: Value, scope: Scope) -> Value:
-        if type(accessor).__name__ == "GetAttrRule":
+    def access(self, accessor: Rule, value: Value, scope: Scope) -> Value:
+        if accessor.kind == "GetAttrRule":
             return self.get_attr(accessor, value)
         return self.index(accessor, value, scope)
 
-    def get_attr(self, node: Node, value: Value) -> Value:
+    def get_attr(self, node: Rule, value: Value) -> Value:
         name = str(node.identifier.token.value)
         if isinstance(value, dict):
             if name in value:
@@ -206,8 +206,8 @@ class Evaluator:
             raise self.error(node, f"attempt to get attribute {name!r} from a null value")
         raise self.error(node, f"cannot get attribute {name!r} of a {values.kind(value)}")
 
-    def index(self, node: Node, collection: Value, scope: Scope) -> Value:
-        if type(node).__name__ == "ShortIndexRule":
+    def index(self, node: Rule, collection: Value, scope: Scope) -> Value:
+        if node.kind == "ShortIndexRule":
             key: Value = values.number(str(node.index))
         else:
             key = self.eval(node.index_expression, scope)
@@ -225,7 +225,7 @@ class Evaluator:
             raise self.error(node, "attempt to index a null value")
         raise self.error(node, f"cannot index a {values.kind(collection)}")
 
-    def _list_index(self, node: Node, collection: list[Value], key: Value) -> Value:
+    def _list_index(self, node: Rule, collection: list[Value], key: Value) -> Value:
         try:
             number = values.to_number(key)
         except ConversionError as exc:
@@ -236,14 +236,14 @@ class Evaluator:
         return collection[int(number)]
 
     # -- for expressions ------------------------------------------------------------------
-    def _eval_for_tuple_expr_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_for_tuple_expr_rule(self, node: Rule, scope: Scope) -> Value:
         out = []
         for inner in self.iterations(node, scope):
             if self.keep(node, inner):
                 out.append(self.eval(node.value_expr, inner))
         return out
 
-    def _eval_for_object_expr_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_for_object_expr_rule(self, node: Rule, scope: Scope) -> Value:
         grouped = bool(node.ellipsis)
         out: dict[str, Value] = {}
         for inner in self.iterations(node, scope):
@@ -261,7 +261,7 @@ class Evaluator:
                 out[key] = item
         return out
 
-    def iterations(self, node: Node, scope: Scope) -> Iterator[Scope]:
+    def iterations(self, node: Rule, scope: Scope) -> Iterator[Scope]:
         intro = node.for_intro
         first = str(intro.first_iterator.token.value)
         second = intro.second_iterator
@@ -274,7 +274,7 @@ class Evaluator:
             else:
                 yield scope.child({first: key, str(second.token.value): item})
 
-    def pairs(self, node: Node, collection: Value) -> list[tuple[Value, Value]]:
+    def pairs(self, node: Rule, collection: Value) -> list[tuple[Value, Value]]:
         """(key, value) per element, as cty's ElementIterator: a set's key is the element."""
         if isinstance(collection, SetValue):
             return [(v, v) for v in collection]
@@ -284,7 +284,7 @@ class Evaluator:
             return [(k, collection[k]) for k in sorted(collection)]
         raise self.error(node, f"cannot iterate over a {values.kind(collection)}")
 
-    def precheck(self, node: Node, scope: Scope, iterators: set[str]) -> None:
+    def precheck(self, node: Rule, scope: Scope, iterators: set[str]) -> None:
         """HCL checks an ``if`` clause once before iterating (so even over nothing), with the
         iterators unknown: it must not fail, be null or be no bool. The model has no unknown
         values, so it checks a clause that names no iterator (one that does is unknown)."""
@@ -300,7 +300,7 @@ class Evaluator:
         except ConversionError as exc:
             raise self.error(condition, f"invalid for condition: {exc}") from None
 
-    def keep(self, node: Node, scope: Scope) -> bool:
+    def keep(self, node: Rule, scope: Scope) -> bool:
         if node.condition is None:
             return True
         condition = node.condition.condition_expr
@@ -310,7 +310,7 @@ class Evaluator:
             raise self.error(condition, f"invalid for condition: {exc}") from None
 
     # -- functions ------------------------------------------------------------------------
-    def _eval_function_call_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_function_call_rule(self, node: Rule, scope: Scope) -> Value:
         names = [str(i.token.value) for i in node.identifiers]
         name = "::".join(names)
         arguments = node.arguments
@@ -333,7 +333,7 @@ class Evaluator:
         except Exception as exc:  # a function's own error, reported where it was called
             raise self.error(node, f"error in function call {name}: {exc}") from None
 
-    def lazy_call(self, node: Node, name: str, exprs: list[Node], scope: Scope) -> Value:
+    def lazy_call(self, node: Rule, name: str, exprs: list[Rule], scope: Scope) -> Value:
         if name == "can":
             if len(exprs) != 1:
                 raise self.error(node, "can: expected exactly one argument")
@@ -350,33 +350,24 @@ class Evaluator:
         raise self.error(node, "try: no expression succeeded")
 
     # -- templates ------------------------------------------------------------------------
-    def _eval_string_rule(self, node: Node, scope: Scope) -> Value:
+    def _eval_string_rule(self, node: Rule, scope: Scope) -> Value:
         parts = list(node.string_parts)
-        if len(parts) == 1 and type(parts[0].content).__name__ == "InterpolationRule":
+        if len(parts) == 1 and parts[0].content.kind == "InterpolationRule":
             return self.eval(parts[0].content.expression, scope)
         return "".join(self.render(parts, scope, escapes=True))
 
-    def _eval_heredoc_template_rule(self, node: Node, scope: Scope) -> Value:
-        return self.heredoc(node, scope, trim=False)
-
-    def _eval_heredoc_trim_template_rule(self, node: Node, scope: Scope) -> Value:
-        return self.heredoc(node, scope, trim=True)
-
-    def heredoc(self, node: Node, scope: Scope, trim: bool) -> Value:
-        raw = str(node.heredoc.value)
-        body = raw.split("\n", 1)[1].rsplit("\n", 2)[0] + "\n" if raw.count("\n") > 1 else ""
-        if trim:
-            body = _dedent(body)
-        template = parse(f"x = \"{_quote_template(body)}\"\n", self.filename)
-        string_node = template.body.children[0].expression.expression
+    def _eval_heredoc_template_rule(self, node: Rule, scope: Scope) -> Value:
+        """A heredoc's template, parsed (and for ``<<-`` dedented) with the file."""
+        if node.template_error is not None:  # its body does not parse (see syntax)
+            raise HCLError(*node.template_error)
         line, _ = position(node)
         inner = Evaluator(self.filename, self.functions)
         try:
-            return "".join(inner.render(list(string_node.string_parts), scope, escapes=True))
+            return "".join(inner.render(list(node.template.string_parts), scope, escapes=True))
         except HCLError as exc:
             raise HCLError(f"in heredoc: {exc.message}", self.filename, line) from None
 
-    def render(self, parts: list[Node], scope: Scope, escapes: bool) -> Iterator[str]:
+    def render(self, parts: list[Rule], scope: Scope, escapes: bool) -> Iterator[str]:
         """Yield the text of template parts, honouring ``~`` strip markers."""
         pieces = list(self.pieces(parts, scope))
         for i, (text, literal) in enumerate(pieces):
@@ -388,11 +379,11 @@ class Evaluator:
                 text = text.rstrip()  # noqa: PLW2901
             yield text
 
-    def pieces(self, parts: list[Node], scope: Scope) -> Iterator[tuple[str, bool]]:
+    def pieces(self, parts: list[Rule], scope: Scope) -> Iterator[tuple[str, bool]]:
         """Flatten template parts into (text, is_literal) pieces with strip-marker sentinels."""
         for part in parts:
-            content = part.content if type(part).__name__ == "StringPartRule" else part
-            kind = type(content).__name__
+            content = part.content if part.kind == "StringPartRule" else part
+            kind = content.kind
             if kind == "InterpolationRule":
                 value = self.eval(content.expression, scope)
                 yield self.template_string(content, value), False
@@ -401,7 +392,7 @@ class Evaluator:
             elif kind == "TemplateForRule":
                 yield from self.for_pieces(content, scope)
             elif kind.startswith("Template"):  # an else/endif/endfor outside its directive
-                raise self.error(parts[0] if not hasattr(content, "_meta") else content,
+                raise self.error(content if isinstance(content, Rule) else parts[0],
                                  "unbalanced template directives: the control directives "
                                  "within this template are unbalanced")
             else:
@@ -410,7 +401,7 @@ class Evaluator:
                 except ValueError as exc:
                     raise self.error(content, str(exc)) from None
 
-    def if_pieces(self, node: Node, scope: Scope) -> Iterator[tuple[str, bool]]:
+    def if_pieces(self, node: Rule, scope: Scope) -> Iterator[tuple[str, bool]]:
         start, endif, else_rule = node._if_start, node._endif, node._else_rule
         condition = self.eval(start.condition, scope)
         try:
@@ -428,7 +419,7 @@ class Evaluator:
             yield from _marker(endif.strip_open, before=True)
         yield from _marker(endif.strip_close, before=False)
 
-    def for_pieces(self, node: Node, scope: Scope) -> Iterator[tuple[str, bool]]:
+    def for_pieces(self, node: Rule, scope: Scope) -> Iterator[tuple[str, bool]]:
         start, end = node._for_start, node._endfor
         collection = self.eval(start.collection, scope)
         # python-hcl2 calls the first identifier ``iterator`` and the second ``key_iterator``;
@@ -445,7 +436,7 @@ class Evaluator:
             yield from _marker(end.strip_open, before=True)
         yield from _marker(end.strip_close, before=False)
 
-    def template_string(self, node: Node, value: Value) -> str:
+    def template_string(self, node: Rule, value: Value) -> str:
         if value is None or values.is_nil(value):
             raise self.error(node, "invalid template interpolation value: the value is null")
         if isinstance(value, list | dict):
@@ -454,9 +445,9 @@ class Evaluator:
         return values.to_string(value)
 
 
-def _mentions(node: Node, names: set[str]) -> bool:
+def _mentions(node: Rule, names: set[str]) -> bool:
     """Whether an expression names any of ``names`` (an identifier anywhere in it)."""
-    if type(node).__name__ == "IdentifierRule":
+    if node.kind == "IdentifierRule":
         return str(node.token.value) in names
     return any(_mentions(child, names) for child in getattr(node, "children", ()) or ())
 
@@ -477,11 +468,13 @@ _ANY_ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.?)", re.DOTALL
 
 def _literal(token: Node) -> str:
     text = str(token.value)
-    kind = type(token).__name__
+    kind = token.kind
     if text.startswith("$${") or text.startswith("%%{"):
         return text[1:]
     if "ESCAPED" in kind:
         return text[1:]
+    if "\\" not in text:  # no escape: most literals
+        return text
     for escape in _ANY_ESCAPE_RE.finditer(text):
         if not _ESCAPE_RE.fullmatch(escape.group(0)):
             raise ValueError(f"invalid escape sequence: the symbol {escape.group(1)[:1]!r} is "
@@ -494,56 +487,6 @@ def _unescape(match: re.Match[str]) -> str:
     if code[0] in "uU":
         return chr(int(code[1:], 16))
     return _ESCAPES[code]
-
-
-def _dedent(body: str) -> str:
-    """HCL's ``<<-`` trimming: the smallest indent of the lines that are not blank is cut from
-    every line; blank (whitespace-only) lines are left as they are."""
-    lines = body.split("\n")
-    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
-    cut = min(indents, default=0)
-    return "\n".join(line[cut:] if line.strip() else line for line in lines)
-
-
-def _quote_template(body: str) -> str:
-    """Re-spell a heredoc body as the inside of a quoted string (escapes only in literals)."""
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        if body.startswith(("$${", "%%{"), i):
-            out.append(body[i:i + 3])
-            i += 3
-        elif body.startswith(("${", "%{"), i):
-            end = _closing_brace(body, i + 2)
-            out.append(body[i:end + 1].replace("\n", " "))
-            i = end + 1
-        else:
-            out.append({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(body[i], body[i]))
-            i += 1
-    return "".join(out)
-
-
-def _closing_brace(text: str, start: int) -> int:
-    depth, i, quoted = 1, start, False
-    while i < len(text):
-        char = text[i]
-        if quoted:
-            if char == "\\":
-                i += 1
-            elif char == '"':
-                quoted = False
-            elif text.startswith(("${", "%{"), i) and not text.startswith(("$${", "%%{"), i - 1):
-                i = _closing_brace(text, i + 2)
-        elif char == '"':
-            quoted = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return len(text) - 1
 
 
 def _binary(operator: str, left: Value, right: Value) -> Value:
@@ -570,7 +513,7 @@ _COMPARISONS: dict[str, Callable[[Decimal, Decimal], bool]] = {
 }
 
 
-_DISPATCH: dict[str, Callable[[Evaluator, Node, Scope], Value]] = {
+_DISPATCH: dict[str, Callable[[Evaluator, Rule, Scope], Value]] = {
     "ExprTermRule": Evaluator._eval_expr_term_rule,
     "IdentifierRule": Evaluator._eval_identifier_rule,
     "LiteralValueRule": Evaluator._eval_literal_value_rule,
@@ -590,5 +533,5 @@ _DISPATCH: dict[str, Callable[[Evaluator, Node, Scope], Value]] = {
     "FunctionCallRule": Evaluator._eval_function_call_rule,
     "StringRule": Evaluator._eval_string_rule,
     "HeredocTemplateRule": Evaluator._eval_heredoc_template_rule,
-    "HeredocTrimTemplateRule": Evaluator._eval_heredoc_trim_template_rule,
+    "HeredocTrimTemplateRule": Evaluator._eval_heredoc_template_rule,
 }

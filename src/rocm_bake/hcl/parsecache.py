@@ -1,31 +1,30 @@
 """A content-addressed cache of parsed HCL trees (like Python's ``.pyc`` files).
 
 Parsing with python-hcl2 costs about 0.4 s for rocm-bake.hcl; loading a cached tree costs a
-few tens of milliseconds. Entries are keyed by the file's text and the parser's version,
-written atomically, and never trusted blindly: an unreadable entry is parsed again and
-replaced. The cache is an optimisation only — with no writable cache directory everything
-still works. Set ``ROCM_BAKE_CACHE_DIR`` to move it, or to ``off`` to disable it.
+few milliseconds, and imports neither python-hcl2 nor lark: the cache holds the model's own
+tree (``tree``). Entries are named by a checksum of the file's text, this format and the
+parser's version, written atomically, and never trusted blindly: an entry holds the text it was
+parsed from and serves that text only, and an unreadable entry is parsed again and replaced.
+The cache is an optimisation only — with no writable cache directory everything still works.
+Set ``ROCM_BAKE_CACHE_DIR`` to move it, or to ``off`` to disable it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
-import hashlib
-import io
 import os
 import pickle
+import zlib
 from collections.abc import Iterator
+from importlib.machinery import PathFinder
 from pathlib import Path
-from typing import Any
 
-from hcl2 import version as hcl2_version
-from hcl2.rules.tokens import StaticStringToken, StringToken
+from rocm_bake.hcl.tree import Rule
 
-from rocm_bake import atomic
-
-# 2: token classes are pickled once each, by grammar name (1 pickled every token by name)
-FORMAT = "2"
+# 3: the model's own tree (2 pickled python-hcl2's, token classes once each by grammar name)
+FORMAT = "3"
 
 
 def cache_dir() -> Path | None:
@@ -38,27 +37,51 @@ def cache_dir() -> Path | None:
     return Path(base) / "rocm-bake" / "parse"
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(f"{FORMAT}\0{hcl2_version.__version__}\0{text}".encode()).hexdigest()
+def _path(directory: Path, text: str) -> Path:
+    """A checksum names the entry (a match is checked against the text it holds), so that
+    hashlib's loading of OpenSSL is not paid on every load."""
+    key = zlib.crc32(text.encode(), zlib.crc32(_stamp()))
+    return directory / f"{key:08x}-{len(text)}.pickle"
 
 
-def load(text: str) -> Any | None:
+def _stamp() -> bytes:
+    """What an entry must have been made by: this format and this parser."""
+    return FORMAT.encode() + b"\0" + _parser_version()
+
+
+@functools.cache
+def _parser_version() -> bytes:
+    """python-hcl2's version module, read as text: importing it would import the parser."""
+    spec = PathFinder.find_spec("hcl2")
+    if spec is None or not spec.submodule_search_locations:
+        return b""
+    version = Path(next(iter(spec.submodule_search_locations))) / "version.py"
+    try:
+        return version.read_bytes()
+    except OSError:
+        return b""
+
+
+def load(text: str) -> Rule | None:
     """The cached tree for this text, or None."""
     directory = cache_dir()
     if directory is None:
         return None
     try:
-        data = (directory / f"{_key(text)}.pickle").read_bytes()
+        data = _path(directory, text).read_bytes()
         with _collector_paused():
-            return pickle.loads(data)
+            stamp, source, tree = pickle.loads(data)
     except Exception:  # a missing or damaged entry is simply parsed again
         return None
+    if stamp != _stamp() or source != text or not isinstance(tree, Rule):
+        return None
+    return tree
 
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Unpickling a tree makes tens of thousands of objects that all stay alive; the cyclic
-    garbage collector would walk them again and again for nothing while they are made."""
+    """Unpickling a tree makes thousands of objects that all stay alive; the cyclic garbage
+    collector would walk them again and again for nothing while they are made."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -68,35 +91,13 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def store(text: str, tree: Any) -> None:
+def store(text: str, tree: Rule) -> None:
     """Write the tree for this text, atomically; a failure to write is not an error."""
     directory = cache_dir()
     if directory is None:
         return
-    buffer = io.BytesIO()
+    from rocm_bake import atomic  # noqa: PLC0415  # tempfile & co. only when writing
+
     with contextlib.suppress(OSError, pickle.PicklingError, RecursionError):
-        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(tree)
-        atomic.write_bytes(directory / f"{_key(text)}.pickle", buffer.getvalue())
-
-
-class _Pickler(pickle.Pickler):
-    """python-hcl2 makes its token classes at run time, so pickle cannot find them by name:
-    each such class is pickled once, by grammar name, and the tokens themselves the ordinary
-    way (no Python call per token when the tree is loaded)."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        if (not isinstance(obj, type) or not issubclass(obj, StringToken)
-                or obj in (StringToken, StaticStringToken)):
-            return NotImplemented
-        if issubclass(obj, StaticStringToken):
-            default = obj._default_value  # type: ignore[attr-defined]  # set by python-hcl2
-            key: tuple[str, ...] = ("static", obj.lark_name(), default)
-        else:
-            key = ("string", obj.lark_name())
-        return _token_class, (key,)
-
-
-def _token_class(key: tuple[str, ...]) -> type[StringToken]:
-    if key[0] == "static":
-        return StaticStringToken.__class_getitem__((key[1], key[2]))
-    return StringToken.__class_getitem__(key[1])
+        data = pickle.dumps((_stamp(), text, tree), protocol=pickle.HIGHEST_PROTOCOL)
+        atomic.write_bytes(_path(directory, text), data)

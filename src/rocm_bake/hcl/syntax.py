@@ -1,26 +1,30 @@
-"""Parse HCL text into python-hcl2's typed tree, turning parser failures into file:line errors."""
+"""Parse HCL text with python-hcl2 into the model's tree (``tree``), turning parser failures
+into file:line errors.
+
+python-hcl2 and lark are imported only when a text must really be parsed: a tree the parse
+cache has needs neither.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import hcl2
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+from typing import TYPE_CHECKING, Any
 
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import parsecache
+from rocm_bake.hcl.tree import PARTS, Meta, Rule, Token, make_rule
 
-Node = Any  # a python-hcl2 rule or token (the library ships no precise types)
+if TYPE_CHECKING:
+    from lark.exceptions import UnexpectedToken
 
 
-def parse(text: str, filename: str) -> Node:
-    """The typed tree (``StartRule``) of one HCL file (from the parse cache when it has it)."""
+def parse(text: str, filename: str) -> Rule:
+    """The tree (``StartRule``) of one HCL file (from the parse cache when it has it)."""
     _check_supported(text, filename)
     cached = parsecache.load(text)
     if cached is not None:
         return cached
-    tree = _parse(text, filename)
+    tree = _convert(_parse(text, filename), filename)
     parsecache.store(text, tree)
     return tree
 
@@ -44,7 +48,7 @@ def _check_supported(text: str, filename: str) -> None:
 _UNCLOSED_ESCAPE = re.compile(r'(?:\$\$|%%)\{[^}"\n]*(?:"|$)', re.MULTILINE)
 
 
-def _parse(text: str, filename: str) -> Node:
+def _parse(text: str, filename: str) -> Any:
     try:
         return _parse_or_fail(text, filename)
     except HCLError:
@@ -57,7 +61,15 @@ def _parse(text: str, filename: str) -> Node:
                        filename, line) from None
 
 
-def _parse_or_fail(text: str, filename: str) -> Node:
+def _parse_or_fail(text: str, filename: str) -> Any:
+    import hcl2.api  # noqa: PLC0415  # only on a cache miss (see the module's docstring)
+    from lark.exceptions import (  # noqa: PLC0415
+        LarkError,
+        UnexpectedCharacters,
+        UnexpectedEOF,
+        UnexpectedToken,
+    )
+
     try:
         return hcl2.api.parses(text, discard_comments=True)
     except UnexpectedCharacters as exc:
@@ -111,16 +123,129 @@ def _token_position(text: str, exc: UnexpectedToken) -> tuple[int | None, int | 
     return line, column
 
 
-def position(node: Node) -> tuple[int | None, int | None]:
-    """The (line, column) where a rule starts, when the parser recorded it."""
-    meta = getattr(node, "_meta", None)
-    if meta is None or getattr(meta, "empty", True):
-        return None, None
-    return meta.line, meta.column
+#: Parts that are no python-hcl2 property: the converter makes them.
+_MADE_HERE = ("labels", "template", "template_error")
 
 
-def end_position(node: Node) -> tuple[int | None, int | None]:
-    meta = getattr(node, "_meta", None)
+class _Converter:
+    """python-hcl2's tree -> the model's tree; a node reached twice (as a child and as a named
+    part) becomes one node."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.done: dict[int, Rule | Token] = {}
+
+    def node(self, node: Any) -> Rule | Token:
+        known = self.done.get(id(node))
+        if known is not None:
+            return known
+        made = self.rule(node) if hasattr(node, "_meta") else self.token(node)
+        self.done[id(node)] = made
+        return made
+
+    def token(self, token: Any) -> Token:
+        value = token.value
+        plain = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+        return Token(type(token).__name__, str(value) if plain is None else plain)
+
+    def rule(self, rule: Any) -> Rule:
+        kind = type(rule).__name__
+        children = [self.node(child) for child in rule.children
+                    if child is not None and hasattr(child, "_meta")]
+        parts = {name: self.part(getattr(rule, name)) for name in PARTS.get(kind, ())
+                 if name not in _MADE_HERE}
+        if kind == "BlockRule":  # every child before the opening brace: the type and labels
+            before = rule.children[: rule.children.index(rule.body) - 1]
+            parts["labels"] = [self.node(c) for c in before if c is not None]
+        if kind.startswith("Heredoc"):
+            parts.update(self.heredoc(rule, trim=kind == "HeredocTrimTemplateRule"))
+        return make_rule(kind, _meta(rule._meta), children, parts)  # type: ignore[arg-type]
+
+    def part(self, value: Any) -> Any:
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            return str(value)  # a lark Token is a str: keep its text only
+        if isinstance(value, list):
+            return [self.part(item) for item in value]
+        return self.node(value)
+
+    def heredoc(self, rule: Any, trim: bool) -> dict[str, Any]:
+        """A heredoc's body is a template: parsed here, as a quoted string, so evaluating it
+        parses nothing; a body that does not parse fails when (and if) it is evaluated."""
+        raw = str(rule.heredoc.value)
+        body = raw.split("\n", 1)[1].rsplit("\n", 2)[0] + "\n" if raw.count("\n") > 1 else ""
+        if trim:
+            body = _dedent(body)
+        text = f"x = \"{_quote_template(body)}\"\n"
+        try:
+            _check_supported(text, self.filename)
+            tree = _parse(text, self.filename)
+        except HCLError as exc:
+            return {"template": None, "template_error": (exc.message, exc.file, exc.line,
+                                                         exc.column)}
+        string = _Converter(self.filename).node(tree.body.children[0].expression.expression)
+        return {"template": string, "template_error": None}
+
+
+def _convert(tree: Any, filename: str) -> Rule:
+    converted = _Converter(filename).node(tree)
+    assert isinstance(converted, Rule)
+    return converted
+
+
+def _meta(meta: Any) -> Meta | None:
     if meta is None or getattr(meta, "empty", True):
-        return None, None
-    return meta.end_line, meta.end_column
+        return None
+    return (meta.line, meta.column, meta.end_line, meta.end_column, meta.start_pos,
+            meta.end_pos)
+
+
+def _dedent(body: str) -> str:
+    """HCL's ``<<-`` trimming: the smallest indent of the lines that are not blank is cut from
+    every line; blank (whitespace-only) lines are left as they are."""
+    lines = body.split("\n")
+    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
+    cut = min(indents, default=0)
+    return "\n".join(line[cut:] if line.strip() else line for line in lines)
+
+
+def _quote_template(body: str) -> str:
+    """Re-spell a heredoc body as the inside of a quoted string (escapes only in literals)."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body.startswith(("$${", "%%{"), i):
+            out.append(body[i:i + 3])
+            i += 3
+        elif body.startswith(("${", "%{"), i):
+            end = _closing_brace(body, i + 2)
+            out.append(body[i:end + 1].replace("\n", " "))
+            i = end + 1
+        else:
+            out.append({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(body[i], body[i]))
+            i += 1
+    return "".join(out)
+
+
+def _closing_brace(text: str, start: int) -> int:
+    depth, i, quoted = 1, start, False
+    while i < len(text):
+        char = text[i]
+        if quoted:
+            if char == "\\":
+                i += 1
+            elif char == '"':
+                quoted = False
+            elif text.startswith(("${", "%{"), i) and not text.startswith(("$${", "%%{"), i - 1):
+                i = _closing_brace(text, i + 2)
+        elif char == '"':
+            quoted = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(text) - 1

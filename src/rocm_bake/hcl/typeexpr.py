@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from rocm_bake.errors import HCLError
-from rocm_bake.hcl.syntax import Node, position
+from rocm_bake.hcl.tree import Node, Rule, position
 from rocm_bake.hcl.types import ANY, BOOL, NUMBER, STRING, Type
 
 _PRIMITIVES = {"string": STRING, "number": NUMBER, "bool": BOOL, "any": ANY}
 _COLLECTIONS = ("list", "set", "map")
 
 
-def type_constraint(node: Node, filename: str) -> Type:
+def type_constraint(node: Rule, filename: str) -> Type:
     """The type a constraint expression names; anything else is an error at its position."""
-    kind = type(node).__name__
+    kind = node.kind
     if kind == "ExprTermRule":
         return type_constraint(node.expression, filename)
     if kind == "IdentifierRule":
@@ -26,7 +26,7 @@ def type_constraint(node: Node, filename: str) -> Type:
                                  "object({...})")
 
 
-def _call(node: Node, filename: str) -> Type:
+def _call(node: Rule, filename: str) -> Type:
     name = str(node.identifiers[0].token.value)
     args = list(node.arguments.arguments) if node.arguments is not None else []
     if len(args) != 1:
@@ -34,25 +34,25 @@ def _call(node: Node, filename: str) -> Type:
     arg = _unwrap(args[0])
     if name in _COLLECTIONS:
         return Type(name, element=type_constraint(arg, filename))
-    if name == "tuple" and type(arg).__name__ == "TupleRule":
+    if name == "tuple" and arg.kind == "TupleRule":
         return Type("tuple", elements=tuple(type_constraint(e, filename) for e in arg.elements))
-    if name == "object" and type(arg).__name__ == "ObjectRule":
+    if name == "object" and arg.kind == "ObjectRule":
         attrs = tuple((_key(e.key, filename), type_constraint(e.expression, filename))
                       for e in arg.elements)
         return Type("object", attributes=tuple(sorted(attrs)))
     raise _error(node, filename, f"invalid type constraint: unknown type function {name}()")
 
 
-def _unwrap(node: Node) -> Node:
-    while type(node).__name__ == "ExprTermRule":
+def _unwrap(node: Rule) -> Rule:
+    while node.kind == "ExprTermRule":
         node = node.expression
     return node
 
 
-def _key(key: Node, filename: str) -> str:
-    inner = key.value if type(key).__name__ == "ObjectElemKeyRule" else key.expression
+def _key(key: Rule, filename: str) -> str:
+    inner = key.value if key.kind == "ObjectElemKeyRule" else key.expression
     inner = _unwrap(inner)
-    if type(inner).__name__ == "IdentifierRule":
+    if inner.kind == "IdentifierRule":
         return str(inner.token.value)
     raise _error(key, filename, "invalid type constraint: object attribute names must be "
                                 "identifiers")

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import urllib.parse
-import uuid
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 
@@ -242,26 +240,26 @@ def _urlencode(args: list[Value]) -> Value:
 
 def _digest(algorithm: str) -> Callable[[list[Value]], Value]:
     def impl(args: list[Value]) -> Value:
+        import hashlib  # noqa: PLC0415  # OpenSSL's loading, only for a file that hashes
+
         return hashlib.new(algorithm, as_str(args[0]).encode()).hexdigest()
 
     return impl
 
 
 def _uuidv4(args: list[Value]) -> Value:
+    import uuid  # noqa: PLC0415  # uuid (and platform), only for a file that makes UUIDs
+
     return str(uuid.uuid4())
 
 
-_UUID_NAMESPACES = {
-    "dns": uuid.NAMESPACE_DNS,
-    "url": uuid.NAMESPACE_URL,
-    "oid": uuid.NAMESPACE_OID,
-    "x500": uuid.NAMESPACE_X500,
-}
-
-
 def _uuidv5(args: list[Value]) -> Value:
+    import uuid  # noqa: PLC0415  # as above
+
     namespace, name = as_str(args[0]), as_str(args[1])
-    space = _UUID_NAMESPACES.get(namespace)
+    namespaces = {"dns": uuid.NAMESPACE_DNS, "url": uuid.NAMESPACE_URL,
+                  "oid": uuid.NAMESPACE_OID, "x500": uuid.NAMESPACE_X500}
+    space = namespaces.get(namespace)
     if space is None:
         try:
             space = uuid.UUID(namespace)

@@ -123,6 +123,8 @@ def _joins(prev: str, cur: str, state: dict[str, int]) -> bool:
 
 def graphemes(text: str) -> list[str]:
     """Split text into extended grapheme clusters."""
+    if text.isascii():
+        return _ascii_clusters(text)
     clusters: list[str] = []
     prev = ""
     state = {"ri": 0, "pict_zwj": 0, "pict": 0}
@@ -140,4 +142,17 @@ def graphemes(text: str) -> list[str]:
         if cls not in ("Extend", "ZWJ", "Pict"):
             state["pict"] = 0
         prev = cls
+    return clusters
+
+
+def _ascii_clusters(text: str) -> list[str]:
+    """ASCII text's clusters: every character is one of its own, but CR LF is one."""
+    if "\r\n" not in text:
+        return list(text)
+    clusters: list[str] = []
+    for char in text:
+        if char == "\n" and clusters and clusters[-1] == "\r":
+            clusters[-1] += char
+        else:
+            clusters.append(char)
     return clusters

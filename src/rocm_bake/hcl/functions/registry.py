@@ -1,47 +1,49 @@
 """The function table: every function buildx's bake stdlib (``bake/hclparser/stdlib.go``) has,
 except ``can`` and ``try`` (the evaluator's), ``convert`` (a type expression) and ``bcrypt`` and
-``rsadecrypt`` (not reproducible)."""
+``rsadecrypt`` (not reproducible).
+
+A family's module is imported when a name is first looked up that the families loaded so far do
+not have (a bake file calls a few families: most of its loading is never paid), all of them
+when the table is listed. The families are tried in a fixed order, so a lookup always finds the
+same function."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Iterator, Mapping
 
-from rocm_bake.hcl.functions.collectionfns import TABLE as COLLECTIONS
-from rocm_bake.hcl.functions.encoding import TABLE as ENCODINGS
-from rocm_bake.hcl.functions.format import TABLE as FORMATS
-from rocm_bake.hcl.functions.logic import TABLE as LOGIC
-from rocm_bake.hcl.functions.network import TABLE as NETWORK
-from rocm_bake.hcl.functions.numeric import TABLE as NUMBERS
 from rocm_bake.hcl.functions.params import Function
-from rocm_bake.hcl.functions.paths import TABLE as PATHS
-from rocm_bake.hcl.functions.regex import TABLE as REGEXES
-from rocm_bake.hcl.functions.sets import TABLE as SETS
-from rocm_bake.hcl.functions.strings import TABLE as STRINGS
-from rocm_bake.hcl.functions.timefns import TABLE as TIMES
 
-_TABLES: tuple[Mapping[str, Function], ...] = (
-    COLLECTIONS,
-    ENCODINGS,
-    FORMATS,
-    LOGIC,
-    NETWORK,
-    NUMBERS,
-    PATHS,
-    REGEXES,
-    SETS,
-    STRINGS,
-    TIMES,
-)
+#: Family modules of ``rocm_bake.hcl.functions``, the most called first.
+FAMILIES = ("strings", "collectionfns", "regex", "sets", "encoding", "logic", "numeric",
+            "format", "paths", "network", "timefns")
 
 
-def _merged() -> dict[str, Function]:
-    table: dict[str, Function] = {}
-    for part in _TABLES:
-        twice = table.keys() & part.keys()
+class _Table(Mapping[str, Function]):
+    def __init__(self) -> None:
+        self._loaded: dict[str, Function] = {}
+        self._pending = list(FAMILIES)
+
+    def __getitem__(self, name: str) -> Function:
+        while name not in self._loaded and self._pending:
+            self._load(self._pending.pop(0))
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        while self._pending:
+            self._load(self._pending.pop(0))
+        return iter(sorted(self._loaded))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def _load(self, family: str) -> None:
+        module = importlib.import_module(f"rocm_bake.hcl.functions.{family}")
+        part: Mapping[str, Function] = module.TABLE
+        twice = self._loaded.keys() & part.keys()
         if twice:
             raise AssertionError(f"functions defined twice: {sorted(twice)}")
-        table.update(part)
-    return dict(sorted(table.items()))
+        self._loaded.update(part)
 
 
-FUNCTIONS: Mapping[str, Function] = _merged()
+FUNCTIONS: Mapping[str, Function] = _Table()
