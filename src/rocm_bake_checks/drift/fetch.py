@@ -77,8 +77,7 @@ class Fetcher:
         key = redact.text(key)
         if self.offline is not None:
             return self._replay(key, log)
-        with self._lock:
-            slot = self._slots.setdefault(key, _Slot(threading.Lock()))
+        slot = self._slot(key)
         with slot.lock:
             if slot.done and slot.unclaimed:   # the first asker of a prefetched answer
                 log.queries.append(Query(key, slot.unclaimed))
@@ -102,13 +101,16 @@ class Fetcher:
         if self.offline is not None:
             return
         key = redact.text(key)
-        with self._lock:
-            slot = self._slots.setdefault(key, _Slot(threading.Lock()))
+        slot = self._slot(key)
         with slot.lock:
             if not slot.done:
                 log = Explanation()
                 self._compute(key, slot, compute, log)
                 slot.unclaimed = log.queries[-1].outcome if log.queries else ""
+
+    def _slot(self, key: str) -> _Slot:
+        with self._lock:
+            return self._slots.setdefault(key, _Slot(threading.Lock()))
 
     def _compute(self, key: str, slot: _Slot, compute: Compute, log: Explanation) -> None:
         try:

@@ -111,22 +111,8 @@ class GitSource:
             if "couldn't find remote ref refs/heads/" in str(exc):
                 raise _BranchMissingError from None
             raise
-        lines = self._lines(repo, ["for-each-ref", "--format=%(objectname) %(objecttype) "
-                                   "%(*objectname) %(refname)", "refs/tags", "refs/heads"], url)
-        tags: dict[str, str] = {}
-        objects: dict[str, str] = {}
-        heads: dict[str, str] = {}
-        for line in lines:
-            oid, kind, peeled, ref = line.split(" ", 3)   # peeled: "" unless an annotated tag
-            if ref.startswith("refs/tags/"):
-                name = ref.removeprefix("refs/tags/")
-                tags[name] = peeled or oid
-                if kind == "tag":
-                    objects[name] = oid
-            elif ref.startswith("refs/heads/"):
-                heads[ref.removeprefix("refs/heads/")] = oid
-        return {"tags": dict(sorted(tags.items())), "heads": dict(sorted(heads.items())),
-                "tag_objects": dict(sorted(objects.items()))}
+        return parse_ls_remote(self._git(repo, ["for-each-ref", LS_REMOTE_FORMAT, "refs/tags",
+                                                "refs/heads"], url))
 
     def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
         with self.hosts.slot(self.rewrite(url)):
@@ -279,6 +265,11 @@ class GitSource:
                                    f"{gitrun.error_line(result.stderr, result.status)}")
         return result.stdout
 
+
+# for-each-ref printing what ls-remote prints: "oid<TAB>ref", and for an annotated tag a second
+# line "commit<TAB>ref^{}"
+LS_REMOTE_FORMAT = ("--format=%(objectname)%09%(refname)%(if)%(*objectname)%(then)%0a"
+                    "%(*objectname)%09%(refname)^{}%(end)")
 
 CACHE_CONFIG = """[core]
 \trepositoryformatversion = 1
