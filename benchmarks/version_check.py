@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from rocm_bake_checks.drift import warmup  # noqa: E402
+from rocm_bake_checks.drift.cache import DiskCache  # noqa: E402
 from tests.drift import upstream  # noqa: E402
 
 INV = str(Path(sys.executable).parent / "inv")
@@ -241,8 +243,7 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
 def git_wave(cache: Path, rewrites: list[str]) -> float:
     """Seconds for the ref listings a warm run asks (its plan, drift/warmup.py), started all at
     once with nothing else running: the network part of a warm run, which nvchecker pays too."""
-    urls = [u for plan in (cache / "plan").glob("*.json")
-            for u in json.loads(plan.read_text())["value"]["git"]]
+    urls = warmup.load(DiskCache(cache / "plan"), [ROOT / "rocm-bake.hcl"]).git
     pairs = [r.split("=", 1) for r in rewrites]
     fetched = [next((new + u[len(old):] for old, new in pairs if u.startswith(old)), u)
                for u in urls]
