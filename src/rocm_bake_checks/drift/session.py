@@ -92,7 +92,7 @@ class Session:
         """Keep this run's questions about ``files`` for the next run's ``warm_up``."""
         if self._planned():
             warmup.save(self._plans(), files,
-                        warmup.Plan(sorted(self.git.listed), sorted(self.web.asked)))
+                        warmup.Plan(list(self.git.listed), list(self.web.asked)))
 
     def _plans(self) -> DiskCache:
         assert self.settings.cache_dir is not None
