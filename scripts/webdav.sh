@@ -10,9 +10,9 @@
 # ROCM_BAKE_WEBDAV_AUTH=USER:PASSWORD (start): the read-write server asks for HTTP basic auth
 # (what SCCACHE_WEBDAV_USERNAME/PASSWORD, or user:password@ in SCCACHE_WEBDAV_URL, answer).
 #
-# PROPFIND/OPTIONS come from dav-ext: without it sccache silently turns read-only (0 % hits,
-# see ../shared/SCCACHE.md). Every request is logged to RUN_DIR/access.log (method, path,
-# status), so tests can count writes.
+# PROPFIND/OPTIONS come from dav-ext: without it PROPFIND answers 405 and sccache silently
+# turns read-only (0 % hits, seen only in its error log). Every request is logged to
+# RUN_DIR/access.log (method, path, status), so tests can count writes.
 set -euo pipefail
 
 PROG=webdav.sh

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# ../shared beside the checkout; ROCM_BAKE_SHARED for a worktree elsewhere
-SHARED = Path(os.environ.get("ROCM_BAKE_SHARED") or ROOT.parent / "shared")
+# Recorded data the tests read (where each file came from: tests/fixtures/README.md)
+FIXTURES = ROOT / "tests" / "fixtures"
 VENV_BIN = Path(sys.executable).parent
 IN_CI = bool(os.environ.get("CI"))
 

@@ -12,6 +12,8 @@ from rocm_bake_docs.source import Source
 
 PATH = "reference/bake-model.md"
 TESTS = "tests/buildx"
+#: The buildx-recorded vectors tests/buildx/test_vectors.py runs (a path in the repository).
+VECTORS = "tests/fixtures/bake/vectors.json"
 
 #: What each family of tests/buildx/test_families.py is about.
 FAMILY_TEXT = {
@@ -88,7 +90,7 @@ def render(source: Source) -> str:
         "through the installed buildx (0.29.1) and the model side by side, and must give the "
         "same `--print` / `--list=variables` data, or fail in both "
         f"(`pytest -m buildx {TESTS}`). {total} cases in all, plus the recorded vectors of "
-        "/work/shared/fixtures/bake and `rocm-bake.hcl` itself for every group and arch.\n",
+        f"`{VECTORS}` and `rocm-bake.hcl` itself for every group and arch.\n",
         md.table(["family", "what", "cases", "case names"], rows),
         "## Differential fuzzing\n",
         f"`{TESTS}/fuzz.py` draws random bake files, environments and `--set` lists from the "

@@ -1,4 +1,4 @@
-"""Real git repositories with the real tag names of ../shared/fixtures/upstream, built with
+"""Real git repositories with the real tag names of tests/fixtures/upstream, built with
 ``git fast-import`` (one commit per tag, in creation order; annotated tags where the fixture
 says ``tag``), served by a real ``git daemon`` on 127.0.0.1."""
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-UPSTREAM = SHARED / "fixtures" / "upstream"
+UPSTREAM = FIXTURES / "upstream"
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "LC_ALL": "C",
            "PATH": "/usr/local/bin:/usr/bin:/bin"}
 

@@ -23,9 +23,9 @@ from tests.drift import upstream
 SNAPSHOT = ROOT / "src" / "rocm_bake_checks" / "drift" / "snapshots" / "upstream.json"
 RECORDED_AT = "2026-08-20T12:00:00+00:00"
 NOTE = ("Synthetic upstream state for offline runs and the docs page: tag names from "
-        "../shared/fixtures/upstream (plus realistic tags where those snapshots stop early), "
+        "tests/fixtures/upstream (plus realistic tags where those snapshots stop early), "
         "recorded by a real run against local servers; commit ids other than the pins are "
-        "synthetic. Regenerate: python -m tests.drift.make_snapshot")
+        "synthetic. Regenerate: .venv/bin/python -m tests.drift.make_snapshot")
 
 
 def generate(path: Path = SNAPSHOT) -> None:

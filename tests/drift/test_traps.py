@@ -1,4 +1,4 @@
-"""Every trap of ../shared/fixtures/README.md, against real git repos carrying the real tag
+"""Every trap of tests/fixtures/README.md, against real git repos carrying the real tag
 names (served by git daemon) and a real local HTTP server: the verdict each must give."""
 
 from __future__ import annotations
