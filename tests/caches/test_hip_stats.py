@@ -97,7 +97,7 @@ def test_docs_summary_shows_the_newest_run_of_all_conditions(tmp_path: Path) -> 
     gfx950, gfx1250 = text.split("### `ggml` for gfx950")[1].split("### `ggml` for gfx1250")
     assert "Run `four`" in gfx950 and "230.0 s" not in gfx950, text
     assert "Run `later`" in gfx1250 and "| cold " in gfx1250 and "| warm " not in gfx1250
-    assert "The newest full run, `four`" in text
+    assert "The newest run of the most conditions, `four`" in text
 
 
 def test_docs_latest_numbers_come_from_one_run(tmp_path: Path) -> None:

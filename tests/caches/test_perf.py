@@ -136,7 +136,8 @@ def test_the_aims_met_and_missed_by_the_newest_full_run(tmp_path: Path) -> None:
     records = history.load(_records(tmp_path))
     line = history.aims_line(records)
     # medians: cold 105, frozen 1.5, hot 4.5, warm 8.5; warm HIP: none recorded (no languages)
-    assert line.startswith("The newest full run, `r1` (")
+    assert line.startswith("The newest run of the most conditions, `r1` (")
+    assert "`t` for gfx950, frozen, hot, warm, cold)" in line
     assert "missed: warm/cold 0.081 (aim ≤ 0.05), hot/cold 0.043 (aim ≤ 0.03), " \
            "frozen/cold 0.014 (aim ≤ 0.01)." in line and "met: none" in line, line
     assert history.aims_line([]).startswith("No `inv perf` run is recorded yet")

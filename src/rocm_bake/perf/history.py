@@ -272,8 +272,10 @@ def aims_line(records: Sequence[Mapping[str, object]]) -> str:
     found = verdicts(run)
     met = ", ".join(str(v) for v in found if v.met) or "none"
     missed = ", ".join(str(v) for v in found if not v.met) or "none"
-    return (f"The newest full run, `{first.get('run')}` ({str(first.get('time'))[:10]}, "
-            f"`{first.get('target')}` for {first.get('arch') or 'an unrecorded arch'}), "
+    timed = [c for c in CONDITIONS if any(r.get("condition") == c for r in run)]
+    return (f"The newest run of the most conditions, `{first.get('run')}` "
+            f"({str(first.get('time'))[:10]}, `{first.get('target')}` for "
+            f"{first.get('arch') or 'an unrecorded arch'}, {', '.join(timed)}), "
             f"met: {met}; missed: {missed}.")
 
 
