@@ -1,8 +1,8 @@
 """Benchmark: `inv perf` on the cache test stack (tests/e2e/cachestack: ggml's HIP backend from
 the llama-cpp-python sdist, the full TU set, compiled by the real HIP compiler through sccache
 on the WebDAV store, registry layer cache), all four conditions side by side, N repeats; then
-the medians, the ratios to cold (aims: warm <= 0.10 with >= 99 % HIP hits, hot <= 0.05,
-frozen <= 0.02), the HIP hit rate, and the cold time per arch (gfx950, gfx1201, gfx1250).
+the medians, the ratios to cold against the aims (rocm_bake.perf.history.AIMS and HIP_HIT_AIM),
+the HIP hit rate, and the cold time per arch (gfx950, gfx1201, gfx1250).
 
 Needs the engine, registry and WebDAV store running, the HIP toolchain image and the stack's
 downloads:
@@ -46,8 +46,8 @@ def _perf(conditions: str, repeat: int, sets: Sequence[str]) -> list[dict[str, o
             if line.strip()]
 
 
-def _report(summary: Mapping[str, perf_history.ConditionSummary]) -> None:
-    for condition, item in summary.items():
+def _report(records: Sequence[Mapping[str, object]]) -> None:
+    for condition, item in perf_history.summarize(records).items():
         rate = f", sccache hit rate {item.hit_rate:.1%}" if item.hit_rate is not None else ""
         hip = (f", HIP hit rate {item.hip_hit_rate:.1%}" if item.hip_hit_rate is not None
                else "")
@@ -55,12 +55,8 @@ def _report(summary: Mapping[str, perf_history.ConditionSummary]) -> None:
                         for lang, (h, m) in (item.languages or {}).items())
         print(f"{condition:6} median {item.median:7.1f} s (min {item.minimum:.1f}, "
               f"max {item.maximum:.1f}, n={item.count}){rate}{hip}{langs}")
-    for condition, ratio in perf_history.ratios(summary).items():
-        aim = perf_history.AIMS.get(condition)
-        verdict = ""
-        if aim is not None:
-            verdict = f" (aim <= {aim:.2f}: {'met' if ratio <= aim else 'NOT met'})"
-        print(f"{condition}/cold = {ratio:.3f}{verdict}")
+    for verdict in perf_history.verdicts(records):
+        print(f"{verdict}: {'met' if verdict.met else 'NOT met'}")
 
 
 def main() -> int:
@@ -83,7 +79,7 @@ def main() -> int:
     subprocess.run([INV, "perf-report"], cwd=ROOT, check=True)
 
     print(f"\nall four conditions, GPU_ARCHS={archs[0] if archs else 'default'}:")
-    _report(perf_history.summarize(records))
+    _report(records)
     print("\ncold build per arch (median):")
     for arch, item in cold.items():
         if item is not None:

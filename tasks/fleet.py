@@ -121,7 +121,8 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     done = runner.run(config, request, env, Progress())
     rec = done.record
     if perf_out:
-        perf_history.append(Path(perf_out), record.perf_records(rec, commit or commits.head()))
+        perf_history.append(Path(perf_out), record.perf_records(rec, ",".join(wanted.files),
+                                                                commit or commits.head()))
     if json:
         print(jsonlib.dumps(rec.to_json(), indent=2))
     else:

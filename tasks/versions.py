@@ -17,6 +17,8 @@ _HELP = {
     "record": "write a snapshot of everything fetched to this file",
     "offline": "check against a snapshot file instead of the network (deterministic)",
     "docs": "write docs/reference/variables.md (with --check: fail if it is stale)",
+    "docs_file": "with --docs: write (or --check) this file instead of "
+                 "docs/reference/variables.md (the lanes' live page)",
     "check": "with --docs: exit 1 when the committed page differs, write nothing",
     "deadline": "total time budget in seconds (default 120); unfinished pins: exit 2",
     "workers": "concurrent requests (default 32)",
@@ -38,7 +40,8 @@ _HELP = {
 @reports_errors
 def version_check(c: Context, file: list[str], rewrite: list[str], only: list[str],
                   json_: bool = False, markdown: bool = False, explain: str = "", pr: str = "",
-                  record: str = "", offline: str = "", docs: bool = False, check: bool = False,
+                  record: str = "", offline: str = "", docs: bool = False, docs_file: str = "",
+                  check: bool = False,
                   deadline: float = 120.0, workers: int = 32, timeout: float = 20.0,
                   retries: int = 2, max_wait: float = 60.0, github_api: str = "",
                   pypi: str = "", cache_dir: str = "", list_undeclared: bool = False) -> None:
@@ -48,7 +51,8 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
     options = cli.Options(
         files=list(file) or ["rocm-bake.hcl"], output="json" if json_ else
         "markdown" if markdown else "table", explain=explain, pr=pr, record=record,
-        offline=offline, docs=docs, check=check, deadline=deadline, workers=workers,
+        offline=offline, docs=docs, docs_file=docs_file, check=check, deadline=deadline,
+        workers=workers,
         timeout=timeout, retries=retries, max_wait=max_wait, rewrites=list(rewrite),
         github_api=github_api, pypi=pypi, cache_dir=cache_dir,
         only=[p.strip() for value in only for p in value.split(",") if p.strip()],

@@ -23,6 +23,21 @@ CONDITION_HELP = {
 }
 
 
+WHAT_IS_MEASURED = (
+    "## What is measured\n\n"
+    "`./inv perf` measures the cache test stack by default: target `ggml` of "
+    "`tests/e2e/cachestack/docker-bake.hcl`, ggml's HIP backend from the llama-cpp-python "
+    "sdist (its full translation-unit set), compiled by the real HIP compiler through sccache "
+    "on the WebDAV store for one `GPU_ARCHS`, on the machine `inv perf` runs on. It is not the "
+    "project's images: the ROCm stack of `rocm-bake.hcl` (torch, triton, vllm, ...) is never "
+    "built on this machine, and `inv perf` cannot time it (it needs a `docker-bake.hcl` that "
+    "declares `CACHE_REPO`, `DIST` and a pin variable). The real workload is timed on a ROCm "
+    "builder by `./inv fleet.build --perf-out perf/history.jsonl` (the nightly lane runs it): "
+    "each built cell's time is appended as a warm record naming its arch and `rocm-bake.hcl`, "
+    "and shows up on this page beside the test stack's. Every table below names its workload "
+    "(target, bake file, archs, translation units compiled) and the machine it ran on.\n")
+
+
 def _intro(source: Source) -> str:
     rows = [[f"**{c}**", CONDITION_HELP[c]] for c in CONDITIONS]
     return "\n".join([
@@ -30,6 +45,7 @@ def _intro(source: Source) -> str:
         "# Performance\n",
         "Each build is timed under four conditions, from the cheapest to the most expensive:\n",
         md.table(["condition", "what is cached"], rows),
+        WHAT_IS_MEASURED,
     ])
 
 
@@ -42,36 +58,46 @@ def _no_data(source: Source) -> str:
         "regenerates this page from it.\n")
 
 
-def _latest_row(target: str, records: Sequence[Record]) -> list[str]:
-    """One target's numbers, all from its newest run that measured the most conditions (so
-    a cold-only run of another arch does not mix into the last run of all four)."""
-    mine = [r for r in records if r.target == target]
+def _series(r: Record) -> str:
+    """A chart line and a latest-numbers row: one target built for one arch."""
+    return f"{r.target} {r.arch}"
+
+
+def _latest_row(key: str, records: Sequence[Record]) -> list[str]:
+    """One target and arch's numbers, all from its newest run that measured the most
+    conditions (so a cold-only run does not mix into the last run of all four)."""
+    mine = [r for r in records if _series(r) == key]
     run = history.fullest_run((r.run, r.condition) for r in mine)
     latest = {r.condition: r for r in mine if r.run == run}
-    return [md.code(target), *(duration(latest[c].seconds) if c in latest else "—"
-                               for c in CONDITIONS)]
+    first = next(iter(latest.values()))
+    return [md.code(first.target), first.arch, md.code(first.workload.bake_file),
+            *(duration(latest[c].seconds) if c in latest else "—" for c in CONDITIONS),
+            md.code(run) if run else "—"]
 
 
 def _latest(records: Sequence[Record]) -> str:
-    targets = list(dict.fromkeys(r.target for r in records))
-    rows = [_latest_row(target, records) for target in targets]
+    keys = list(dict.fromkeys(_series(r) for r in records))
+    rows = [_latest_row(key, records) for key in keys]
     when = max(r.time for r in records).strftime("%Y-%m-%d %H:%M %Z").strip()
-    return "\n".join([f"## Latest numbers\n\nLatest run: {when}.\n",
-                      md.table(["target", *CONDITIONS], rows)])
+    return "\n".join([f"## Latest numbers\n\nLatest run: {when}. One row per target and "
+                      "arch, from its newest run of the most conditions (a run that timed only "
+                      "the cold build of another arch has a row of its own).\n",
+                      md.table(["target", "arch", "bake file", *CONDITIONS, "run"], rows)])
 
 
 def _tooltip(r: Record) -> str:
     rate = f", {r.cache_hit_rate:.0%} cache hits" if r.cache_hit_rate is not None else ""
     commit = f" @ {r.commit}" if r.commit else ""
-    return f"{r.target} {r.condition}: {duration(r.seconds)}{rate} ({r.time:%Y-%m-%d}{commit})"
+    return (f"{_series(r)} {r.condition}: {duration(r.seconds)}{rate} "
+            f"({r.time:%Y-%m-%d}{commit})")
 
 
 def _chart(condition: str, records: Sequence[Record]) -> str:
     runs = sorted({r.time for r in records})
     index = {t: i for i, t in enumerate(runs)}
-    targets = list(dict.fromkeys(r.target for r in records))
-    series = [charts.Series(t, [(index[r.time], r.seconds, _tooltip(r))
-                                for r in records if r.target == t]) for t in targets]
+    keys = list(dict.fromkeys(_series(r) for r in records))
+    series = [charts.Series(k, [(index[r.time], r.seconds, _tooltip(r))
+                                for r in records if _series(r) == k]) for k in keys]
     labels = [t.strftime("%m-%d %H:%M") for t in runs]
     svg = charts.line_chart(f"{condition} build time per run", labels, series)
     caption = f"{condition}: {CONDITION_HELP[condition]}"
@@ -80,8 +106,8 @@ def _chart(condition: str, records: Sequence[Record]) -> str:
 
 
 def _charts(records: Sequence[Record]) -> str:
-    parts = ["## History\n", "One chart per condition, one line per target (hover a point for "
-             "its commit and cache hit rate).\n"]
+    parts = ["## History\n", "One chart per condition, one line per target and arch (hover a "
+             "point for its commit and cache hit rate).\n"]
     for condition in CONDITIONS:
         subset = [r for r in records if r.condition == condition]
         if subset:
@@ -90,14 +116,15 @@ def _charts(records: Sequence[Record]) -> str:
 
 
 def _summary(source: Source) -> str:
-    """Medians, ratios to cold and hit rates of the newest ``inv perf`` run, per target."""
+    """The aims met and missed; medians, ratios to cold and hit rates of the newest
+    ``inv perf`` run, per target and arch."""
     return "\n".join([
-        "## Medians and ratios\n",
-        "The newest `./inv perf` run per target (`benchmarks/perf.py`: every condition prepared "
-        "for real — builder cache pruned, fresh registry cache refs, an empty or populated "
-        "sccache store, a touched pin). Aims: warm/cold ≤ 0.10, hot/cold ≤ 0.05, "
-        "frozen/cold ≤ 0.02. `./inv perf-report` draws the same history as an HTML page "
-        "(per-step timeline, hit-rate trend); `./inv perf-serve` serves it live.\n",
+        "## Aims, medians and ratios\n",
+        "The newest `./inv perf` run per target and arch (`benchmarks/perf.py`: every condition "
+        "prepared for real — builder cache pruned, fresh registry cache refs, an empty or "
+        "populated sccache store, a touched pin). `./inv perf-report` draws the same history "
+        "as an HTML page (per-step timeline, hit-rate trend); `./inv perf-serve` serves it "
+        "live.\n",
         history.markdown(history.load(source.perf_path)),
     ])
 

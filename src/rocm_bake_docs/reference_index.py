@@ -21,8 +21,11 @@ ENTRIES = (
 
 def render(source: Source) -> str:
     rows = [[name, what, src] for name, what, src in ENTRIES]
-    rows.append([VARIABLES_MARKER, "every bake variable: type, default, description",
-                 "rocm-bake.hcl, by `inv version-check --docs`"])
+    rows.append([VARIABLES_MARKER, "every bake variable: value, description; each pin's drift "
+                 "status and newest upstream — here an example replayed from the drift tests' "
+                 "recorded snapshot, live in the lanes' `variables-page` artifact",
+                 "rocm-bake.hcl and the drift snapshot, by `inv version-check --offline "
+                 "SNAPSHOT --docs`"])
     return "\n".join([
         md.header("the list of generated pages (src/rocm_bake_docs)"),
         "# Reference\n",

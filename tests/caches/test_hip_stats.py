@@ -8,12 +8,13 @@ from pathlib import Path
 
 from rocm_bake import cache_health
 from rocm_bake.buildx_progress import Step
-from rocm_bake.perf import history
+from rocm_bake.perf import history, schema
 from rocm_bake_docs import performance
 from rocm_bake_docs.source import Source
 
 # The shape sccache 0.16.0 prints for `--show-stats --stats-format=json` after compiling HIP
 # (hipcc through the wrapper directory) and host C/C++ (trimmed to the fields read).
+WORKLOAD = schema.Workload("tests/e2e/cachestack/docker-bake.hcl")
 COLD = {"stats": {"cache_hits": {"counts": {}, "adv_counts": {}},
                   "cache_misses": {"counts": {"C/C++": 2, "HIP": 3},
                                    "adv_counts": {"c++ [gcc]": 1, "hip [clang]": 3,
@@ -61,7 +62,7 @@ def test_history_and_summary_split_hip_from_host(tmp_path: Path) -> None:
     path = tmp_path / "history.jsonl"
     step = Step("d", "[ggml build 2/4] RUN make", cached=False)
     records = [history.record(run_id="r", repeat=1, condition=condition, target="ggml",
-                              seconds=seconds, steps=[step],
+                              seconds=seconds, arch="gfx950", workload=WORKLOAD, steps=[step],
                               stats=[cache_health.CacheStats.from_sccache("ggml", raw)],
                               commit="c", pins="p")
                for condition, seconds, raw in (("cold", 200.0, COLD), ("warm", 10.0, WARM))]
@@ -74,7 +75,7 @@ def test_history_and_summary_split_hip_from_host(tmp_path: Path) -> None:
     assert summary["warm"].hip_hit_rate == 1.0
     assert summary["warm"].languages == {"C/C++": (2, 0), "HIP": (3, 0)}
     text = re.sub(r" {2,}", " ", history.markdown(loaded))
-    row = ("| warm | 1 | 10.0 s | 10.0 s | 10.0 s | 0.050 | ≤ 0.10 | 100.0% | 100.0% "
+    row = ("| warm | 1 | 10.0 s | 10.0 s | 10.0 s | 0.050 | ≤ 0.05 | 100.0% | 100.0% "
            "| 3 / 0 | 2 / 0 |")
     assert row in text, text
 
@@ -84,15 +85,19 @@ def test_docs_summary_shows_the_newest_run_of_all_conditions(tmp_path: Path) -> 
     summary keeps showing the run of all four."""
     step = Step("d", "[ggml build 2/4] RUN make", cached=False)
 
-    def record(run: str, condition: str, seconds: float) -> dict[str, object]:
+    def record(run: str, arch: str, condition: str, seconds: float) -> dict[str, object]:
         return history.record(run_id=run, repeat=1, condition=condition, target="ggml",
-                              seconds=seconds, steps=[step], stats=[], commit="c", pins=run)
+                              seconds=seconds, arch=arch, workload=WORKLOAD, steps=[step],
+                              stats=[], commit="c", pins=run)
 
-    records = [record("four", c, s) for c, s in (("cold", 200.0), ("frozen", 1.0),
-                                                 ("warm", 12.0), ("hot", 5.0))]
-    records.append(record("gfx1250", "cold", 230.0))
+    records = [record("four", "gfx950", c, s) for c, s in (("cold", 200.0), ("frozen", 1.0),
+                                                           ("warm", 12.0), ("hot", 5.0))]
+    records.append(record("later", "gfx1250", "cold", 230.0))
     text = history.markdown(records)
-    assert "Run `four`" in text and "gfx1250" not in text, text
+    gfx950, gfx1250 = text.split("### `ggml` for gfx950")[1].split("### `ggml` for gfx1250")
+    assert "Run `four`" in gfx950 and "230.0 s" not in gfx950, text
+    assert "Run `later`" in gfx1250 and "| cold " in gfx1250 and "| warm " not in gfx1250
+    assert "The newest run of the most conditions, `four`" in text
 
 
 def test_docs_latest_numbers_come_from_one_run(tmp_path: Path) -> None:
@@ -105,8 +110,12 @@ def test_docs_latest_numbers_come_from_one_run(tmp_path: Path) -> None:
                                     ("gfx1250", "cold", 230.0)):
         history.append(path, [history.record(run_id=run, repeat=1, condition=condition,
                                              target="ggml", seconds=seconds, steps=[step],
-                                             stats=[], commit="c", pins=run)])
+                                             arch="gfx1250" if run == "gfx1250" else "gfx950",
+                                             workload=WORKLOAD, stats=[], commit="c",
+                                             pins=run)])
     source = Source(tmp_path, perf_history=Path("history.jsonl"))
-    row = next(line for line in performance.render(source)
-               .splitlines() if line.startswith("| `ggml`"))
-    assert "3m 20s" in row and "3m 50s" not in row, row
+    rows = [line for line in performance.render(source).splitlines()
+            if line.startswith("| `ggml`")]
+    assert len(rows) == 2 and "gfx950" in rows[0] and "gfx1250" in rows[1], rows
+    assert "3m 20s" in rows[0] and "3m 50s" not in rows[0], rows
+    assert "3m 50s" in rows[1] and "3m 20s" not in rows[1], rows

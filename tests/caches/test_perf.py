@@ -26,8 +26,10 @@ def _records(tmp_path: Path) -> Path:
                 ("frozen", frozen, []), ("warm", warm, [cache_health.CacheStats("t", hits=39)]),
                 ("hot", hot, [])):
             records.append(history.record(
-                run_id="r1", repeat=repeat, condition=condition, target="lightgbm",
-                seconds=seconds, steps=[step], stats=stats, commit="abc", pins="p"))
+                run_id="r1", repeat=repeat, condition=condition, target="t",
+                seconds=seconds, arch="gfx950",
+                workload=schema.Workload("b.hcl", {"t": {"HIP": 39}}), steps=[step],
+                stats=stats, commit="abc", pins="p"))
     history.append(path, records)
     return path
 
@@ -52,7 +54,7 @@ def test_summary_medians_and_ratios(tmp_path: Path) -> None:
     ratios = history.ratios(summary)
     assert ratios["warm"] == pytest.approx(8.5 / 105)
     text = re.sub(r" {2,}", " ", history.markdown(records))   # tabulate pads the columns
-    assert "| warm | 2 | 8.0 s | 8.5 s | 9.0 s | 0.081 | ≤ 0.10 | 100.0% |" in text
+    assert "| warm | 2 | 8.0 s | 8.5 s | 9.0 s | 0.081 | ≤ 0.05 | 100.0% |" in text
 
 
 def test_report_is_self_contained(tmp_path: Path) -> None:
@@ -103,3 +105,40 @@ def test_conditions_parse_and_registry_traffic(tmp_path: Path) -> None:
     offset = len(log.read_text().splitlines()[0]) + 1
     assert conditions.registry_traffic(log, offset, "127.0.0.1:5000/p/buildcache",
                                        tmp_path / "reg") == (5, 10)
+
+
+def test_a_record_names_its_arch_workload_and_machine(tmp_path: Path) -> None:
+    raw = history.load(_records(tmp_path))[0]
+    assert raw["arch"] == "gfx950"
+    assert raw["workload"] == {"bake_file": "b.hcl", "units": {"t": {"HIP": 39}}}
+    assert isinstance(raw["cpus"], int) and raw["cpus"] >= 1
+    assert isinstance(raw["memory_gib"], float) and raw["memory_gib"] > 0
+    assert history.machine_text(raw).endswith(f", {raw['memory_gib']:g} GiB memory")
+    assert history.machine_text({"machine": "vm x86_64 2 cpus"}) == (
+        "vm x86_64 2 cpus, memory not recorded")
+
+
+def test_the_units_a_cold_build_compiled() -> None:
+    cold = cache_health.CacheStats(
+        "ggml", misses=46, languages={"HIP": cache_health.LanguageStats(0, 39),
+                                      "C/C++": cache_health.LanguageStats(0, 7)})
+    probe = cache_health.CacheStats("probe", misses=1,
+                                    languages={"HIP": cache_health.LanguageStats(0, 1)})
+    units = history.units([cold, probe])
+    assert units == {"ggml": {"HIP": 39, "C/C++": 7}, "probe": {"HIP": 1}}
+    text = history.workload_text({"target": "ggml", "arch": "gfx950",
+                                  "workload": {"bake_file": "s.hcl", "units": units}})
+    assert text == ("target `ggml` of `s.hcl` for gfx950, compiling 40 HIP + 7 C/C++ "
+                    "translation units (ggml: 39 HIP + 7 C/C++; probe: 1 HIP)")
+
+
+def test_the_aims_met_and_missed_by_the_newest_full_run(tmp_path: Path) -> None:
+    records = history.load(_records(tmp_path))
+    line = history.aims_line(records)
+    # medians: cold 105, frozen 1.5, hot 4.5, warm 8.5; warm HIP: none recorded (no languages)
+    assert line.startswith("The newest run of the most conditions, `r1` (")
+    assert "`t` for gfx950, frozen, hot, warm, cold)" in line
+    assert "missed: warm/cold 0.081 (aim ≤ 0.05), hot/cold 0.043 (aim ≤ 0.03), " \
+           "frozen/cold 0.014 (aim ≤ 0.01)." in line and "met: none" in line, line
+    assert history.aims_line([]).startswith("No `inv perf` run is recorded yet")
+    assert str(history.AIMS["warm"]) in history.aims_text()

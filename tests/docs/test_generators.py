@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from rocm_bake.graph import Cell
+from rocm_bake.perf import history as perf_history
 from rocm_bake_docs import (
     build_graph,
     charts,
@@ -40,7 +41,9 @@ def test_history_gives_latest_numbers_and_one_chart_per_condition(tmp_path: Path
     assert text.count('<svg class="perf-chart"') == 4
     latest = text.split("## Latest numbers")[1].split("## History")[0]
     latest = re.sub(r" {2,}", " ", latest)                     # tabulate pads the columns
-    assert "| `torch-gfx950` | 1.2 s | 3m 05s | 14m 00s | 58m 58s |" in latest
+    assert ("| `torch-gfx950` | gfx950 | `rocm-bake.hcl` | 1.2 s | 3m 05s | 14m 00s | 58m 58s "
+            "| — |") in latest
+    assert "`./inv perf` measures the cache test stack by default" in text
 
 
 def test_chart_is_deterministic_and_escapes_names() -> None:
@@ -111,3 +114,12 @@ def test_vendored_mermaid_is_the_recorded_file() -> None:
     assert recorded is not None
     digest = hashlib.sha256((VENDOR / "mermaid.min.js").read_bytes()).hexdigest()
     assert digest == recorded.group(1)
+
+
+def test_readme_states_the_aims_and_the_newest_run_of_the_committed_history() -> None:
+    """The README's aims and verdicts are the perf history's own (rocm_bake.perf.history):
+    a new run or a new aim that the README does not state fails here."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    records = perf_history.load(ROOT / "perf" / "history.jsonl")
+    for sentence in (f"Aims: {perf_history.aims_text()}.", perf_history.aims_line(records)):
+        assert " ".join(sentence.split()) in readme, sentence

@@ -8,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from rocm_bake_checks.drift import docs
 from tests.drift.conftest import Checker, pin, variable
 from tests.drift.upstream import Upstream
 from tests.drift.webworld import Route
@@ -225,6 +226,36 @@ def test_docs_page_written_atomically_and_checked(checker: Checker) -> None:
     page.write_text(page.read_text().replace("3.7.1", "3.7.0"))
     stale = checker.run(text, offline=str(snapshot), docs=True, check=True)
     assert stale.code == 1 and "is stale" in stale.err
+
+
+def test_docs_page_says_whether_it_is_live_or_a_replayed_example(checker: Checker) -> None:
+    """A live page says when it checked; a page replayed from a snapshot says at its top that
+    it is an example, naming the snapshot (never a path of this machine), when it was recorded
+    and its note; --docs-file writes the page elsewhere (the lanes' live page)."""
+    text = pin("TRITON_VERSION", "3.7.1", pypi="triton")
+    live = checker.tmp / "live.md"
+    assert checker.run(text, docs=True, docs_file=str(live)).code == 1
+    assert not (checker.tmp / "docs" / "reference" / "variables.md").exists()
+    lines = live.read_text().splitlines()
+    assert lines[0] == "# Bake variables"
+    assert next(line for line in lines[1:] if line.startswith(("Checked", "!!!"))).startswith(
+        "Checked live against the upstreams at ")
+    snapshot = checker.tmp / "snap.json"
+    checker.run(text, record=str(snapshot))
+    data = json.loads(snapshot.read_text())
+    snapshot.write_text(json.dumps({**data, "note": "A synthetic <world>."}))
+    example = checker.tmp / "example.md"
+    assert checker.run(text, offline=str(snapshot), docs=True, docs_file=str(example)).code == 1
+    page = example.read_text()
+    label = page.split("## Pins")[0]
+    assert '!!! warning "An example, not a live check"' in label
+    assert "replayed from the snapshot `snap.json` (recorded " in label
+    assert str(checker.tmp) not in page
+    assert "A synthetic &lt;world&gt;." in label and docs.LIVE_ARTIFACT in label
+    assert checker.run(text, offline=str(snapshot), docs=True, docs_file=str(example),
+                       check=True).code == 0
+    misused = checker.run(text, docs_file=str(example))
+    assert misused.code == 2 and "--docs-file says where --docs writes" in misused.err
 
 
 # -- caching, tokens, snapshots --------------------------------------------------------------

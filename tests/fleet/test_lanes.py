@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from rocm_bake import graph
+from rocm_bake_checks.drift import docs
 from tests.conftest import ROOT, VENV_BIN, missing
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -73,7 +74,7 @@ def test_nightly_lane_bakes_every_arch_at_0217_and_writes_the_caches() -> None:
     assert "pull_request" not in on
     assert nightly["env"]["CACHE_EXPORT"] == "true"
     assert nightly["env"]["SCCACHE_WEBDAV_RW_MODE"] == "READ_WRITE"
-    (job,) = nightly["jobs"].values()
+    job = nightly["jobs"]["bake"]
     assert job["strategy"]["matrix"]["arch"] == ARCHS
     runs = run_lines(nightly)
     assert "inv fleet.build" in runs and '--arch "${{ matrix.arch }}"' in runs
@@ -81,6 +82,19 @@ def test_nightly_lane_bakes_every_arch_at_0217_and_writes_the_caches() -> None:
     upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
         "actions/upload-artifact@")]
     assert upload and "perf/history.jsonl" in upload[0]["with"]["path"]
+
+
+@pytest.mark.parametrize("lane", ["pr.yml", "nightly.yml"])
+def test_lanes_render_the_live_variables_page_and_upload_it(lane: str) -> None:
+    """The committed variables page is an example (a replayed snapshot); the lanes render the
+    live one to the file the page's label names and upload it as the artifact it names."""
+    workflow = load(WORKFLOWS / lane)
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    assert any(docs.LIVE_COMMAND in step.get("run", "") for step in steps), lane
+    live = docs.LIVE_COMMAND.rsplit(" ", 1)[1]
+    uploads = [s["with"] for s in steps if str(s.get("uses", "")).startswith(
+        "actions/upload-artifact@") and s["with"]["name"] == docs.LIVE_ARTIFACT]
+    assert uploads and uploads[0]["path"] == live, lane
 
 
 def test_buildspec_is_a_codebuild_0_2_nightly() -> None:

@@ -85,6 +85,8 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
         assert {r.target for r in history} == CELLS
         assert all(r.commit == "abc1234" and r.cache_hit_rate == 0 and r.seconds > 1
                    for r in history)
+        assert all(r.arch == r.target.rsplit("-", 1)[1] and r.workload.bake_file == BAKE_FILE
+                   for r in history)
 
         # second run: nothing left in the nodes' own build caches; the registry cache serves all
         prune_build_caches(two_nodes)

@@ -39,7 +39,8 @@ def test_perf_history_beats_the_static_estimate(tmp_path: Path) -> None:
     history = tmp_path / "history.jsonl"
     history.write_text("\n".join(json.dumps(
         {"time": f"2026-11-2{i}T02:17:00Z", "condition": "warm", "target": "mid-a1",
-         "seconds": s}) for i, s in enumerate([900, 1000, 5000])) + "\n")
+         "seconds": s, "arch": "a1", "workload": {"bake_file": "f.hcl"}})
+        for i, s in enumerate([900, 1000, 5000])) + "\n")
     chosen = {c.name: c for c in cells.select(FILES, ["a1", "a2"], [], history=history)}
     assert (chosen["mid-a1"].estimate, chosen["mid-a1"].estimate_source) == (1000, "history")
     assert chosen["mid-a2"].estimate_source == "static"

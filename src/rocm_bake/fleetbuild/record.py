@@ -132,11 +132,12 @@ def summary_rows(run: RunRecord) -> list[list[str]]:
 SUMMARY_HEADERS = ["cell", "status", "node", "time", "attempts", "RUN run/cached", "note"]
 
 
-def perf_records(run: RunRecord, commit: str = "", condition: str = "warm"
+def perf_records(run: RunRecord, bake_file: str, commit: str = "", condition: str = "warm"
                  ) -> list[dict[str, object]]:
     """The perf-history lines of a run (perf/schema.py's format; appended by
-    :func:`rocm_bake.perf.history.append`): one per built cell,
-    its last attempt's time; ``cache_hit_rate`` is the share of RUN steps served cached."""
+    :func:`rocm_bake.perf.history.append`): one per built cell, naming its arch and the
+    ``bake_file`` (the run's bake files) it was built from, its last attempt's time;
+    ``cache_hit_rate`` is the share of RUN steps served cached."""
     out: list[dict[str, object]] = []
     for rec in run.cells.values():
         if rec.status != "built":
@@ -144,7 +145,8 @@ def perf_records(run: RunRecord, commit: str = "", condition: str = "warm"
         last = rec.attempts[-1]
         line: dict[str, object] = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(last.end)),
-            "condition": condition, "target": rec.cell, "seconds": round(last.seconds, 3)}
+            "condition": condition, "target": rec.cell, "seconds": round(last.seconds, 3),
+            "arch": rec.arch, "workload": {"bake_file": bake_file}}
         if commit:
             line["commit"] = commit
         steps = last.run_steps + last.cached_steps

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from rocm_bake import build, commit, sccache
 from rocm_bake.errors import RocmBakeError, UsageError
-from rocm_bake.perf import history, runner
+from rocm_bake.perf import history, runner, schema
 
 ORDER = ("cold", "frozen", "warm", "hot")
 STACK_DIR = Path("tests") / "e2e" / "cachestack"
@@ -114,6 +114,7 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
     bake_dir = (setup.root / setup.bake_dir).resolve()
     workdir = (setup.root / setup.workdir / run_id).resolve()
     history_path = setup.root / setup.history
+    bake_file = ",".join(os.path.relpath(bake_dir / f, setup.root.resolve()) for f in setup.files)
     out: list[dict[str, object]] = []
     for number in range(1, repeat + 1):
         tag = f"{run_id}-{number}"
@@ -122,9 +123,11 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
                                         endpoint=setup.webdav, namespace=f"perf-{tag}")
         secret = sccache.write_secret(workdir / f"{tag}.secret", backend)
         cold_pin = f"perf-{tag}-cold"
+        compiled: schema.Units = {}         # what this repeat's cold build compiled
 
         def bake(condition: str, pin: str, export: bool, number: int = number,
-                 repo: str = repo, secret: Path = secret) -> runner.BakeRun:
+                 repo: str = repo, secret: Path = secret,
+                 compiled: schema.Units = compiled) -> runner.BakeRun:
             sets = [*setup.sets, f"{setup.pin_variable}={pin}", f"CACHE_REPO={repo}",
                     f"CACHE_EXPORT={str(export).lower()}", f"SCCACHE_SECRET_FILE={secret}",
                     f"DIST={workdir / f'{number}-{condition}' / 'dist'}"]
@@ -140,9 +143,13 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
             pulled, pushed = registry_traffic(setup.registry_log, offset, repo,
                                               setup.registry_root)
             shutil.rmtree(workdir / f"{number}-{condition}" / "dist", ignore_errors=True)
+            if condition == "cold":
+                compiled.update(history.units(run.stats))
             record = history.record(
                 run_id=run_id, repeat=number, condition=condition, target=setup.target,
-                seconds=run.seconds, steps=run.steps, stats=run.stats, commit=head,
+                seconds=run.seconds, arch=",".join(run.archs),
+                workload=schema.Workload(bake_file, dict(compiled)),
+                steps=run.steps, stats=run.stats, commit=head,
                 pins=history.pins_hash({"pin": pin, "sets": setup.sets}),
                 bytes_pulled=pulled, bytes_pushed=pushed)
             say(f"[{number}/{repeat}] {condition}: {run.seconds:.1f} s; "

@@ -31,6 +31,7 @@ class BakeRun:
     stats: list[cache_health.CacheStats]
     log: Path
     settings: dict[str, str] = field(default_factory=dict)
+    archs: list[str] = field(default_factory=list)      # the bake file's GPU_ARCHS, as built
 
     @property
     def run_steps(self) -> list[Step]:
@@ -103,4 +104,5 @@ def bake(request: build.BuildRequest, cwd: Path, workdir: Path, dist: Path,
     seconds = time.monotonic() - started
     steps = parse_rawjson(log.read_text(errors="replace").splitlines())
     stats = (cache_health.stats_from_steps(steps) or _stats_ran(dist, steps)) if rc == 0 else []
-    return BakeRun(rc, seconds, steps, stats, log, dict(settings or {}))
+    return BakeRun(rc, seconds, steps, stats, log, dict(settings or {}),
+                   build.cell_archs(prepared.definition))

@@ -30,6 +30,7 @@ class Options:
     record: str = ""
     offline: str = ""
     docs: bool = False
+    docs_file: str = ""     # where --docs writes (default: docs/reference/variables.md)
     check: bool = False
     deadline: float = 120.0
     workers: int = 32
@@ -70,13 +71,14 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     if settings.record is not None:
         settings.record.save(Path(options.record))
     try:
-        return _output(options, report, files[0].parent, environ)
+        return _output(options, report, files[0].parent, environ, settings.offline)
     except BrokenPipeError:   # `inv version-check | head`: the reader left, keep the status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return report.exit_code()
 
 
-def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]) -> int:
+def _output(options: Options, report: Report, root: Path, env: Mapping[str, str],
+            offline: Snapshot | None = None) -> int:
     """Print what was asked for; every text leaves with URL user-info masked."""
     if options.explain:
         text = explain.render(report, options.explain) + "\n"
@@ -94,16 +96,27 @@ def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]
     if options.docs:
         from rocm_bake_checks.drift import docs  # noqa: PLC0415 (lean start-up: --docs only)
 
-        page = root / docs.PAGE
+        page = Path(options.docs_file) if options.docs_file else root / docs.PAGE
+        replayed = (docs.Replayed(_shown(Path(options.offline), root), offline)
+                    if offline is not None else None)
         if options.check:
-            if docs.stale(report, page):
+            if docs.stale(report, page, replayed):
                 print(f"error: {page} is stale: regenerate it with inv version-check --docs"
                       f"{' --offline ' + options.offline if options.offline else ''}",
                       file=sys.stderr)
                 return 1
             return 0
-        docs.write(report, page)
+        docs.write(report, page, replayed)
     return report.exit_code()
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A snapshot's path as a page names it: relative to the checkout when inside it, else
+    its file name only (a page never names a path of the machine it was made on)."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name
 
 
 def _default_file() -> str:
@@ -117,6 +130,8 @@ def _validate(options: Options) -> None:
         raise UsageError("--offline and --record exclude each other (replay or record, not both)")
     if options.check and not options.docs:
         raise UsageError("--check compares the docs page: use it with --docs")
+    if options.docs_file and not options.docs:
+        raise UsageError("--docs-file says where --docs writes: use it with --docs")
     if options.output not in ("table", "json", "markdown"):
         raise UsageError(f"unknown output {options.output!r}")
     for number, name in ((options.deadline, "--deadline"), (options.timeout, "--timeout")):
