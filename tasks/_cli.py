@@ -47,7 +47,6 @@ def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str =
         raise Exit(f"error: {error}", code=2)
 
 
-
 # invoke (3.0.3) hands a token to a task's missing positional argument before it looks at the
 # core flags, so `inv verify-repro --help` ran the task with target "--help" and `inv audit-arch
 # --help` tried to read an image named "--help" (pyinvoke/invoke#982, open). Its parse machine
@@ -92,5 +91,6 @@ def help_after_positionals() -> None:
     """``inv TASK --help`` prints the task's help for every task, also one that takes a
     positional argument. ``import tasks`` calls it: invoke loads the collection before it
     parses the task arguments."""
-    ParseMachine.handle = _handle_help_first                        # type: ignore[method-assign,assignment]
-    ParseMachine.complete_context = _complete_context_for_help      # type: ignore[method-assign,assignment]
+    machine: Any = ParseMachine       # its methods are typed as taking `self` twice
+    machine.handle = _handle_help_first
+    machine.complete_context = _complete_context_for_help
