@@ -1,23 +1,34 @@
 """Every task that needs an engine finds the project's engine as `inv build` does: with the
 engine of scripts/engine.sh running and no DOCKER_HOST in the environment, `inv perf`,
 `inv verify-repro` and `inv audit-arch` on an image reach it (they build on it, or read an
-image from it) instead of docker's default /var/run/docker.sock."""
+image from it) instead of docker's default /var/run/docker.sock, and `inv doctor` names it.
+
+The engine is this module's own (its run dir and registry port; stopped and cleaned after):
+`inv perf` prunes the build cache of the engine it measures on, which must never be the one
+other tests build on at the same time.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
+import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, VENV_BIN, Result
+from tests.conftest import ROOT, VENV_BIN, Result, missing
 
 pytestmark = pytest.mark.engine
 
+ENGINE_SH = ROOT / "scripts" / "engine.sh"
 UNREPRO = ROOT / "tests" / "e2e" / "stages" / "unrepro"
 RUNS = ROOT / "perf" / "runs"
 # The smallest bake file inv perf measures: the variables it sets on every build, one step.
@@ -41,23 +52,74 @@ RUN --network=none echo "$PIN" > /pin
 """
 
 
-def _inv(engine: str, *args: str, cwd: Path = ROOT, timeout: float = 600) -> Result:
-    """`inv ARGS` as a user runs it right after `./inv build` started the engine: the
-    engine's run dir (and registry port) as the project knows them, no DOCKER_HOST."""
-    env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-           "HOME": os.environ.get("HOME", str(Path.home())),
-           "ROCM_BAKE_ENGINE_DIR": engine.removeprefix("unix://").removesuffix("/docker.sock")}
-    for name in ("ROCM_BAKE_REGISTRY_PORT",):
-        if name in os.environ:
-            env[name] = os.environ[name]
-    proc = subprocess.run([str(VENV_BIN / "inv"), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout, check=False)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+@dataclass(frozen=True)
+class Engine:
+    """The project's engine, running; ``env`` is a user's environment right after `./inv
+    build` started it: the project's settings for it, and no DOCKER_HOST."""
+
+    run_dir: Path
+    env: dict[str, str]
+
+    @property
+    def docker_host(self) -> str:
+        return f"unix://{self.run_dir}/docker.sock"
+
+    def inv(self, *args: str, cwd: Path = ROOT, timeout: float = 600) -> Result:
+        proc = subprocess.run([str(VENV_BIN / "inv"), *args], cwd=cwd, env=self.env,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
-def _found(engine: str, result: Result) -> None:
+@contextmanager
+def _held_port() -> Iterator[int]:
+    """A loopback port for the engine's registry, held until the block ends: bound with
+    SO_REUSEADDR and never listening, so no other bind to port 0 is given it, while the
+    registry (Go listens with SO_REUSEADDR) can still listen on it."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def own_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    if os.geteuid() != 0:
+        missing("starting dockerd needs root")
+    for tool in ("docker", "dockerd", "docker-registry"):
+        if shutil.which(tool) is None:
+            missing(f"{tool} is not installed (scripts/engine.sh install)")
+    home = tmp_path_factory.mktemp("engine-found")
+    (home / "docker").mkdir()
+    with _held_port() as port:
+        run_dir = Path(tempfile.mkdtemp(prefix="rbef-", dir="/tmp"))   # short: a socket path
+        env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+               "HOME": str(home), "DOCKER_CONFIG": str(home / "docker"),
+               "ROCM_BAKE_ENGINE_DIR": str(run_dir), "ROCM_BAKE_REGISTRY_PORT": str(port),
+               # engine.sh clean must not touch the machine's shared caches.
+               "ROCM_BAKE_ROOTFS_DIR": str(home / "rootfs"),
+               "ROCM_BAKE_OLD_BUILDX_DIR": str(home / "old-buildx")}
+        default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
+                                 text=True, timeout=60, check=False)
+        if default.returncode == 0 and re.search(r"^Status:\s*running", default.stdout, re.M):
+            pytest.skip("the default docker context reaches a builder on this machine: the "
+                        "tasks rightly use it instead of the project's engine")
+        try:
+            for action in ("start", "base-image"):
+                proc = subprocess.run(["bash", str(ENGINE_SH), action, str(run_dir)], env=env,
+                                      capture_output=True, text=True, timeout=300, check=False)
+                if proc.returncode != 0:
+                    pytest.fail(f"engine.sh {action} failed: {proc.stderr.strip()[-800:]}")
+            yield Engine(run_dir, env)
+        finally:
+            subprocess.run(["bash", str(ENGINE_SH), "clean", str(run_dir)], env=env,
+                           capture_output=True, timeout=180, check=False)
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _found(engine: Engine, result: Result) -> None:
     """The task said it uses the project's engine, and never tried docker's default socket."""
-    assert f"rocm-bake: using the project's engine at {engine}" in result.stderr, result.stderr
+    assert f"rocm-bake: using the project's engine at {engine.docker_host}" in result.stderr, \
+        result.stderr
     assert "/var/run/docker.sock" not in result.stdout + result.stderr
 
 
@@ -71,37 +133,51 @@ def new_perf_runs() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("new_perf_runs")
-def test_perf_builds_on_the_engine_without_docker_host(engine: str, tmp_path: Path) -> None:
+def test_perf_builds_on_the_engine_without_docker_host(own_engine: Engine, tmp_path: Path) -> None:
     stack = tmp_path / "stack"
     stack.mkdir()
     (stack / "docker-bake.hcl").write_text(TINY_BAKE)
     (stack / "Dockerfile").write_text(TINY_DOCKERFILE)
     history = tmp_path / "history.jsonl"
-    result = _inv(engine, "perf", "--bake-dir", str(stack), "--target", "tiny", "--pin", "PIN",
-                  "--conditions", "cold", "--history", str(history),
-                  "--webdav", "http://127.0.0.1:9/")
+    result = own_engine.inv("perf", "--bake-dir", str(stack), "--target", "tiny",
+                            "--pin", "PIN", "--conditions", "cold", "--history", str(history),
+                            "--webdav", "http://127.0.0.1:9/")
     assert result.returncode == 0, result.stdout + result.stderr
-    _found(engine, result)
+    _found(own_engine, result)
     assert "[1/1] cold: " in result.stdout, result.stdout
     [record] = [json.loads(line) for line in history.read_text().splitlines()]
     assert record["condition"] == "cold" and record["target"] == "tiny", record
 
 
-def test_verify_repro_builds_on_the_engine_without_docker_host(engine: str,
+def test_verify_repro_builds_on_the_engine_without_docker_host(own_engine: Engine,
                                                               tmp_path: Path) -> None:
     """Both builds ran on the engine (the stamp target differs by design: exit 1)."""
-    result = _inv(engine, "verify-repro", "--file", "docker-bake.hcl", "--target", "stamp",
-                  "--keep", str(tmp_path), cwd=UNREPRO)
+    result = own_engine.inv("verify-repro", "--file", "docker-bake.hcl", "--target", "stamp",
+                            "--keep", str(tmp_path), cwd=UNREPRO)
     assert result.returncode == 1, result.stdout + result.stderr
-    _found(engine, result)
+    _found(own_engine, result)
     assert [ln.split(":", 1)[0] for ln in result.stdout.splitlines()
             if ln.startswith("build ") and ": sha256:" in ln] == ["build 1", "build 2"]
     assert (tmp_path / "build-1.tar").is_file() and (tmp_path / "build-2.tar").is_file()
 
 
-def test_audit_arch_reads_an_image_of_the_engine_without_docker_host(engine: str) -> None:
-    result = _inv(engine, "audit-arch", "rocm-bake/busybox:test", "--json")
+def test_audit_arch_reads_an_image_of_the_engine_without_docker_host(own_engine: Engine) -> None:
+    result = own_engine.inv("audit-arch", "rocm-bake/busybox:test", "--json")
     assert result.returncode == 0, result.stdout + result.stderr
-    _found(engine, result)
+    _found(own_engine, result)
     report = json.loads(result.stdout)
     assert report["sources"] == ["rocm-bake/busybox:test"], report
+
+
+def test_doctor_finds_the_engine_without_docker_host(own_engine: Engine, tmp_path: Path) -> None:
+    """doctor looks where the tasks look (and starts nothing): the builder row names the
+    project's engine."""
+    fleet = tmp_path / "fleet.toml"
+    port = own_engine.env["ROCM_BAKE_REGISTRY_PORT"]
+    fleet.write_text(f'[registry]\nurl = "http://127.0.0.1:{port}"\n'
+                     f'[[nodes]]\nname = "local"\nendpoint = "{own_engine.docker_host}"\n')
+    result = own_engine.inv("doctor", "--fleet", str(fleet))
+    row = next((ln for ln in result.stdout.splitlines() if ln.startswith("builder ")), "")
+    assert row.split()[1:2] == ["ok"], result.stdout
+    assert "the project's engine at" in row, row
+    assert "/var/run/docker.sock" not in result.stdout + result.stderr
