@@ -27,7 +27,8 @@ _BUILDER_DETAIL = re.compile(r"no reachable BuildKit builder \((.*)\):")
 
 
 class SetupError(buildx.PreflightError):
-    """Items a build needs are missing; the message lists every one with its fix."""
+    """Items a task needs to reach its engine are missing; the message lists every one with
+    its fix."""
 
     def __init__(self, items: Sequence[Missing]) -> None:
         self.items = list(items)
@@ -35,7 +36,7 @@ class SetupError(buildx.PreflightError):
         fixes = list(dict.fromkeys(m.fix for m in self.items))   # items sharing a fix: once
         groups = ["; ".join(f"{m.item}: {m.detail}" for m in self.items if m.fix == fix)
                   + f" (fix: {fix})" for fix in fixes]
-        super().__init__(f"cannot build, {len(self.items)} {noun} missing: "
+        super().__init__(f"no build engine to use, {len(self.items)} {noun} missing: "
                          + "; ".join(groups))
 
 
