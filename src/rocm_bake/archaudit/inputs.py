@@ -206,9 +206,11 @@ def _image_archive(tarball: Path, reference: str, leave_out: Sequence[str] = ()
 
 def _image(reference: str, env: Mapping[str, str] | None, leave_out: Sequence[str] = ()
            ) -> Iterator[tuple[str, bytes]]:
-    """The image ``reference`` in the engine, found as ``inv build`` finds it."""
-    engine_env = dict(os.environ if env is None else env)
-    engine_env.update(preflight.ensure_builder(engine_env))
+    """The image ``reference`` in the engine ``env`` reaches (a build's, found already), or
+    with no ``env`` the engine found here as ``inv build`` finds it."""
+    engine_env = dict(os.environ) if env is None else dict(env)
+    if env is None:
+        engine_env.update(preflight.ensure_builder(engine_env))
     with tempfile.TemporaryDirectory(prefix="rocm-bake-audit-") as scratch:
         tarball = Path(scratch) / "image.tar"
         try:
