@@ -22,7 +22,7 @@ def run(argv: Sequence[str], **options: Any) -> subprocess.CompletedProcess[str]
     command and its last line of error output (the project's commands print one
     ``error: ...`` line that says the fix)."""
     options.setdefault("stderr", subprocess.PIPE)
-    command = " ".join(Path(argv[0]).name if i == 0 else a for i, a in enumerate(argv))
+    command = _shown(argv)
     try:
         proc = subprocess.run(list(argv), text=True, check=False, **options)
     except FileNotFoundError:
@@ -35,6 +35,13 @@ def run(argv: Sequence[str], **options: Any) -> subprocess.CompletedProcess[str]
         last = lines[-1].removeprefix("error: ") if lines else "no error output"
         raise RunError(f"{command} failed (exit {proc.returncode}): {last}")
     return proc
+
+
+def _shown(argv: Sequence[str]) -> str:
+    """The command on one line: the program's name, a long or multi-line argument cut."""
+    words = [Path(argv[0]).name, *argv[1:]]
+    return " ".join(w if len(w) <= 60 and "\n" not in w else w.splitlines()[0][:57] + "..."
+                    for w in words)
 
 
 def main(body: Callable[[], int | None]) -> NoReturn:
