@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _failed
+
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 SNIPPET = """\
@@ -44,8 +46,8 @@ MEASURES = ("import", "load", "total", "import CPU", "load CPU", "total CPU")
 
 def _run(python: str, cache: Path) -> dict[str, float]:
     start = time.perf_counter()
-    done = subprocess.run([python, "-c", SNIPPET], cwd=ROOT, check=True, capture_output=True,
-                          text=True, env={**ENV, "ROCM_BAKE_CACHE_DIR": str(cache)})
+    done = _failed.run([python, "-c", SNIPPET], cwd=ROOT, stdout=subprocess.PIPE,
+                       env={**ENV, "ROCM_BAKE_CACHE_DIR": str(cache)})
     result: dict[str, float] = json.loads(done.stdout)
     result["process"] = time.perf_counter() - start
     return result
@@ -83,4 +85,4 @@ def _median(samples: list[dict[str, float]], measure: str) -> float:
 
 
 if __name__ == "__main__":
-    main()
+    _failed.main(main)

@@ -22,6 +22,8 @@ import time
 import uuid
 from pathlib import Path
 
+import _failed
+
 ROOT = Path(__file__).resolve().parent.parent
 INV = str(Path(sys.executable).parent / "inv")
 ENGINE = ROOT / "scripts" / "engine.sh"
@@ -31,9 +33,9 @@ NODE2_DIR = os.environ.get("ROCM_BAKE_FLEET_NODE2_DIR", "/tmp/rocm-bake-fleet-no
 def _start(run_dir: str | None, registry: str) -> str:
     env = {**os.environ, "ROCM_BAKE_REGISTRY": registry}
     args = ["bash", str(ENGINE), "start", *([run_dir] if run_dir else [])]
-    host = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
-    subprocess.run(["bash", str(ENGINE), "base-image", *([run_dir] if run_dir else [])],
-                   env=env, check=True, capture_output=True)
+    host = _failed.run(args, env=env, stdout=subprocess.PIPE).stdout
+    _failed.run(["bash", str(ENGINE), "base-image", *([run_dir] if run_dir else [])], env=env,
+                stdout=subprocess.DEVNULL)
     return host.strip().removeprefix("export DOCKER_HOST=")
 
 
@@ -46,10 +48,8 @@ def _build(fleet: Path, nodes: list[str], archs: str, sleep: str, logs: Path
         argv += ["--node", node]
     env = {**os.environ, "SALT": uuid.uuid4().hex[:12], "SLEEP": sleep}
     start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    proc = _failed.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE)
     wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"fleet.build failed ({proc.returncode}): {proc.stderr[-2000:]}")
     record = json.loads(proc.stdout)
     per_node: dict[str, int] = {}
     for cell in record["cells"]:
@@ -87,4 +87,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _failed.main(main)

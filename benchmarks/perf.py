@@ -4,11 +4,10 @@ on the WebDAV store, registry layer cache), all four conditions side by side, N 
 the medians, the ratios to cold against the aims (rocm_bake.perf.history.AIMS and HIP_HIT_AIM),
 the HIP hit rate, and the cold time per arch (gfx950, gfx1201, gfx1250).
 
-Needs the engine, registry and WebDAV store running, the HIP toolchain image and the stack's
-downloads:
+Needs the WebDAV store, the HIP toolchain image and the stack's downloads; `inv perf` finds
+(or starts) the engine and registry as `inv build` does:
 
-    eval "$(scripts/engine.sh start)"; scripts/webdav.sh start; scripts/cachestack.sh
-    scripts/hip-toolchain.sh image
+    scripts/webdav.sh start; scripts/cachestack.sh; scripts/hip-toolchain.sh image
     .venv/bin/python benchmarks/perf.py [--repeat 2] [--archs gfx950,gfx1201,gfx1250]
 
 Appends to perf/history.jsonl and rewrites perf/report.html + perf/summary.md; `./inv docs`
@@ -19,10 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import _failed
 
 import rocm_bake.perf.history as perf_history
 
@@ -41,7 +41,8 @@ def _perf(conditions: str, repeat: int, sets: Sequence[str]) -> list[dict[str, o
     argv = [INV, "perf", "--conditions", conditions, "--repeat", str(repeat)]
     for item in sets:
         argv += ["--set", item]
-    subprocess.run(argv, cwd=ROOT, check=True)
+    done = _failed.run(argv, cwd=ROOT)       # its progress on stdout, as it goes
+    sys.stderr.write(done.stderr)
     return [json.loads(line) for line in HISTORY.read_text().splitlines()[before:]
             if line.strip()]
 
@@ -74,9 +75,10 @@ def main() -> int:
         try:
             cold[arch] = perf_history.summarize(_perf("cold", args.repeat,
                                                       [f"GPU_ARCHS={arch}"])).get("cold")
-        except subprocess.CalledProcessError:
-            failed.append(arch)          # inv perf printed why (one line and the build log)
-    subprocess.run([INV, "perf-report"], cwd=ROOT, check=True)
+        except _failed.RunError as exc:
+            failed.append(arch)
+            print(f"error: {exc}", file=sys.stderr)
+    _failed.run([INV, "perf-report"], cwd=ROOT, stdout=None)
 
     print(f"\nall four conditions, GPU_ARCHS={archs[0] if archs else 'default'}:")
     _report(records)
@@ -85,9 +87,9 @@ def main() -> int:
         if item is not None:
             print(f"{arch:8} {item.median:7.1f} s (n={item.count})")
     for arch in failed:
-        print(f"{arch:8} the cold build failed (see its log above)")
-    return 1 if failed else 0
+        print(f"{arch:8} the cold build failed (its error line is above)")
+    return _failed.EXIT_FAILED if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    _failed.main(main)

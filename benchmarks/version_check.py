@@ -30,6 +30,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import _failed
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -87,9 +89,8 @@ def latency_proxy(target: int, delay: float) -> Iterator[int]:
 def install_nvchecker() -> Path:
     binary = NVCHECKER_VENV / "bin" / "nvchecker"
     if not binary.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(NVCHECKER_VENV)], check=True)
-        subprocess.run([str(NVCHECKER_VENV / "bin" / "pip"), "install", "--quiet",
-                        "nvchecker"], check=True)
+        _failed.run([sys.executable, "-m", "venv", str(NVCHECKER_VENV)])
+        _failed.run([str(NVCHECKER_VENV / "bin" / "pip"), "install", "--quiet", "nvchecker"])
     return binary
 
 
@@ -193,8 +194,7 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
     cache_hits = requests = 0
     code = -1
     # the bytecode a user's first run leaves behind (pip writes it for a non-editable install)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "src", "tasks"], cwd=ROOT,
-                   env=env, check=True)
+    _failed.run([sys.executable, "-m", "compileall", "-q", "src", "tasks"], cwd=ROOT, env=env)
     for round_number in range(rounds):
         cache = tmp / f"cache-{round_number}"
         argv = [INV, "version-check", "--json", "--cache-dir", str(cache),
@@ -262,4 +262,4 @@ def version(nvchecker: Path) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    _failed.main(main)

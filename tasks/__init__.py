@@ -19,8 +19,10 @@ from tasks import (
 )
 from tasks import fleet as fleet_module
 from tasks import reports as reports_module
+from tasks._cli import help_after_positionals
 
 redact.guard_output()   # no URL credential reaches the terminal, whatever prints it
+help_after_positionals()   # `inv TASK --help` is the task's help, positional arguments or not
 ns = Collection()
 for module in (auditing, building, documenting, health, inspecting, linting, perf, repro, versions):
     for task in Collection.from_module(module).tasks.values():

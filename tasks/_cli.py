@@ -1,4 +1,5 @@
-"""Shared glue for tasks: turn library errors into one line on stderr and exit status 2."""
+"""Shared glue for tasks: turn library errors into one line on stderr and exit status 2;
+``inv TASK --help`` for a task that takes a positional argument."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from invoke.exceptions import Exit
+from invoke.parser.parser import ParseMachine
 
 from rocm_bake import redact
 from rocm_bake.errors import HCLError, RocmBakeError
@@ -43,3 +45,52 @@ def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str =
     print(tabulate(rows, headers=list(headers), **options))
     if error:
         raise Exit(f"error: {error}", code=2)
+
+
+# invoke (3.0.3) hands a token to a task's missing positional argument before it looks at the
+# core flags, so `inv verify-repro --help` ran the task with target "--help" and `inv audit-arch
+# --help` tried to read an image named "--help" (pyinvoke/invoke#982, open). Its parse machine
+# is a fluidity state machine, which cannot be subclassed (the states are the class's own), so
+# help_after_positionals() wraps the two methods involved.
+_handle = ParseMachine.handle
+_complete_context = ParseMachine.complete_context
+
+
+def _asks_for_help(machine: ParseMachine, token: str) -> bool:
+    """``--help`` / ``-h`` after a task name while the task still waits for a positional
+    argument (a task's own flag of that name still wins, as in invoke)."""
+    context, initial = machine.context, machine.initial
+    return (machine.current_state != "unknown" and context is not None
+            and context is not initial and bool(context.missing_positional_args)
+            and token not in context.flags and not machine.waiting_for_flag_value
+            and token in initial.flags and initial.flags[token].name == "help")
+
+
+def _handle_help_first(machine: ParseMachine, token: str) -> None:
+    if _asks_for_help(machine, token):
+        # What invoke does with --help after a task's positional arguments: the task's name
+        # becomes the flag's value, and invoke prints that task's help.
+        machine.initial.flags[token].value = machine.context.name
+        return
+    _handle(machine, token)
+
+
+def _complete_context_for_help(machine: ParseMachine) -> None:
+    """A task whose help is asked for needs none of its positional arguments: invoke prints
+    the help and runs nothing."""
+    context = machine.context
+    if context is not None and context is not machine.initial \
+            and machine.initial.args["help"].value:
+        if context not in machine.result:
+            machine.result.append(context)
+        return
+    _complete_context(machine)
+
+
+def help_after_positionals() -> None:
+    """``inv TASK --help`` prints the task's help for every task, also one that takes a
+    positional argument. ``import tasks`` calls it: invoke loads the collection before it
+    parses the task arguments."""
+    machine: Any = ParseMachine       # its methods are typed as taking `self` twice
+    machine.handle = _handle_help_first
+    machine.complete_context = _complete_context_for_help

@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # listing the tasks does not import the perf library; tests/unit/test_task_imports.py checks them.
 STACK_DIR = "tests/e2e/cachestack"
 HISTORY = "perf/history.jsonl"
-ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"))
 DOWNLOADS = os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cachestack")
 
 
@@ -30,7 +29,7 @@ DOWNLOADS = os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cac
     "webdav": "the sccache WebDAV store (default http://127.0.0.1:8080)",
     "cache_repo": "registry cache repository base (a fresh one per repeat is derived from it)",
     "registry_dir": "the registry's run directory, for bytes pulled/pushed (default: the "
-                    "test engine's)",
+                    "project's engine's, $ROCM_BAKE_ENGINE_DIR or /tmp/rocm-bake-engine)",
     "history_": "the JSON-lines history to append to (default perf/history.jsonl)",
 })
 @reports_errors
@@ -38,12 +37,14 @@ def perf(c: Context, target: str = "ggml", conditions_: str = "frozen,hot,warm,c
          repeat: int = 1, bake_dir: str = STACK_DIR, pin: str = "GGML_PIN",
          set_: list[str] | None = None, webdav: str = "http://127.0.0.1:8080",
          cache_repo: str = "127.0.0.1:5000/rocm-bake-perf/buildcache",
-         registry_dir: str = str(ENGINE_DIR), history_: str = HISTORY) -> None:
+         registry_dir: str = "", history_: str = HISTORY) -> None:
     """Build under frozen, hot, warm and cold caches (each prepared for real); append to the
-    history. Needs the engine, registry and WebDAV store (scripts/engine.sh, webdav.sh)."""
+    history. Finds (or starts) the engine and registry as inv build does; needs the WebDAV
+    store (scripts/webdav.sh)."""
+    from rocm_bake import engine
     from rocm_bake.perf import conditions, history
 
-    registry = Path(registry_dir)
+    registry = Path(registry_dir) if registry_dir else engine.run_dir(os.environ)
     setup = conditions.PerfSetup(
         root=ROOT, bake_dir=Path(bake_dir), target=target, pin_variable=pin,
         sets=list(set_ or []), webdav=webdav, cache_repo=cache_repo,

@@ -51,16 +51,20 @@ def _guard(item: str, check: Callable[[], str]) -> Finding:
         return Finding(item, MISSING, exc.detail, exc.fix)
 
 
-BUILDER_FIX = ("scripts/engine.sh start (./inv build starts it itself; "
-               "ROCM_BAKE_ENGINE=off opts out)")
-
-
 def _find_builder(env: Mapping[str, str]) -> str:
-    """The builder a build would use (nothing is started), or what is missing and the fix."""
+    """The builder every task would use, found as they find it but nothing started; or the
+    builder item that is missing and its fix (the docker client and buildx have rows of
+    their own)."""
     try:
-        return preflight.find_builder(env)
-    except buildx.PreflightError as exc:
-        raise buildx.PreflightError(exc.detail, exc.fix or BUILDER_FIX) from None
+        added = preflight.ensure_builder(env, start=False, say=lambda _: None)
+    except preflight.SetupError as exc:
+        builder = [m for m in exc.items if m.item == "builder"] or exc.items
+        raise buildx.PreflightError("; ".join(m.detail for m in builder),
+                                    builder[0].fix) from None
+    if added:
+        return f"the project's engine at {added['DOCKER_HOST']}"
+    chosen = [f"{name}={env[name]}" for name in preflight.USER_SELECTORS if env.get(name)]
+    return f"the builder {', '.join(chosen)}" if chosen else "the default context's builder"
 
 
 def check_python() -> Finding:

@@ -1,11 +1,13 @@
-"""Before a build: a docker client, buildx >= 0.24 and a reachable BuildKit builder, every
-missing item reported at once, each with the command that fixes it.
+"""Before anything talks to an engine: a docker client, buildx >= 0.24 and a reachable
+BuildKit builder, every missing item reported at once, each with the command that fixes it.
 
-Which builder: the user's own when they chose one (``DOCKER_HOST``, ``DOCKER_CONTEXT`` or
-``BUILDX_BUILDER`` set), else whatever the default context reaches; failing that, the
-project's loopback engine (:mod:`rocm_bake.engine`): used when it runs, started (and installed)
-when run as root, else the exact one-line command is the error. ``ROCM_BAKE_ENGINE=off``
-turns the engine part off: the missing items are the error.
+:func:`ensure_builder` is the one way every task finds its engine (``inv build``/``push``,
+``verify-repro``, ``perf``, ``audit-arch`` on an image, ``doctor``), so none of them needs a
+``DOCKER_HOST`` that ``inv build`` does not. Which builder: the user's own when they chose one
+(``DOCKER_HOST``, ``DOCKER_CONTEXT`` or ``BUILDX_BUILDER`` set), else whatever the default
+context reaches; failing that, the project's loopback engine (:mod:`rocm_bake.engine`): used
+when it runs, started (and installed) when run as root, else the exact one-line command is the
+error. ``ROCM_BAKE_ENGINE=off`` turns the engine part off: the missing items are the error.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ _BUILDER_DETAIL = re.compile(r"no reachable BuildKit builder \((.*)\):")
 
 
 class SetupError(buildx.PreflightError):
-    """Items a build needs are missing; the message lists every one with its fix."""
+    """Items a task needs to reach its engine are missing; the message lists every one with
+    its fix."""
 
     def __init__(self, items: Sequence[Missing]) -> None:
         self.items = list(items)
@@ -33,7 +36,7 @@ class SetupError(buildx.PreflightError):
         fixes = list(dict.fromkeys(m.fix for m in self.items))   # items sharing a fix: once
         groups = ["; ".join(f"{m.item}: {m.detail}" for m in self.items if m.fix == fix)
                   + f" (fix: {fix})" for fix in fixes]
-        super().__init__(f"cannot build, {len(self.items)} {noun} missing: "
+        super().__init__(f"no build engine to use, {len(self.items)} {noun} missing: "
                          + "; ".join(groups))
 
 
@@ -63,12 +66,13 @@ def _builder(env: Mapping[str, str], docker: str) -> str | None:
     return None
 
 
-def ensure_builder(env: Mapping[str, str], docker: str = "docker", *,
+def ensure_builder(env: Mapping[str, str], docker: str = "docker", *, start: bool = True,
                    root: bool | None = None, say: Callable[[str], None] = _say
                    ) -> dict[str, str]:
-    """Make sure a build can run; returns what to add to the build's environment (the
-    project's engine's DOCKER_HOST, or nothing). Raises :class:`SetupError` listing every
-    missing item, or :class:`engine.EngineError` when starting the engine failed."""
+    """Make sure a docker command reaches a builder; returns what to add to its environment
+    (the project's engine's DOCKER_HOST, or nothing). Raises :class:`SetupError` listing every
+    missing item, or :class:`engine.EngineError` when starting the engine failed. With
+    ``start`` False nothing is installed or started (``inv doctor`` only looks)."""
     mode = env.get(OPT_OUT, "") or "auto"
     if mode not in MODES:
         raise buildx.PreflightError(f"{OPT_OUT} must be one of {', '.join(MODES)}, got {mode!r}")
@@ -78,27 +82,25 @@ def ensure_builder(env: Mapping[str, str], docker: str = "docker", *,
     if not tools and why is None:
         return {}                                  # the user's engine, or the default context
     if chosen:
-        fix = (f"start the engine {'/'.join(chosen)} selects, or unset it to use the "
-               "project's engine (scripts/engine.sh start)")
+        fix = (f"unset {'/'.join(chosen)} to use the project's engine (scripts/engine.sh "
+               "start), or start the engine it selects")
         raise SetupError([*tools, Missing("builder", f"{why} via {', '.join(chosen)}", fix)])
     if not tools and engine.is_running(env, docker):
         host = engine.docker_host(env)
         say(f"using the project's engine at {host}")
         return {"DOCKER_HOST": host}
     root = engine.is_root() if root is None else root
-    return _bring_up(env, docker, tools, why, mode, root, say)
+    return _bring_up(env, docker, tools, why, start and mode != "off", root, say)
 
 
 def _bring_up(env: Mapping[str, str], docker: str, tools: list[Missing], why: str | None,
-              mode: str, root: bool, say: Callable[[str], None]) -> dict[str, str]:
+              start: bool, root: bool, say: Callable[[str], None]) -> dict[str, str]:
     install_fix = engine.setup_command(env, install=True, sudo=not root)
     parts = engine.missing_parts(env, install_fix, docker)
     start_fix = engine.setup_command(env, install=bool(parts), sudo=not root)
     builder = Missing("builder", f"{why}; the project's engine is not running at "
                       f"{engine.docker_host(env)}", start_fix)
-    if mode == "off":
-        raise SetupError([*_with_fix(tools, parts), builder])
-    if not root:
+    if not start or not root:
         raise SetupError([*_with_fix(tools, parts), builder])
     opt_out = f"{OPT_OUT}=off to opt out"
     if parts:
@@ -122,17 +124,3 @@ def _with_fix(tools: list[Missing], parts: list[Missing]) -> list[Missing]:
     covered = {m.item for m in parts}
     return [*parts, *(m for m in tools if m.item not in covered)]
 
-
-def find_builder(env: Mapping[str, str], docker: str = "docker") -> str:
-    """The builder a build would use, read-only (nothing is started): the user's or the
-    default context's, else the project's running engine. For ``inv doctor``."""
-    tools = _tools(env, docker)
-    if tools:
-        raise buildx.PreflightError("; ".join(str(m) for m in tools))
-    why = _builder(env, docker)
-    if why is None:
-        return "the builder " + ", ".join(f"{n}={env[n]}" for n in USER_SELECTORS if env.get(n)) \
-            if any(env.get(n) for n in USER_SELECTORS) else "the default context's builder"
-    if not any(env.get(n) for n in USER_SELECTORS) and engine.is_running(env, docker):
-        return f"the project's engine at {engine.docker_host(env)}"
-    raise buildx.PreflightError(why)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,22 @@ def test_missing_engine() -> None:
     result = run_cli(["inv", "build", "--target", "vllm"],
                      env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
     assert_one_line_error(result, "no reachable BuildKit builder", "scripts/engine.sh start")
+
+
+def test_a_benchmark_without_its_engine_is_one_line(tmp_path: Path) -> None:
+    """benchmarks/perf.py when `inv perf` cannot reach a builder: one line (the benchmark, what
+    failed, inv perf's error with the fix), exit 2, no traceback, nothing measured."""
+    if shutil.which("docker") is None:
+        missing("the docker client is not installed")
+    history = ROOT / "perf" / "history.jsonl"
+    before = history.read_bytes()
+    result = run_cli([sys.executable, str(ROOT / "benchmarks" / "perf.py"), "--repeat", "1"],
+                     env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
+    line = assert_one_line_error(result, "perf.py: error: inv perf --conditions ",
+                                 "no reachable BuildKit builder", "via DOCKER_HOST",
+                                 "scripts/engine.sh start")
+    assert "Cannot connect" in line
+    assert history.read_bytes() == before
 
 
 def test_missing_buildx() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import ROOT, missing, run_cli
 
@@ -15,6 +16,31 @@ def test_every_task_is_listed_with_help() -> None:
     for name in TASKS:
         line = next((ln for ln in result.stdout.splitlines() if ln.split()[:1] == [name]), "")
         assert line.split(maxsplit=1)[1:], f"task {name} has no help line: {result.stdout}"
+
+
+def test_every_task_answers_help_after_its_name(tmp_path: Path, path_without_docker: str
+                                                ) -> None:
+    """`inv TASK --help` for every task `inv --list` shows, also one that takes a positional
+    argument (verify-repro's TARGET, audit-arch's PATH): the task's usage, exit 0, and nothing
+    run: no temporary directory, nothing in HOME, no docker (it is not on PATH)."""
+    listing = run_cli(["inv", "--list"])
+    names = [line.split()[0] for line in listing.stdout.splitlines()
+             if line.startswith("  ") and line[2:3].strip()]
+    assert {"build", "verify-repro", "audit-arch", "fleet.build"} <= set(names), listing.stdout
+    # -h too where the task has no -h of its own (fleet.build's -h is --history, as invoke has it)
+    asked = [(name, "--help") for name in names] + [("verify-repro", "-h"), ("audit-arch", "-h")]
+    for name, flag in asked:
+        scratch, home = tmp_path / name / "tmp", tmp_path / name / "home"
+        scratch.mkdir(parents=True, exist_ok=True)
+        home.mkdir(exist_ok=True)
+        result = run_cli(["inv", name, flag], env={"PATH": path_without_docker,
+                                                   "TMPDIR": str(scratch),
+                                                   "HOME": str(home)})
+        assert result.returncode == 0, (name, flag, result.stdout, result.stderr)
+        assert result.stdout.startswith(f"Usage: inv[oke] [--core-opts] {name} "), \
+            (name, flag, result.stdout)
+        assert result.stderr == "", (name, flag, result.stderr)
+        assert not any(scratch.iterdir()) and not any(home.iterdir()), (name, flag)
 
 
 def test_print_needs_no_docker(path_without_docker: str) -> None:

@@ -162,6 +162,18 @@ def test_snippets_show_what_the_commands_print() -> None:
             assert result.stdout.rstrip() == shown.rstrip(), f"{snippet.name} is stale"
 
 
+def test_the_quick_start_has_no_manual_engine_step() -> None:
+    """The README's promise: `./inv build` finds or starts the engine itself, so the Quick
+    start neither starts one by hand nor exports DOCKER_HOST."""
+    page = ROOT / "docs" / "quickstart.md"
+    commands = [c for c in COMMANDS if c.where == str(page.relative_to(ROOT))]
+    assert commands, f"no commands read from {page}"
+    for command in commands:
+        assert "engine.sh" not in command.line, f"{command.where}: `{command.line}`"
+    text = page.read_text(encoding="utf-8")
+    assert "export DOCKER_HOST" not in text and "eval " not in text
+
+
 def test_run_here_never_builds() -> None:
     command = Command("x", ["./inv", "build", "--target", "vllm"])
     assert as_run_here(command) == ["inv", "build", "--target", "vllm", "--dry-run"]

@@ -120,8 +120,9 @@ def audit(sources: Sequence[str], expected: Sequence[str] = (),
           env: Mapping[str, str] | None = None, leave_out: Sequence[str] = (),
           require_gpu_code: bool = True) -> Audit:
     """Read every ELF of SOURCES (paths or image references), in an image none under the
-    ``leave_out`` path prefixes. Raises RocmBakeError when an input cannot be read (a missing
-    path, a truncated bundle, a corrupt ELF)."""
+    ``leave_out`` path prefixes. An image is read from the engine ``env`` reaches (a build's),
+    or with no ``env`` from the engine found as ``inv build`` finds it. Raises RocmBakeError
+    when an input cannot be read (a missing path, a truncated bundle, a corrupt ELF)."""
     reports: list[ElfReport] = []
     host_only = 0
     for source in sources:

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 import zstandard
 
-from rocm_bake import buildx
+from rocm_bake import buildx, preflight
 from rocm_bake.archaudit.bundles import ELF_MAGIC
 from rocm_bake.errors import RocmBakeError
 
@@ -206,10 +206,15 @@ def _image_archive(tarball: Path, reference: str, leave_out: Sequence[str] = ()
 
 def _image(reference: str, env: Mapping[str, str] | None, leave_out: Sequence[str] = ()
            ) -> Iterator[tuple[str, bytes]]:
+    """The image ``reference`` in the engine ``env`` reaches (a build's, found already), or
+    with no ``env`` the engine found here as ``inv build`` finds it."""
+    engine_env = dict(os.environ) if env is None else dict(env)
+    if env is None:
+        engine_env.update(preflight.ensure_builder(engine_env))
     with tempfile.TemporaryDirectory(prefix="rocm-bake-audit-") as scratch:
         tarball = Path(scratch) / "image.tar"
         try:
-            buildx.image_save(reference, tarball, env)
+            buildx.image_save(reference, tarball, engine_env)
         except buildx.ImageError as exc:
             raise InputError(str(exc)) from None
         yield from _image_archive(tarball, reference, leave_out)

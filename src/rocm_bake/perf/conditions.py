@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import build, commit, sccache
+from rocm_bake import build, commit, preflight, sccache
 from rocm_bake.errors import RocmBakeError, UsageError
 from rocm_bake.perf import history, runner, schema
 
@@ -109,6 +109,7 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
     if repeat < 1:
         raise UsageError("--repeat must be at least 1")
     base_env = dict(os.environ if env is None else env)
+    base_env.update(preflight.ensure_builder(base_env))   # the engine, as inv build finds it
     run_id = uuid.uuid4().hex[:10]
     head = commit.head(setup.root)
     bake_dir = (setup.root / setup.bake_dir).resolve()
