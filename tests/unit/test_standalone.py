@@ -34,9 +34,10 @@ MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|root|home/[\w.-]+|tmp/[\w.-]+)(
                           r"[^\s`'\"()<>\[\]|,;]*")
 
 #: Product defaults that only look like machine paths: documented values, the same on every
-#: machine. The engine's socket is where ``scripts/engine.sh start`` serves the project's own
-#: engine and what ``inv`` connects to when DOCKER_HOST is unset (README.md, fleet.toml).
-ALLOWED = ("unix:///tmp/rocm-bake-engine/docker.sock",)
+#: machine. The engine's run directory (``$ROCM_BAKE_ENGINE_DIR``'s default) is where
+#: ``scripts/engine.sh start`` serves the project's own engine, and its socket what ``inv``
+#: connects to when DOCKER_HOST is unset (README.md, fleet.toml, ``inv perf --help``).
+ALLOWED = ("unix:///tmp/rocm-bake-engine/docker.sock", "/tmp/rocm-bake-engine")
 
 #: The pages: what a reader sees, generated or written.
 PAGES = ("docs/", "README.md", "ARCHITECTURE.md")
