@@ -56,8 +56,11 @@ def chromium() -> Iterator[webdriver.Chrome]:
     """A fresh headless Chromium (own profile directory) that records the console; without
     Chromium, its driver or selenium, the test fails naming them."""
     paths = chromium_paths()
-    if paths is None or importlib.util.find_spec("selenium") is None:
-        missing("chromium, chromium-driver and selenium (the docs group)",
+    absent = [part for part, found in (
+        ("chromium", shutil.which("chromium")), ("chromium-driver", shutil.which("chromedriver")),
+        ("selenium (the docs group)", importlib.util.find_spec("selenium"))) if not found]
+    if paths is None or absent:
+        missing(f"{', '.join(absent)}, for the tests in headless Chromium",
                 "bash scripts/docs-deps.sh")
     from selenium import webdriver  # noqa: PLC0415
     from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
