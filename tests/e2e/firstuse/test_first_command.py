@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -97,7 +98,8 @@ def _fresh(tmp_path: Path, port: int) -> Iterator[Fresh]:
     (tmp_path / "docker").mkdir()
     masked = tmp_path / "no-default-engine"
     masked.mkdir()
-    (masked / "docker").write_text(NO_DEFAULT_ENGINE.format(docker=shutil.which("docker")))
+    docker = shlex.quote(str(shutil.which("docker")))
+    (masked / "docker").write_text(NO_DEFAULT_ENGINE.format(docker=docker))
     (masked / "docker").chmod(0o755)
     env = {"PATH": f"{masked}:{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
            "HOME": str(tmp_path),
@@ -109,13 +111,13 @@ def _fresh(tmp_path: Path, port: int) -> Iterator[Fresh]:
            "ROCM_BAKE_ROOTFS_DIR": str(tmp_path / "rootfs"),
            "ROCM_BAKE_OLD_BUILDX_DIR": str(tmp_path / "old-buildx")}
     state = Fresh(run_dir, env, tmp_path)
-    default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
-                             text=True, timeout=60, check=False)
-    assert not re.search(r"^Status:\s*running", default.stdout, re.M), \
-        f"the default context still reaches a builder: {default.stdout}{default.stderr}"
-    assert "/var/run/docker.sock" in default.stdout + default.stderr, default
-    assert not (run_dir / "docker.sock").exists()
     try:
+        default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
+                                 text=True, timeout=60, check=False)
+        assert not re.search(r"^Status:\s*running", default.stdout, re.M), \
+            f"the default context still reaches a builder: {default.stdout}{default.stderr}"
+        assert "/var/run/docker.sock" in default.stdout + default.stderr, default
+        assert not (run_dir / "docker.sock").exists()
         yield state
     finally:
         subprocess.run(["bash", str(ENGINE_SH), "clean", str(run_dir)], env=env,
