@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -60,19 +61,24 @@ def base_env(environ: Mapping[str, str], workspace: Path, home: Path) -> dict[st
 def run_step(step: workflow.Step, env: Mapping[str, str], cwd: Path, script: Path) -> tuple[
         int, str | None]:
     """Run one step as GitHub does (``bash -e``, in the workspace); its output passes
-    through. Returns its exit status and the last test-totals line it printed."""
+    through. Returns its exit status and the last test-totals line it printed. The step runs
+    in its own process group: when the lane is stopped (Ctrl-C, SIGTERM), all of it ends."""
     assert step.run is not None
     script.write_text(step.run, encoding="utf-8")
     totals = None
     with subprocess.Popen(["bash", "-e", str(script)], cwd=cwd, env=dict(env),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          errors="replace") as proc:
+                          errors="replace", start_new_session=True) as proc:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            sys.stdout.write(line)
-            sys.stdout.flush()
-            if _TOTALS.match(line):
-                totals = line.strip()
+        try:
+            for line in proc.stdout:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                if _TOTALS.match(line):
+                    totals = line.strip()
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGTERM)
+            raise
     return proc.returncode, totals
 
 
@@ -114,7 +120,12 @@ def run(repo: Path, lane: str, work: Path) -> int:
     return 1 if failures else 0
 
 
+def _stopped(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)      # so the step, the decoy and the clone are cleaned up
+
+
 def main(argv: Sequence[str]) -> int:
+    signal.signal(signal.SIGTERM, _stopped)
     if not argv or argv[0] not in LANES or len(argv) > 2:
         print(f"usage: scripts/lane.sh {{{','.join(LANES)}}} [REPO]", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -129,3 +130,27 @@ def test_a_failing_step_stops_the_lane_and_is_named(tmp_path: Path) -> None:
     assert "FAILED: step 3 (lint) exited with status 3" in proc.stdout
     assert "never-ran" not in proc.stdout
     assert proc.stdout.splitlines()[-1] == "5 passed, 1 failed, 0 skipped"
+
+
+def test_a_stopped_lane_ends_its_step_and_removes_its_clone(tmp_path: Path) -> None:
+    mark = tmp_path / "step-got-sigterm"
+    repo = _repo(tmp_path, f"""\
+      - name: long
+        run: |
+          sleep 600 &
+          sleeper=$!
+          trap 'echo got-term > {mark}; kill $sleeper' TERM
+          echo "ready in $GITHUB_WORKSPACE"
+          wait
+""")
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        missing("root and unshare (the lane's mount namespace)", AS_ROOT)
+    with subprocess.Popen(["bash", str(ROOT / "scripts" / "lane.sh"), "pr", str(repo)],
+                          stdout=subprocess.PIPE, text=True) as lane:
+        assert lane.stdout is not None
+        ready = next(line for line in lane.stdout if line.startswith("ready in "))
+        lane.send_signal(signal.SIGTERM)        # the lane's own process (lane.sh execs it)
+        rest = lane.stdout.read()
+    assert lane.returncode == 128 + signal.SIGTERM, rest
+    assert mark.read_text() == "got-term\n"            # the step's process group was stopped
+    assert not Path(ready.split()[-1]).exists()        # and the clone removed
