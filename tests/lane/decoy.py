@@ -93,7 +93,11 @@ def at_default_socket() -> Iterator[list[str]]:
     if not private_mounts():
         raise RuntimeError("refusing to mount over /var/run outside a private mount namespace "
                            "(run under unshare --mount)")
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755", "rocm-bake-lane-run",
-                    str(DEFAULT_SOCKET.parent)], check=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755", "rocm-bake-lane-run",
+                              str(DEFAULT_SOCKET.parent)], capture_output=True, text=True,
+                             check=False)
+    if mounted.returncode != 0:
+        raise RuntimeError(f"cannot mount a tmpfs over {DEFAULT_SOCKET.parent} (root?): "
+                           f"{mounted.stderr.strip()}")
     with serve(DEFAULT_SOCKET) as requests:
         yield requests

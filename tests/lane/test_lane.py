@@ -116,20 +116,33 @@ def test_the_lane_runs_the_steps_in_a_clone_as_the_workflow_would(tmp_path: Path
     assert not Path(workspace).exists()               # the clone is gone
 
 
-def test_a_failing_step_stops_the_lane_and_is_named(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, """\
+@pytest.mark.parametrize(("tests", "lint", "last"), [
+    ('echo "5 passed, 0 failed, 0 skipped"', "exit 3", "5 passed, 1 failed, 0 skipped"),
+    ('echo "5 passed, 2 failed, 0 skipped"; exit 1', "exit 0", "5 passed, 2 failed, 0 skipped"),
+])
+def test_a_failing_step_stops_the_lane_and_is_counted_once(
+        tmp_path: Path, tests: str, lint: str, last: str) -> None:
+    repo = _repo(tmp_path, f"""\
       - name: tests
-        run: echo "5 passed, 0 failed, 0 skipped"
+        run: {tests}
       - name: lint
-        run: exit 3
+        run: {lint}
       - name: never
         run: echo never-ran
 """)
     proc = _lane(repo)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "FAILED: step 3 (lint) exited with status 3" in proc.stdout
+    failed = 2 if lint == "exit 0" else 3
+    assert f"FAILED: step {failed} (" in proc.stdout
     assert "never-ran" not in proc.stdout
-    assert proc.stdout.splitlines()[-1] == "5 passed, 1 failed, 0 skipped"
+    assert proc.stdout.splitlines()[-1] == last
+
+
+def test_only_the_pr_lane_runs() -> None:
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "lane.sh"), "nightly"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == "usage: scripts/lane.sh {pr} [REPO]\n"
 
 
 def test_a_stopped_lane_ends_its_step_and_removes_its_clone(tmp_path: Path) -> None:
