@@ -7,24 +7,82 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
+
+from tests import outcomes
 
 ROOT = Path(__file__).resolve().parent.parent
 # Recorded data the tests read (where each file came from: tests/fixtures/README.md)
 FIXTURES = ROOT / "tests" / "fixtures"
 VENV_BIN = Path(sys.executable).parent
-IN_CI = bool(os.environ.get("CI"))
 
 
-def missing(reason: str) -> None:
-    """A part a test needs is absent: a failure in CI (nothing may hide), a skip elsewhere."""
-    if IN_CI:
-        pytest.fail(f"{reason} (CI must install it: scripts/engine.sh install)")
-    pytest.skip(reason)
+AS_ROOT = "run the suite as root (sudo bash scripts/test.sh)"
+
+
+def missing(part: str, setup: str) -> NoReturn:
+    """A part a test needs is absent: a failure naming it and the command that sets it up
+    (never a skip: the suite promises every test runs)."""
+    pytest.fail(f"missing: {part} (set it up: {setup})", pytrace=False)
+
+
+# Skips: only those tests/skips.toml lists, with why; any other fails the run. The run's counts
+# and skips go to $ROCM_BAKE_TEST_RECORD when set (scripts/test.sh prints them per stage).
+
+_ALLOWED: pytest.StashKey[list[outcomes.Allowed]] = pytest.StashKey()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        config.stash[_ALLOWED] = outcomes.load()
+    except outcomes.SkipsError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+
+def _judge(report: pytest.TestReport | pytest.CollectReport, config: pytest.Config) -> None:
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = outcomes.skip_reason(report.longrepr)
+        if outcomes.why(reason, config.stash[_ALLOWED]) is None:
+            report.outcome = "failed"
+            report.longrepr = f"{reason} (a skip tests/skips.toml does not list)"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, pytest.TestReport,
+                                                              pytest.TestReport]:
+    report = yield
+    _judge(report, item.config)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[
+        None, pytest.CollectReport, pytest.CollectReport]:
+    report = yield
+    _judge(report, collector.config)
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            config: pytest.Config) -> None:
+    stats = terminalreporter.stats
+    skips = [{"test": r.nodeid, "reason": outcomes.skip_reason(r.longrepr),
+              "why": outcomes.why(outcomes.skip_reason(r.longrepr), config.stash[_ALLOWED])
+              or ""} for r in stats.get("skipped", [])]
+    if skips:
+        terminalreporter.section("skips allowed by tests/skips.toml")
+        for skip in skips:
+            terminalreporter.line(f"{skip['test']}: {skip['reason']} -- {skip['why']}")
+    if os.environ.get(outcomes.RECORD):
+        outcomes.append(Path(os.environ[outcomes.RECORD]), outcomes.Outcome(
+            len(stats.get("passed", [])),
+            len(stats.get("failed", [])) + len(stats.get("error", [])), len(skips), skips))
 
 
 @dataclass(frozen=True)
@@ -69,11 +127,11 @@ class Buildx:
 @pytest.fixture(scope="session")
 def buildx(tmp_path_factory: pytest.TempPathFactory) -> Buildx:
     if shutil.which("docker") is None:
-        missing("the docker client is not installed")
+        missing("the docker client", "bash scripts/engine.sh install")
     probe = subprocess.run(["docker", "buildx", "version"], capture_output=True, text=True,
                            check=False)
     if probe.returncode != 0:
-        missing("docker buildx is not installed")
+        missing("docker buildx", "bash scripts/engine.sh install")
     return Buildx(tmp_path_factory.mktemp("buildx-home"))
 
 
@@ -89,7 +147,7 @@ def run_cli(args: list[str], cwd: Path = ROOT, env: Mapping[str, str] | None = N
 def engine() -> Iterator[str]:
     """A real Docker engine and registry on loopback, started by scripts/engine.sh."""
     if shutil.which("dockerd") is None:
-        missing("no Docker engine installed (dockerd)")
+        missing("the Docker engine (dockerd)", "bash scripts/engine.sh install")
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "start"],
                           capture_output=True, text=True, timeout=180, check=False)
     if proc.returncode != 0:
@@ -106,13 +164,23 @@ def engine() -> Iterator[str]:
 def webdav() -> Iterator[Path]:
     """The WebDAV store (nginx + dav-ext) from scripts/webdav.sh; yields its run directory."""
     if shutil.which("nginx") is None:
-        missing("nginx is not installed (scripts/webdav.sh install)")
+        missing("nginx, the WebDAV store", "bash scripts/webdav.sh install")
     run_dir = Path(os.environ.get("ROCM_BAKE_WEBDAV_DIR", "/tmp/rocm-bake-webdav"))
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "start", str(run_dir)],
                           capture_output=True, text=True, timeout=60, check=False)
     if proc.returncode != 0:
         pytest.fail(f"scripts/webdav.sh start failed: {proc.stderr.strip()[-800:]}")
     yield run_dir
+
+
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Any]:
+    """A headless Chromium for a module's tests (tests/docs/browser.py); without it, or
+    without selenium, each test fails naming chromium."""
+    from tests.docs import browser  # noqa: PLC0415 (selenium: the docs group)
+
+    with browser.chromium() as driver:
+        yield driver
 
 
 @pytest.fixture

@@ -189,7 +189,7 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
     user:password@ in SCCACHE_WEBDAV_URL the preflight's sccache authenticates and the build's
     secret carries them; without them the store refuses. No output shows the password."""
     if shutil.which("nginx") is None:
-        missing("nginx is not installed (scripts/webdav.sh install)")
+        missing("nginx, the WebDAV store", "bash scripts/webdav.sh install")
     run_dir = tmp_path / "dav"
     port, dav_env = _start_webdav(run_dir, {"ROCM_BAKE_WEBDAV_AUTH": f"user:{CANARY}"})
     tag = uuid.uuid4().hex[:10]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, Result, missing, run_cli
+from tests.conftest import AS_ROOT, ROOT, Result, missing, run_cli
 
 OLD_BUILDX_DIR = Path(os.environ.get("ROCM_BAKE_OLD_BUILDX_DIR", "/var/cache/rocm-bake/old-buildx"))
 
@@ -76,7 +76,7 @@ def test_missing_docker_client(path_without_docker: str) -> None:
 
 def test_missing_engine() -> None:
     if shutil.which("docker") is None:
-        missing("the docker client is not installed")
+        missing("the docker client", "bash scripts/engine.sh install")
     result = run_cli(["inv", "build", "--target", "vllm"],
                      env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
     assert_one_line_error(result, "no reachable BuildKit builder", "scripts/engine.sh start")
@@ -102,7 +102,7 @@ def test_missing_buildx() -> None:
     """Hide the buildx plugin for real with a private mount namespace (root only)."""
     plugins = Path("/usr/libexec/docker/cli-plugins")
     if os.geteuid() != 0 or shutil.which("unshare") is None or not plugins.is_dir():
-        missing("hiding the buildx plugin needs root, unshare and the system plugin dir")
+        missing(f"root, unshare and {plugins} (to hide the buildx plugin)", AS_ROOT)
     inv = shutil.which("inv") or str(ROOT / ".venv/bin/inv")
     script = f"mount -t tmpfs none {plugins} && exec {inv} build --target vllm"
     proc = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=ROOT, capture_output=True,
@@ -117,7 +117,7 @@ def test_older_buildx_is_refused(tmp_path: Path) -> None:
     """A real buildx 0.13 (Debian trixie's), put first in a private DOCKER_CONFIG."""
     plugin = OLD_BUILDX_DIR / "cli-plugins" / "docker-buildx"
     if not plugin.exists():
-        missing(f"no old buildx at {plugin} (scripts/engine.sh old-buildx puts it there)")
+        missing(f"the old buildx at {plugin}", "bash scripts/engine.sh old-buildx")
     (tmp_path / "cli-plugins").mkdir()
     (tmp_path / "cli-plugins" / "docker-buildx").symlink_to(plugin)
     result = run_cli(["inv", "build", "--target", "vllm"],

@@ -90,7 +90,7 @@ def test_nox_lists_one_build_session_per_arch() -> None:
 def test_nox_build_session_passes_posargs_to_inv_build() -> None:
     """Reuses the session's virtualenv that scripts/test.sh installed (no network in tests)."""
     if not (ROOT / ".nox" / "build-gfx950").is_dir():
-        missing("the build-gfx950 nox env is not installed (nox --install-only -s build-gfx950)")
+        missing("the build-gfx950 nox env", ".venv/bin/nox --install-only -s build-gfx950")
     result = run_cli(["nox", "-R", "-s", "build-gfx950", "--", "--dry-run"], timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     output = result.stdout + result.stderr

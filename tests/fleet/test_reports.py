@@ -3,7 +3,6 @@ prints the URL), then published as static files and looked at in headless Chromi
 
 from __future__ import annotations
 
-import importlib.util
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -12,21 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, VENV_BIN, minimal_env, missing, run_cli
+from tests.conftest import ROOT, VENV_BIN, minimal_env, run_cli
 from tests.fleet.conftest import TwoNodes, fresh_salt
 from tests.fleet.test_two_nodes import build_argv, record
-
-
-@pytest.fixture
-def chrome() -> Iterator[Any]:
-    if importlib.util.find_spec("selenium") is None:
-        missing("selenium is not installed (scripts/docs-deps.sh)")
-    from tests.docs import browser  # noqa: PLC0415 (needs selenium, the docs group)
-
-    if browser.chromium_paths() is None:
-        missing("chromium and chromium-driver are not installed (scripts/docs-deps.sh)")
-    with browser.chromium() as driver:
-        yield driver
 
 
 @pytest.fixture

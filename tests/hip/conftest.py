@@ -71,5 +71,5 @@ def compiled(engine: str, hip_image: str, tmp_path_factory: pytest.TempPathFacto
 def rocm_wheel() -> Path:
     wheel = FIXTURES / ROCM_WHEEL
     if not wheel.is_file():
-        missing(f"{wheel} is missing (scripts/hip-fixtures.sh)")
+        missing(str(wheel), "bash scripts/hip-fixtures.sh")
     return wheel

@@ -65,7 +65,7 @@ def test_sccache_caches_hipcc_through_the_wrapper_directory(engine: str, hip_ima
     the real hipcc compiles for gfx1250 through sccache, a miss then a HIP hit, the same
     bytes twice (fixed -cuid), and the audit finds gfx1250 in both."""
     if not SCCACHE.is_file():
-        missing(f"{SCCACHE} is missing (scripts/cachestack.sh)")
+        missing(str(SCCACHE), "bash scripts/cachestack.sh")
     script = """
 export PATH=/opt/rocm-bake/bin:$PATH
 install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers sccache
@@ -99,7 +99,7 @@ def test_hipcc_7_2_ignores_hip_clang_launcher(engine: str, hip_image: str,
     7.13, it sets HIP_CLANG_LAUNCHER=sccache, and this hipcc (7.2.4) compiles without it --
     sccache sees no request. The launcher path needs a newer hipcc than Debian packages."""
     if not SCCACHE.is_file():
-        missing(f"{SCCACHE} is missing (scripts/cachestack.sh)")
+        missing(str(SCCACHE), "bash scripts/cachestack.sh")
     script = """
 export PATH=/opt/rocm-bake/bin:$PATH
 echo 7.13.0 > /opt/rocm/.info/version

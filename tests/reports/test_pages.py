@@ -10,17 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from rocm_bake.reports import pages, publish, runs, serve
 from tests.docs import browser
 from tests.reports import synthetic
 
 HANG_GUARD = 60.0       # seconds: only a hang ever reaches it
+# selenium (the docs group) is imported inside the tests: without it the chrome fixture fails
+# first, naming chromium.
 
 
 def bars(chrome: Any, **attrs: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
     selector = "rect.bar" + "".join(f'[data-{k}="{v}"]' for k, v in attrs.items())
     return list(chrome.find_elements(By.CSS_SELECTOR, selector))
 
@@ -33,6 +35,9 @@ def shot(chrome: Any, path: Path) -> None:
 
 
 def test_the_selector_switches_between_two_runs(chrome: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
     logs = tmp_path / "fleet-logs"
     older = synthetic.write(logs, synthetic.record(1, cells=6, nodes=2))
     newer = synthetic.write(logs, synthetic.record(2, cells=9, nodes=3))
@@ -75,6 +80,9 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 def test_a_run_in_flight_gains_a_finished_bar_without_a_reload(
         chrome: Any, served: tuple[str, Path], tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
     url, logs = served
     synthetic.write(logs, synthetic.record(1, cells=6, nodes=2))
     in_flight = synthetic.record(2, cells=6, nodes=2, finished=False,
@@ -102,6 +110,9 @@ def test_a_run_in_flight_gains_a_finished_bar_without_a_reload(
 
 
 def test_a_new_run_appears_in_the_open_page(chrome: Any, served: tuple[str, Path]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
     url, logs = served
     synthetic.write(logs, synthetic.record(1))
     chrome.get(url + "fleet/")
@@ -114,6 +125,8 @@ def test_a_new_run_appears_in_the_open_page(chrome: Any, served: tuple[str, Path
 
 
 def test_the_nightly_page_names_built_skipped_and_failed(chrome: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
     logs = tmp_path / "fleet-logs"
     rec = synthetic.record(3, cells=6, nodes=2)
     rec.lane, rec.tag = "nightly", "nightly-a1"
@@ -132,6 +145,9 @@ def test_the_nightly_page_names_built_skipped_and_failed(chrome: Any, tmp_path: 
 
 def test_markup_in_a_record_stays_text_and_a_bad_record_is_named(
         chrome: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
     logs = tmp_path / "fleet-logs"
     rec = synthetic.record(1)
     rec.cells["top-a2"].status = "failed"

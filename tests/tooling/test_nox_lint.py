@@ -15,7 +15,7 @@ from tests.conftest import ROOT, missing, run_cli
 @pytest.fixture(scope="module")
 def lint_env() -> None:
     if not (ROOT / ".nox" / "lint").is_dir():
-        missing("the lint nox env is not installed (nox --install-only -s lint)")
+        missing("the lint nox env", ".venv/bin/nox --install-only -s lint")
 
 
 def test_nox_lint_session_passes(lint_env: None) -> None:

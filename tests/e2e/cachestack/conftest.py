@@ -31,7 +31,7 @@ def downloads() -> Path:
     """The setup downloads (scripts/cachestack.sh): fetched at setup, never by a test."""
     path = Path(os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cachestack"))
     if not (path / "sccache").is_file() or not (path / SDIST).is_file():
-        missing(f"the cache stack's downloads are not in {path} (scripts/cachestack.sh)")
+        missing(f"the cache stack's downloads in {path}", "bash scripts/cachestack.sh")
     return path
 
 

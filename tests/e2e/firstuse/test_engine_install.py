@@ -16,7 +16,7 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from tests.conftest import ROOT, missing
+from tests.conftest import AS_ROOT, ROOT, missing
 
 ENGINE_SH = ROOT / "scripts" / "engine.sh"
 UNIT_DIR = Path("/lib/systemd/system")
@@ -57,10 +57,10 @@ def _package(tmp_path: Path, name: str, mark: Path) -> Path:
 
 def test_install_holds_services_and_disables_the_units_it_enabled(tmp_path: Path) -> None:
     if os.geteuid() != 0:
-        missing("apt-get install needs root")
+        missing("root (apt-get install needs it)", AS_ROOT)
     for tool in ("unshare", "dpkg-deb", "deb-systemd-helper", "apt-get"):
         if shutil.which(tool) is None:
-            missing(f"{tool} is not installed")
+            missing(tool, "bash scripts/engine.sh install")
     name = f"rocm-bake-unit-test-{uuid.uuid4().hex[:8]}"
     unit = f"{name}.service"
     mark = tmp_path / "postinst.txt"

@@ -6,6 +6,13 @@ ROCM_BAKE_REGISTRY_PORT; the port held by the test until its engine is gone, so 
 process is given it meanwhile), so the shared engine at /tmp/rocm-bake-engine that other
 sessions use is never stopped; the test's engine is stopped and cleaned (`engine.sh clean`)
 afterwards.
+
+And no default engine, whatever the machine has: with no DOCKER_HOST, DOCKER_CONTEXT or
+BUILDX_BUILDER and an empty DOCKER_CONFIG, the builder the default context reaches is the
+engine on /var/run/docker.sock (a CI container often sees its runner's there). The test's PATH
+starts with a `docker` that runs the real client in a private mount namespace with an empty
+tmpfs over /var/run, so no docker command of the test reaches one: `./inv build` starts the
+project's engine, never skips.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -27,10 +35,15 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import preflight
-from tests.conftest import ROOT, VENV_BIN, Result, missing
+from tests.conftest import AS_ROOT, ROOT, VENV_BIN, Result, missing
 
 ENGINE_SH = ROOT / "scripts" / "engine.sh"
 pytestmark = pytest.mark.engine
+# The real docker client, with the default context's socket masked (see the module's text).
+NO_DEFAULT_ENGINE = """#!/bin/sh
+exec unshare --mount --propagation private -- \\
+    sh -c 'mount -t tmpfs rocm-bake-no-default-engine /var/run && exec "$0" "$@"' {docker} "$@"
+"""
 
 
 @dataclass(frozen=True)
@@ -72,10 +85,10 @@ def _held_port() -> Iterator[int]:
 @pytest.fixture
 def fresh(tmp_path: Path) -> Iterator[Fresh]:
     if os.geteuid() != 0:
-        missing("starting dockerd needs root")
-    for tool in ("docker", "dockerd", "docker-registry"):
+        missing("root (starting dockerd needs it)", AS_ROOT)
+    for tool in ("docker", "dockerd", "docker-registry", "unshare"):
         if shutil.which(tool) is None:
-            missing(f"{tool} is not installed (scripts/engine.sh install)")
+            missing(tool, "bash scripts/engine.sh install")
     with _held_port() as port:
         yield from _fresh(tmp_path, port)
 
@@ -83,7 +96,12 @@ def fresh(tmp_path: Path) -> Iterator[Fresh]:
 def _fresh(tmp_path: Path, port: int) -> Iterator[Fresh]:
     run_dir = Path(tempfile.mkdtemp(prefix="rbfu-", dir="/tmp"))   # short: a unix socket path
     (tmp_path / "docker").mkdir()
-    env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+    masked = tmp_path / "no-default-engine"
+    masked.mkdir()
+    docker = shlex.quote(str(shutil.which("docker")))
+    (masked / "docker").write_text(NO_DEFAULT_ENGINE.format(docker=docker))
+    (masked / "docker").chmod(0o755)
+    env = {"PATH": f"{masked}:{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
            "HOME": str(tmp_path),
            # No user configuration: no docker context, no `docker buildx use` builder.
            "DOCKER_CONFIG": str(tmp_path / "docker"),
@@ -93,13 +111,13 @@ def _fresh(tmp_path: Path, port: int) -> Iterator[Fresh]:
            "ROCM_BAKE_ROOTFS_DIR": str(tmp_path / "rootfs"),
            "ROCM_BAKE_OLD_BUILDX_DIR": str(tmp_path / "old-buildx")}
     state = Fresh(run_dir, env, tmp_path)
-    default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
-                             text=True, timeout=60, check=False)
-    if default.returncode == 0 and re.search(r"^Status:\s*running", default.stdout, re.M):
-        pytest.skip("the default docker context reaches a builder on this machine: inv build "
-                    "rightly uses it instead of starting the project's engine")
-    assert not (run_dir / "docker.sock").exists()
     try:
+        default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
+                                 text=True, timeout=60, check=False)
+        assert not re.search(r"^Status:\s*running", default.stdout, re.M), \
+            f"the default context still reaches a builder: {default.stdout}{default.stderr}"
+        assert "/var/run/docker.sock" in default.stdout + default.stderr, default
+        assert not (run_dir / "docker.sock").exists()
         yield state
     finally:
         subprocess.run(["bash", str(ENGINE_SH), "clean", str(run_dir)], env=env,

@@ -44,7 +44,7 @@ class StageBuild:
 def rootfs_image(engine: str) -> str:
     """rocm-bake/debian:test from scripts/engine.sh rootfs-image (cached between runs)."""
     if shutil.which("mmdebstrap") is None:
-        missing("mmdebstrap is not installed (scripts/engine.sh install)")
+        missing("mmdebstrap", "bash scripts/engine.sh install")
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "rootfs-image"],
                           capture_output=True, text=True, timeout=1500, check=False)
     if proc.returncode != 0:

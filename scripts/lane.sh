@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# A CI lane run here as its workflow would run it: `scripts/lane.sh pr` runs the `run:` steps
+# of .github/workflows/pr.yml, in order, in a fresh clone of this checkout's current commit
+# (uncommitted changes are not in it) in a temporary directory, with the workflow's and each
+# step's env, CI=true, GITHUB_WORKSPACE = the clone, ${{ github.base_ref }} = main.
+# It runs in a private mount namespace whose /var/run is an empty tmpfs holding a decoy
+# docker.sock (tests/lane/decoy.py), as a CI container sees its runner's engine there; the lane
+# fails if any request reached it. Needs root (the steps apt-get install; unshare; mount).
+# Its last line is the tests' "N passed, N failed, N skipped", lane failures counted in.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# The runner itself needs this checkout's .venv with PyYAML (the dev group).
+if ! .venv/bin/python -c "import yaml" 2>/dev/null; then
+    ./inv --version >/dev/null
+    .venv/bin/python -m pip install --quiet --group dev
+fi
+exec unshare --mount --propagation private -- .venv/bin/python -m tests.lane "$@"
