@@ -86,7 +86,7 @@ def test_a_benchmark_without_its_engine_is_one_line(tmp_path: Path) -> None:
     """benchmarks/perf.py when `inv perf` cannot reach a builder: one line (the benchmark, what
     failed, inv perf's error with the fix), exit 2, no traceback, nothing measured."""
     if shutil.which("docker") is None:
-        missing("the docker client is not installed")
+        missing("the docker client", "bash scripts/engine.sh install")
     history = ROOT / "perf" / "history.jsonl"
     before = history.read_bytes()
     result = run_cli([sys.executable, str(ROOT / "benchmarks" / "perf.py"), "--repeat", "1"],

@@ -5,26 +5,25 @@ image from it) instead of docker's default /var/run/docker.sock, and `inv doctor
 
 The engine is this module's own (its run dir and registry port; stopped and cleaned after):
 `inv perf` prunes the build cache of the engine it measures on, which must never be the one
-other tests build on at the same time.
+other tests build on at the same time. No default engine either (tests/e2e/isolated.py): the
+tasks must reach the project's, whatever the machine has on /var/run/docker.sock.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, VENV_BIN, Result, missing
+from tests.conftest import AS_ROOT, ROOT, VENV_BIN, Result, missing
+from tests.e2e.isolated import assert_no_default_engine, held_port, mask_default_engine
 
 pytestmark = pytest.mark.engine
 
@@ -70,39 +69,25 @@ class Engine:
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
-@contextmanager
-def _held_port() -> Iterator[int]:
-    """A loopback port for the engine's registry, held until the block ends: bound with
-    SO_REUSEADDR and never listening, so no other bind to port 0 is given it, while the
-    registry (Go listens with SO_REUSEADDR) can still listen on it."""
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        yield int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def own_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     if os.geteuid() != 0:
-        missing("starting dockerd needs root")
+        missing("root (starting dockerd needs it)", AS_ROOT)
     for tool in ("docker", "dockerd", "docker-registry"):
         if shutil.which(tool) is None:
-            missing(f"{tool} is not installed (scripts/engine.sh install)")
+            missing(tool, "bash scripts/engine.sh install")
     home = tmp_path_factory.mktemp("engine-found")
     (home / "docker").mkdir()
-    with _held_port() as port:
+    with held_port() as port:
         run_dir = Path(tempfile.mkdtemp(prefix="rbef-", dir="/tmp"))   # short: a socket path
-        env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        masked = mask_default_engine(home / "no-default-engine")
+        env = {"PATH": f"{masked}:{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
                "HOME": str(home), "DOCKER_CONFIG": str(home / "docker"),
                "ROCM_BAKE_ENGINE_DIR": str(run_dir), "ROCM_BAKE_REGISTRY_PORT": str(port),
                # engine.sh clean must not touch the machine's shared caches.
                "ROCM_BAKE_ROOTFS_DIR": str(home / "rootfs"),
                "ROCM_BAKE_OLD_BUILDX_DIR": str(home / "old-buildx")}
-        default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
-                                 text=True, timeout=60, check=False)
-        if default.returncode == 0 and re.search(r"^Status:\s*running", default.stdout, re.M):
-            pytest.skip("the default docker context reaches a builder on this machine: the "
-                        "tasks rightly use it instead of the project's engine")
+        assert_no_default_engine(env)
         try:
             for action in ("start", "base-image"):
                 proc = subprocess.run(["bash", str(ENGINE_SH), action, str(run_dir)], env=env,

@@ -7,28 +7,20 @@ process is given it meanwhile), so the shared engine at /tmp/rocm-bake-engine th
 sessions use is never stopped; the test's engine is stopped and cleaned (`engine.sh clean`)
 afterwards.
 
-And no default engine, whatever the machine has: with no DOCKER_HOST, DOCKER_CONTEXT or
-BUILDX_BUILDER and an empty DOCKER_CONFIG, the builder the default context reaches is the
-engine on /var/run/docker.sock (a CI container often sees its runner's there). The test's PATH
-starts with a `docker` that runs the real client in a private mount namespace with an empty
-tmpfs over /var/run, so no docker command of the test reaches one: `./inv build` starts the
-project's engine, never skips.
+And no default engine, whatever the machine has (tests/e2e/isolated.py): `./inv build` starts
+the project's engine, never skips.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import re
-import shlex
 import shutil
-import socket
 import subprocess
 import tarfile
 import tempfile
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,14 +28,10 @@ import pytest
 
 from rocm_bake import preflight
 from tests.conftest import AS_ROOT, ROOT, VENV_BIN, Result, missing
+from tests.e2e.isolated import assert_no_default_engine, held_port, mask_default_engine
 
 ENGINE_SH = ROOT / "scripts" / "engine.sh"
 pytestmark = pytest.mark.engine
-# The real docker client, with the default context's socket masked (see the module's text).
-NO_DEFAULT_ENGINE = """#!/bin/sh
-exec unshare --mount --propagation private -- \\
-    sh -c 'mount -t tmpfs rocm-bake-no-default-engine /var/run && exec "$0" "$@"' {docker} "$@"
-"""
 
 
 @dataclass(frozen=True)
@@ -71,17 +59,6 @@ class Fresh:
                               capture_output=True, timeout=120, check=False)
 
 
-@contextmanager
-def _held_port() -> Iterator[int]:
-    """A loopback port for the test's registry, held until the block ends: bound with
-    SO_REUSEADDR and never listening, so no other bind to port 0 and no outgoing connection
-    is given it, while the registry (Go listens with SO_REUSEADDR) can still listen on it."""
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        yield int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def fresh(tmp_path: Path) -> Iterator[Fresh]:
     if os.geteuid() != 0:
@@ -89,18 +66,14 @@ def fresh(tmp_path: Path) -> Iterator[Fresh]:
     for tool in ("docker", "dockerd", "docker-registry", "unshare"):
         if shutil.which(tool) is None:
             missing(tool, "bash scripts/engine.sh install")
-    with _held_port() as port:
+    with held_port() as port:
         yield from _fresh(tmp_path, port)
 
 
 def _fresh(tmp_path: Path, port: int) -> Iterator[Fresh]:
     run_dir = Path(tempfile.mkdtemp(prefix="rbfu-", dir="/tmp"))   # short: a unix socket path
     (tmp_path / "docker").mkdir()
-    masked = tmp_path / "no-default-engine"
-    masked.mkdir()
-    docker = shlex.quote(str(shutil.which("docker")))
-    (masked / "docker").write_text(NO_DEFAULT_ENGINE.format(docker=docker))
-    (masked / "docker").chmod(0o755)
+    masked = mask_default_engine(tmp_path / "no-default-engine")
     env = {"PATH": f"{masked}:{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
            "HOME": str(tmp_path),
            # No user configuration: no docker context, no `docker buildx use` builder.
@@ -112,11 +85,7 @@ def _fresh(tmp_path: Path, port: int) -> Iterator[Fresh]:
            "ROCM_BAKE_OLD_BUILDX_DIR": str(tmp_path / "old-buildx")}
     state = Fresh(run_dir, env, tmp_path)
     try:
-        default = subprocess.run(["docker", "buildx", "inspect"], env=env, capture_output=True,
-                                 text=True, timeout=60, check=False)
-        assert not re.search(r"^Status:\s*running", default.stdout, re.M), \
-            f"the default context still reaches a builder: {default.stdout}{default.stderr}"
-        assert "/var/run/docker.sock" in default.stdout + default.stderr, default
+        assert_no_default_engine(env)
         assert not (run_dir / "docker.sock").exists()
         yield state
     finally:
