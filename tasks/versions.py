@@ -13,7 +13,8 @@ _HELP = {
     "json": "print the report as JSON",
     "markdown": "print the report as Markdown (also appended to $GITHUB_STEP_SUMMARY when set)",
     "explain": "show the queries, candidates, dropping rules and winner for one pin",
-    "pr": "report only drift introduced since this git ref (e.g. origin/main)",
+    "pr": "report only drift introduced since this git ref (e.g. origin/main): the pins added or "
+          "changed since it, checked on both sides; unchanged pins are not fetched",
     "record": "write a snapshot of everything fetched to this file",
     "offline": "check against a snapshot file instead of the network (deterministic)",
     "docs": "write docs/reference/variables.md (with --check: fail if it is stale)",

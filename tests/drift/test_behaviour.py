@@ -310,24 +310,53 @@ def git(repo: Path, *args: str) -> None:
                         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
 
 
-def test_pr_reports_only_drift_it_introduces(checker: Checker) -> None:
+def _pr_repo(checker: Checker, base: str) -> Path:
     repo = checker.tmp / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    base = pin("TRITON_VERSION", "3.7.1", pypi="triton") + pin("VLLM_VERSION", "0.33.0",
-                                                                pypi="vllm")
     (repo / "rocm-bake.hcl").write_text(base)
     git(repo, "add", "rocm-bake.hcl")
     git(repo, "commit", "-q", "-m", "base")
-    (repo / "rocm-bake.hcl").write_text(base.replace("0.33.0", "0.32.0"))
+    return repo
+
+
+def test_pr_reports_only_drift_it_introduces(checker: Checker) -> None:
+    base = (pin("TRITON_VERSION", "3.7.1", pypi="triton") +
+            pin("VLLM_VERSION", "0.33.0", pypi="vllm") +
+            pin("TORCH_VERSION", "2.9.1", pypi="torch"))
+    repo = _pr_repo(checker, base)
+    # VLLM_VERSION now drifts; TRITON_VERSION changes but drifted on the base already;
+    # TORCH_VERSION is left as it was.
+    (repo / "rocm-bake.hcl").write_text(base.replace("0.33.0", "0.32.0").replace("3.7.1", "3.7.0"))
+    seen = len(checker.world.web.requests)
     result = checker.run(files=[str(repo / "rocm-bake.hcl")], pr="main")
+    asked = [path for path, _ in checker.world.web.requests[seen:]]
     data = result.json()
     assert [p["name"] for p in data["pins"]] == ["VLLM_VERSION"]
     assert data["not_reported"] == ["TRITON_VERSION"] and result.code == 1
+    assert data["unchanged"] == ["TORCH_VERSION"]
+    assert "/pypi/vllm/json" in asked and "/pypi/torch/json" not in asked, asked
     clean = checker.run(files=[str(repo / "rocm-bake.hcl")], pr="main", output="table")
     assert "not reported (already drifting on the base ref): TRITON_VERSION" in clean.out
+    assert "not checked (unchanged since the base ref): TORCH_VERSION" in clean.out
     bad = checker.run(files=[str(repo / "rocm-bake.hcl")], pr="no-such-ref")
     assert bad.code == 2 and "--pr no-such-ref: cannot read rocm-bake.hcl" in bad.err
+
+
+def test_pr_that_changes_no_pin_asks_upstream_nothing(checker: Checker) -> None:
+    """A pull request that leaves every pin as it was: exit 0 with the pins named as not
+    checked, and not one request (upstream may be unreachable from the runner)."""
+    base = pin("TRITON_VERSION", "3.7.1", pypi="triton") + pin("VLLM_VERSION", "0.33.0",
+                                                                pypi="vllm")
+    repo = _pr_repo(checker, base)
+    (repo / "rocm-bake.hcl").write_text(base + 'variable "MAX_JOBS" {\n  default = "8"\n}\n')
+    result = checker.run(files=[str(repo / "rocm-bake.hcl")], pr="main",
+                         rewrites=["https://pypi.org=http://127.0.0.1:9"])
+    data = result.json()
+    assert result.code == 0 and data["pins"] == [] and data["coherence"] == []
+    assert data["unchanged"] == ["TRITON_VERSION", "VLLM_VERSION"] and data["requests"] == 0
+    table = checker.run(files=[str(repo / "rocm-bake.hcl")], pr="main", output="table")
+    assert "pins: none checked; exit 0" in table.out
 
 
 def test_snapshot_json_is_stable(checker: Checker) -> None:

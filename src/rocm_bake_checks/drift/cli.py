@@ -54,18 +54,14 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     settings = _settings(options, environ, clock)
     session = Session(settings)
     try:
-        session.warm_up(files)
-        from rocm_bake import bakefile  # noqa: PLC0415 (loads while the warm-up is in flight)
-
-        report = session.check(bakefile.load(files, environ))
-        session.remember(files)
         if options.pr:
-            from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
+            report = _pr(session, files, options.pr, environ)
+        else:
+            session.warm_up(files)
+            from rocm_bake import bakefile  # noqa: PLC0415 (loads while the warm-up is in flight)
 
-            with prdiff.temporary() as tmp:
-                base = session.check(prdiff.base_definition(files, options.pr, environ,
-                                                            Path(tmp)))
-            report = prdiff.only_introduced(report, base)
+            report = session.check(bakefile.load(files, environ))
+            session.remember(files)
     finally:
         session.close()
     if settings.record is not None:
@@ -75,6 +71,21 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     except BrokenPipeError:   # `inv version-check | head`: the reader left, keep the status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return report.exit_code()
+
+
+def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str]) -> Report:
+    """``--pr REF``: the pins this change adds or changes (value or source), checked on both
+    sides; a pin it leaves as it was is not asked about (no drift of its making)."""
+    from rocm_bake import bakefile  # noqa: PLC0415 (see run)
+    from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
+
+    head = bakefile.load(files, environ)
+    with prdiff.temporary() as tmp:
+        base = prdiff.base_definition(files, ref, environ, Path(tmp))
+    changed, unchanged = prdiff.changed_pins(head, base)
+    report = prdiff.only_introduced(session.check(head, changed), session.check(base, changed))
+    report.unchanged = unchanged
+    return report
 
 
 def _output(options: Options, report: Report, root: Path, env: Mapping[str, str],

@@ -102,6 +102,7 @@ class Report:
     untracked: list[str] = field(default_factory=list)
     upstreams: dict[str, str] = field(default_factory=dict)
     not_reported: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)   # --pr: pins the change leaves as is
 
     def all(self) -> list[Finding]:
         return [*self.findings, *self.coherence]
@@ -119,4 +120,5 @@ class Report:
                 "pins": [f.to_json() for f in self.findings],
                 "coherence": [f.to_json() for f in self.coherence],
                 "untracked": list(self.untracked), "not_reported": list(self.not_reported),
+                "unchanged": list(self.unchanged),
                 "requests": self.requests, "answered_from_cache": self.cache_hits}

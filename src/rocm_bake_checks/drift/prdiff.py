@@ -1,6 +1,8 @@
 """``--pr BASE_REF``: only the drift a pull request introduces. The bake files are read at
-BASE_REF through gitpython, checked with the same fetcher (nothing is asked twice), and a
-head finding that was already drift on the base is left out of the verdict."""
+BASE_REF through gitpython; only the pins the change adds or changes (their value or their
+``_SOURCE``) are checked, on both sides with the same fetcher (nothing is asked twice), and a
+head finding that was already drift on the base is left out of the verdict. A change that
+touches no pin asks upstream nothing."""
 
 from __future__ import annotations
 
@@ -40,6 +42,19 @@ def base_definition(files: Sequence[Path], ref: str, env: Mapping[str, str],
         copy.write_text(text + "\n", encoding="utf-8")
         copies.append(copy)
     return bakefile.load(copies, env)
+
+
+def changed_pins(head: Definition, base: Definition) -> tuple[list[str], list[str]]:
+    """The head's pins that are new or differ from the base (value or declared source), and
+    those that are as they were."""
+    from rocm_bake_checks.drift import declarations  # noqa: PLC0415 (the bake model's reader)
+
+    before = {spec.name: spec for spec in declarations.read(base)[0]}
+    changed: list[str] = []
+    unchanged: list[str] = []
+    for spec in declarations.read(head)[0]:
+        (unchanged if before.get(spec.name) == spec else changed).append(spec.name)
+    return changed, unchanged
 
 
 def only_introduced(head: Report, base: Report) -> Report:

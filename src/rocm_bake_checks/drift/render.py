@@ -54,7 +54,8 @@ def table(report: Report, list_undeclared: bool = False) -> str:
     """The pins, then the coherence rules, each under headed columns, then the summary."""
     from tabulate import tabulate  # noqa: PLC0415 (see the module's doc)
 
-    parts = [tabulate(_rows(report.findings), headers=HEADERS, maxcolwidths=WIDTHS)]
+    parts = [tabulate(_rows(report.findings), headers=HEADERS, maxcolwidths=WIDTHS)] \
+        if report.findings or not report.unchanged else []
     if report.coherence:
         parts.append(tabulate(_rule_rows(report.coherence), headers=RULE_HEADERS,
                               maxcolwidths=[None, 24, 14, 16, 82]))
@@ -64,7 +65,7 @@ def table(report: Report, list_undeclared: bool = False) -> str:
 
 def summary(report: Report, list_undeclared: bool = False) -> str:
     code = report.exit_code()
-    parts = f"pins: {_counts([f.status.value for f in report.findings])}"
+    parts = f"pins: {_counts([f.status.value for f in report.findings]) or 'none checked'}"
     if report.coherence:
         parts += f"; rules: {_counts([_rule_status(f) for f in report.coherence])}".replace(
             " holds", " hold")
@@ -73,6 +74,8 @@ def summary(report: Report, list_undeclared: bool = False) -> str:
     if report.not_reported:
         lines.append(f"not reported (already drifting on the base ref): "
                      f"{', '.join(report.not_reported)}")
+    if report.unchanged:
+        lines.append(f"not checked (unchanged since the base ref): {', '.join(report.unchanged)}")
     if report.untracked and list_undeclared:
         lines.append(f"{len(report.untracked)} variables declare no source (not pins, or not "
                      "checked): " + ", ".join(report.untracked))
@@ -95,13 +98,17 @@ def as_json(report: Report) -> str:
 
 def markdown(report: Report) -> str:
     lines = ["### rocm-bake pin drift", "", f"**{VERDICT[report.exit_code()]}** "
-             f"({report.mode}, checked {report.checked_at}, exit {report.exit_code()})", "",
-             pipe_table(_rows(report.findings), HEADERS)]
+             f"({report.mode}, checked {report.checked_at}, exit {report.exit_code()})"]
+    if report.findings or not report.unchanged:
+        lines += ["", pipe_table(_rows(report.findings), HEADERS)]
     if report.coherence:
         lines += ["", pipe_table(_rule_rows(report.coherence), RULE_HEADERS)]
     if report.not_reported:
         lines += ["", f"Not reported (already drifting on the base ref): "
                       f"{', '.join(report.not_reported)}"]
+    if report.unchanged:
+        lines += ["", f"Not checked (unchanged since the base ref): "
+                      f"{', '.join(report.unchanged)}"]
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -102,7 +102,9 @@ class Session:
     def today(self) -> date:
         return datetime.fromisoformat(self.checked_at).date()
 
-    def check(self, definition: Definition) -> Report:
+    def check(self, definition: Definition, names: Collection[str] | None = None) -> Report:
+        """Check ``definition``'s pins (only those in ``names`` when given; its coherence
+        rules then only when one of them is named)."""
         from rocm_bake.bake.variables import display  # noqa: PLC0415 (see the module's doc)
         from rocm_bake_checks.drift import declarations  # noqa: PLC0415
         from rocm_bake_checks.drift.coherence import Coherence  # noqa: PLC0415
@@ -111,8 +113,11 @@ class Session:
         _known(self.settings.only, [s.name for s in specs], "--only", "pin")
         if self.settings.only:
             specs = [s for s in specs if s.name in self.settings.only]
+        if names is not None:
+            specs = [s for s in specs if s.name in names]
         coherence = Coherence(definition, specs, self.git)
-        rules = [] if self.settings.only else coherence.rules()
+        rules = [] if self.settings.only or (names is not None and not specs) else \
+            coherence.rules()
         if self.settings.explain:
             checked = [*(s.name for s in specs), *(r[0] for r in rules)]
             _known([self.settings.explain.removesuffix("[wheel]")], checked, "--explain",
