@@ -223,7 +223,7 @@ def _args(definition: Definition, components: list[str]) -> dict[str, list[str]]
 def _sources(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
     declared = set(definition.namespace.declared.attributes)
     for name, args in _args(definition, components).items():
-        own = sorted((a for a in args if a.endswith(SOURCE_PINS)), key=where.variables.get)
+        own = sorted((a for a in args if a.endswith(SOURCE_PINS)), key=lambda a: where.variables[a])
         if own and not any(f"{p}{SOURCE_SUFFIX}" in declared for p in own):
             yield _problem(where.variables[own[0]], "component-source",
                            f"component '{name}': none of its pins ({', '.join(own)}) says "
