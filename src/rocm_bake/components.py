@@ -12,6 +12,8 @@ that names a component is either derived from that table or checked against it h
   with a ``description``; ``component-all``: its cells in group ``all``.
 - ``component-skip``: a cell that needs (``target:`` context) a cell ``SKIP`` skips is skipped
   too, with its own ``SKIP`` entry; every ``SKIP`` key is ``<known arch>/<component>``.
+- ``component-export``: the export target (``wheels``) takes it as a context;
+  ``component-pins``: its ``*_COMMIT``/``*_REF`` pins are in ``PINS`` (labels, versions.json).
 - ``component-source``: one of the component's ``*_COMMIT``/``*_REF`` pins declares where it
   comes from (``<PIN>_SOURCE``, read by ``inv version-check``); ``variable-description``:
   every variable a component passes says what it is.
@@ -35,10 +37,12 @@ COMPONENT_TABLE = "CACHE_KEY"
 TABLES = ("ARCHS", "VERSION_TAG", "CACHE_KEY")
 CELL_TEMPLATE = "_cell-"
 SOURCE_SUFFIX = "_SOURCE"
+EXPORT_TARGET = "wheels"       # the target that exports every wheel of a cell
 SOURCE_PINS = ("_COMMIT", "_REF")
 # The rules in the order a failed bake model most likely failed by (the first is named).
 RULE_ORDER = ("component-table", "component-skip", "component-target", "component-group",
-              "component-all", "component-source", "variable-description")
+              "component-all", "component-export", "component-pins", "component-source",
+              "variable-description")
 
 
 @dataclass(frozen=True, order=True)
@@ -126,6 +130,7 @@ def problems(definition: Definition) -> list[Problem]:
     components = candidates(definition)
     found = [*_tables(definition, where, components), *_blocks(definition, where, components),
              *_skips(definition, where, components), *_sources(definition, where, components),
+             *_export(definition, where, components), *_pins(definition, where, components),
              *_descriptions(definition, where, components)]
     return sorted(set(found))
 
@@ -230,6 +235,33 @@ def _sources(definition: Definition, where: _Where, components: list[str]) -> It
                            f"where it comes from: declare {own[0]}{SOURCE_SUFFIX} = "
                            "{ git = <its _REPO>, tags = \"<regex with (?P<version>...)>\" } "
                            "next to it (inv version-check reads it)")
+
+
+def _export(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    archs = all_archs(definition)
+    exports = [t for t in definition.config.targets.values()
+               if (split_cell(t.name, archs) or ("", ""))[0] == EXPORT_TARGET]
+    if not exports:
+        return
+    contexts = exports[0].get("contexts") or {}
+    for name in components:
+        if name not in contexts:
+            yield _problem(where.block("target", EXPORT_TARGET), "component-export",
+                           f"target \"{EXPORT_TARGET}\" does not take '{name}' (its wheels are "
+                           f"not exported): add \"{name}\" = contains(ARCHS[\"{name}\"], arch) ? "
+                           f"\"target:{name}-${{arch}}\" : \"target:empty\" to its contexts")
+
+
+def _pins(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    pins = _map(definition, "PINS")
+    if not pins:
+        return
+    for name, args in _args(definition, components).items():
+        for arg in args:
+            if arg.endswith(SOURCE_PINS) and arg not in pins:
+                yield _problem(where.attribute("PINS"), "component-pins",
+                               f"PINS has no entry '{arg}' ({name} is built from it): add "
+                               f"{arg} = {arg}")
 
 
 def _descriptions(definition: Definition, where: _Where,

@@ -68,9 +68,16 @@ def test_a_context_the_consumer_never_mounts(checkout: Checkout) -> None:
            "'flash-attn', which no stage of dockerfiles/wheels-export.Dockerfile" in line
 
 
-def test_no_wheels_context_names_the_copy(checkout: Checkout) -> None:
+def test_not_exported_by_the_wheels_target(checkout: Checkout) -> None:
     line = only(checkout("wheels-context"))
-    assert "context-missing" in line and "flash-attn" in line
+    assert "component-export: target \"wheels\" does not take 'flash-attn'" in line
+
+
+def test_no_pins_entry(checkout: Checkout) -> None:
+    found = lint(checkout("pins-map"))
+    assert [f.split(": ", 2)[1:] for f in found] == [
+        ["component-pins", f"PINS has no entry '{p}' (flash-attn is built from it): add "
+                           f"{p} = {p}"] for p in ("FLASH_ATTN_COMMIT", "FLASH_ATTN_REF")]
 
 
 def _failure(root: Path) -> str:
