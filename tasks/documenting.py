@@ -1,4 +1,5 @@
-"""inv docs: regenerate the generated pages of docs/, then build the site (mkdocs --strict)."""
+"""inv docs: regenerate the generated pages of docs/, then build the site (mkdocs --strict);
+inv regen: regenerate everything a component change makes stale."""
 
 from __future__ import annotations
 
@@ -49,3 +50,13 @@ def docs(c: Context, check: bool = False, serve: bool = False, addr: str = DEFAU
     out = Path(site_dir) if Path(site_dir).is_absolute() else ROOT / site_dir
     site.build(ROOT, out)
     print(f"docs: built the site in {out} (mkdocs build --strict)")
+
+
+@task
+@reports_errors
+def regen(c: Context) -> None:
+    """Regenerate everything a change of components makes stale: the recorded buildx --print,
+    the drift snapshot, the variables page and the generated docs (needs the dev group)."""
+    from rocm_bake_docs import regen as regenerating
+
+    regenerating.regenerate(ROOT, print)

@@ -27,6 +27,7 @@ from rocm_bake import (
 from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.bake.resolve import Plan
 from rocm_bake.bakefile import ARCH_VARIABLE, Definition
+from rocm_bake.components import hinted
 from rocm_bake.errors import RocmBakeError, UsageError
 
 
@@ -108,7 +109,8 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     else:
         backend = None
     overrides = request.target_overrides()
-    plan = definition.plan(request.targets, overrides, push=request.push)
+    with hinted(definition):
+        plan = definition.plan(request.targets, overrides, push=request.push)
     command = buildx.BakeCommand(request.files, request.targets, overrides, push=request.push,
                                  allow=entitlements.for_plan(plan))
     return PreparedBuild(request, definition, plan, command,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rocm_bake import bakefile
 from rocm_bake.bakefile import ARCH_VARIABLE
+from rocm_bake.components import hinted
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl.values import Value
 
@@ -54,7 +55,8 @@ def cells(files: Sequence[str], archs: Sequence[str] = (),
         for arch in wanted:
             name = f"{component}-{arch}"
             if name in definition.config.targets:
-                plan = definition.plan([name])
+                with hinted(definition):
+                    plan = definition.plan([name])
                 out.append(Cell(component, arch, name, tuple(plan.links(name))))
             else:
                 reason = skip.get(f"{arch}/{component}")

@@ -1,4 +1,5 @@
-"""Every generated file of docs/, rendered together; written atomically; checked for staleness.
+"""Every generated file of docs/ (and the generated regions of README.md and docs/index.md),
+rendered together; written atomically; checked for staleness.
 
     pages.write(Source(root))     # regenerate, return the files that changed
     pages.stale(Source(root))     # the committed files that differ from a fresh render
@@ -22,6 +23,7 @@ from rocm_bake_docs import (
     nox_page,
     performance,
     reference_index,
+    snippets,
     tasks_page,
 )
 from rocm_bake_docs.source import Source
@@ -47,6 +49,7 @@ PAGES: tuple[Page, ...] = (
     Page(fleet_page.PATH, fleet_page.render),
     Page(live_reports.PATH, live_reports.render),
     *(Page(c.path, commands.renderer(c)) for c in commands.COMMANDS),
+    *(Page(path, snippets.renderer(path)) for path in snippets.FILES),
 )
 
 

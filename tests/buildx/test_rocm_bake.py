@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake import bakefile
 from tests.buildx.oracle import model, oracle
 from tests.conftest import ROOT, Buildx, run_cli
 
-GROUPS = ["default", "all", "base", "torch", "triton", "aiter", "cupy", "nixl", "vllm", "lmcache",
-          "wheels"]
+# Every group block of the bake file, read from it (a new component's group is covered
+# unasked; a matrix target's implicit group is not a block).
+GROUPS = [b.label for b in bakefile.load([ROOT / "rocm-bake.hcl"], {}).namespace.declared.blocks
+          if b.type == "group"]
 ARCHES = ["gfx950", "gfx1201", "gfx1250", "gfx950,gfx1201,gfx1250"]
 OVERRIDES: list[dict[str, str]] = [
     {},

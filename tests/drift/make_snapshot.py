@@ -18,7 +18,7 @@ from pathlib import Path
 from rocm_bake import bakefile
 from rocm_bake_checks.drift import cli
 from tests.conftest import ROOT
-from tests.drift import upstream
+from tests.drift import upstream, worldpins
 
 SNAPSHOT = ROOT / "src" / "rocm_bake_checks" / "drift" / "snapshots" / "upstream.json"
 RECORDED_AT = "2026-08-20T12:00:00+00:00"
@@ -31,7 +31,8 @@ NOTE = ("Synthetic upstream state for offline runs and the docs page: tag names 
 def generate(path: Path = SNAPSHOT) -> None:
     real = bakefile.load([ROOT / "rocm-bake.hcl"], {})
     with tempfile.TemporaryDirectory() as tmp, upstream.running(Path(tmp)) as world:
-        env = {**os.environ, **world.pins}
+        pins = worldpins.derive(ROOT / "rocm-bake.hcl", world.repos, world.pins)
+        env = {**os.environ, **pins}
         recorded = Path(tmp) / "recorded.json"
         options = cli.Options(files=[str(ROOT / "rocm-bake.hcl")], rewrites=world.rewrites(),
                               record=str(recorded), cache_dir=str(Path(tmp) / "cache"),
@@ -39,7 +40,7 @@ def generate(path: Path = SNAPSHOT) -> None:
         with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
             cli.run(options, env)
         text = recorded.read_text()
-    for name, world_commit in world.pins.items():
+    for name, world_commit in pins.items():
         text = text.replace(world_commit, str(real.value(name)))
     data = json.loads(text)
     data["recorded_at"] = RECORDED_AT

@@ -19,9 +19,9 @@ from tests.lane import decoy, workflow
 
 LANES = {"pr": ".github/workflows/pr.yml"}
 BASE_REF = "main"
-# What would make the lane differ from CI: a builder CI does not have, the reference material
-# beside the checkout, the caller's own virtualenv or CI settings.
-_DROPPED = re.compile(r"^(DOCKER_|BUILDX_|GITHUB_|RUNNER_|CI$|VIRTUAL_ENV$|ROCM_BAKE_SHARED$)")
+# What would make the lane differ from CI: a builder CI does not have, the caller's own
+# virtualenv or CI settings.
+_DROPPED = re.compile(r"^(DOCKER_|BUILDX_|GITHUB_|RUNNER_|CI$|VIRTUAL_ENV$)")
 _TOTALS = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped")
 
 

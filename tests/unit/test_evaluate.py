@@ -70,7 +70,7 @@ def test_indented_heredoc_keeps_backslashes_literal() -> None:
     ("unknown_var", "unknown variable 'unknown_var'"),
     ("nofunc(1)", "unknown function 'nofunc'"),
     ("ARCHS[7]", "out of range"),
-    ('M["zz"]', "does not exist"),
+    ('M["zz"]', "M has no entry 'zz'"),
     ('"x${M}"', "cannot include a object"),
     ("0 / 0", "can't divide zero by zero"),
     ('"a" + 1', "a number is required"),

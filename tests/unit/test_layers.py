@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                             "rocm_bake.cache_settings", "rocm_bake.cache_health",
                             "rocm_bake.commit", "rocm_bake.services",
                             "rocm_bake.fleet", "rocm_bake.entitlements", "rocm_bake.graph",
+                            "rocm_bake.components",
                             "rocm_bake.engine", "rocm_bake.preflight",
                             "rocm_bake.archaudit"}),
     ("build", {"rocm_bake.build"}),

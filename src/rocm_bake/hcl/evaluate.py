@@ -170,7 +170,7 @@ class Evaluator:
 
     def _eval_index_expr_term_rule(self, node: Rule, scope: Scope) -> Value:
         collection = self.eval(node.children[0], scope)
-        return self.index(node.children[1], collection, scope)
+        return self.index(node.children[1], collection, scope, _name_of(node.children[0]))
 
     def _eval_full_splat_expr_term_rule(self, node: Rule, scope: Scope) -> Value:
         return self.splat(node.expr_term, node.attr_splat.get_attrs, scope)
@@ -206,7 +206,9 @@ class Evaluator:
             raise self.error(node, f"attempt to get attribute {name!r} from a null value")
         raise self.error(node, f"cannot get attribute {name!r} of a {values.kind(value)}")
 
-    def index(self, node: Rule, collection: Value, scope: Scope) -> Value:
+    def index(self, node: Rule, collection: Value, scope: Scope, table: str = "") -> Value:
+        """``collection[key]``; ``table`` names the collection (a variable or attribute) in
+        the error of a missing key, so it says which table lacks which entry."""
         if node.kind == "ShortIndexRule":
             key: Value = values.number(str(node.index))
         else:
@@ -219,6 +221,9 @@ class Evaluator:
         if isinstance(collection, dict):
             name = self.string_of(node, key, "index")
             if name not in collection:
+                if table:
+                    raise self.error(node, f"invalid index: {table} has no entry {name!r} "
+                                           f"(add {name!r} to {table})")
                 raise self.error(node, f"invalid index: the given key {name!r} does not exist")
             return collection[name]
         if collection is None:
@@ -443,6 +448,13 @@ class Evaluator:
             raise self.error(node, "invalid template interpolation value: cannot include a "
                                    f"{values.kind(value)} in a string template")
         return values.to_string(value)
+
+
+def _name_of(node: Rule) -> str:
+    """The name an expression is, when it is a plain variable or attribute reference."""
+    while node.kind == "ExprTermRule":
+        node = node.expression
+    return str(node.token.value) if node.kind == "IdentifierRule" else ""
 
 
 def _mentions(node: Rule, names: set[str]) -> bool:

@@ -23,6 +23,7 @@ Requirements a stage removes first (``drop-requirement.py FILE NAME...``, vLLM's
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -32,13 +33,14 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from rocm_bake import components
 from rocm_bake.bakefile import Definition
 from rocm_bake_checks.lint import upstream
 from rocm_bake_checks.lint.bakemodel import relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, csv_options
 from rocm_bake_checks.lint.findings import Finding, LintError
-from rocm_bake_checks.lint.upstream import Component, Config, Metadata, canonical
+from rocm_bake_checks.lint.upstream import Built, Component, Config, Metadata, canonical
 
 _LOCAL_REQUIREMENTS = re.compile(r"requirements/([A-Za-z0-9_.-]+\.txt)")
 _PIN = re.compile(r"[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\"'\\]+)")
@@ -46,10 +48,25 @@ _DROP = re.compile(r"drop-requirement\.py\s+(\S+)((?:\s+[A-Za-z0-9][A-Za-z0-9._-
 _BUILD = re.compile(r"\bpip3?\s+wheel\b|\bbdist_wheel\b|-m\s+build\b|\bpip3?\s+install\s+\.")
 _CHECKING_FRONTEND = re.compile(r"-m\s+build\b[^&|;]*--no-isolation")
 _SKIP_CHECK = re.compile(r"\s(?:-x|--skip-dependency-check)\b")
-# Named contexts whose /wheels a stage installs -> the distributions in them.
-CONTEXT_DISTS = {"torch": ("torch", "torchvision", "torchaudio"), "triton": ("triton",),
-                 "aiter": ("amd-aiter",), "cupy": ("cupy",), "nixl": ("nixl-rocm",),
-                 "vllm": ("vllm",), "lmcache": ("lmcache",), "amdsmi": ("amdsmi",)}
+# Named contexts whose /wheels a stage installs -> the distributions in them.  A component of
+# the bake file (``rocm_bake.components``) not listed here builds the one distribution named
+# after it (top-level package: the name with ``_`` for ``-``, e.g. flash-attn -> flash_attn),
+# unless upstream.toml's [built] says otherwise; only the exceptions are written down.
+CONTEXT_DISTS = {"base": (), "torch": ("torch", "torchvision", "torchaudio"),
+                 "aiter": ("amd-aiter",), "nixl": ("nixl-rocm",), "amdsmi": ("amdsmi",)}
+
+
+def context_dists(names: list[str]) -> dict[str, tuple[str, ...]]:
+    """Every context that carries wheels -> its distributions: the exceptions above, and
+    each other component's own name."""
+    return {**{n: (canonical(n),) for n in names}, **CONTEXT_DISTS}
+
+
+def with_components(config: Config, names: list[str]) -> Config:
+    """``config`` with a [built] entry for each component's own distribution it lacks."""
+    built = {d: Built((d.replace("-", "_"),)) for n in names if n not in CONTEXT_DISTS
+             for d in context_dists(names)[n]}
+    return dataclasses.replace(config, built={**built, **config.built})
 
 
 @dataclass(frozen=True)
@@ -73,7 +90,9 @@ class Stage:
 
 def check(definition: Definition, root: Path, metadata: Metadata,
           config: Config | None = None) -> list[Finding]:
-    config = config or upstream.load_config(metadata.settings.config)
+    names = components.names(definition)
+    config = with_components(config or upstream.load_config(metadata.settings.config), names)
+    dists = context_dists(names)
     variables = {v.name: v.value for v in definition.variables()}
     python = str(variables.get("PYTHON_VERSION") or "3.12")
     files = Dockerfiles()
@@ -83,7 +102,7 @@ def check(definition: Definition, root: Path, metadata: Metadata,
         if not path.is_file():
             raise LintError(f"upstream.toml: component {component.name}: "
                             f"{component.dockerfile} does not exist")
-        stage = _stage(path, files, root, variables)
+        stage = _stage(path, files, root, variables, dists)
         base = upstream.resolve(component.base, variables, f"component {component.name}")
         found += _build_requires(component, stage, metadata, base, config, python)
         found += _requirement_files(component, stage, metadata, base, config, python,
@@ -92,7 +111,8 @@ def check(definition: Definition, root: Path, metadata: Metadata,
 
 
 # -- the stage ------------------------------------------------------------------------------
-def _stage(path: Path, files: Dockerfiles, root: Path, variables: Mapping[str, object]) -> Stage:
+def _stage(path: Path, files: Dockerfiles, root: Path, variables: Mapping[str, object],
+           dists: Mapping[str, tuple[str, ...]]) -> Stage:
     parsed = files.get(path)
     stage = Stage(relative(path, root), _build_line(parsed))
     base = path.with_name("base.Dockerfile")
@@ -104,7 +124,7 @@ def _stage(path: Path, files: Dockerfiles, root: Path, variables: Mapping[str, o
                 continue
             for mount in instruction.flags.get("mount", []):
                 context = csv_options(mount).get("from", "")
-                stage.cell_wheels.update(CONTEXT_DISTS.get(context, ()))
+                stage.cell_wheels.update(dists.get(context, ()))
             for match in _DROP.finditer(instruction.body):
                 names = {canonical(n) for n in match.group(2).split()}
                 stage.drops.setdefault(match.group(1).strip("\"'"), set()).update(names)

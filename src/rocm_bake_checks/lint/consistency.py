@@ -9,6 +9,8 @@ before the first FROM is visible in FROM lines and must be redeclared to be used
 - ``arg-missing``: an ARG without default in a stage the target builds is not passed.
 - ``context-missing``: ``FROM``/``COPY --from``/``RUN --mount from=`` names neither a stage nor
   a context the target provides (BuildKit would pull it from a registry).
+- ``context-unused``: the target passes a named context no stage it builds uses (a component
+  handed to a consumer whose Dockerfile never mounts it: its wheels silently go missing).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def _check_target(target: BakeTarget, files: Dockerfiles, root: Path) -> Iterato
     yield from _undeclared(target, parsed, stage, reach, name)
     yield from _missing(target, parsed, reach, name)
     yield from _contexts(target, parsed, reach, name)
+    yield from _unused(target, parsed, reach, name)
 
 
 def _from_variables(reach: list[Stage]) -> set[str]:
@@ -121,6 +124,17 @@ def _contexts(target: BakeTarget, parsed: Dockerfile, reach: list[Stage],
                               f"{ref.how} {ref_name}: no earlier stage and no bake context "
                               f"named '{ref_name}' (BuildKit would pull "
                               f"docker.io/library/{ref_name})"), target.name
+
+
+def _unused(target: BakeTarget, parsed: Dockerfile, reach: list[Stage],
+            name: str) -> Iterator[Seen]:
+    values = {a.name: a.default or "" for a in parsed.global_args.values()} | dict(target.args)
+    used = {expand(ref.name, values) for stage in reach for ref in stage.refs}
+    for context in sorted(set(target.contexts) - used):
+        yield Finding(target.file, target.line, "context-unused",
+                      f"passes context '{context}', which no stage of {name} it builds uses: "
+                      f"mount it there (RUN --mount=type=bind,from={context},... or COPY "
+                      f"--from={context}) or drop it from the target's contexts"), target.name
 
 
 def expand(text: str, values: dict[str, str]) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from rocm_bake_checks.lint import (
     bakemodel,
     caching,
+    components,
     conformance,
     consistency,
     downloads,
@@ -73,10 +74,16 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
 def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
                 metadata: upstream.Settings) -> list[Finding]:
     definition = bakemodel.load(list(bake_files))
-    targets = bakemodel.targets(definition, root)
+    declared = components.check(definition, root) if "consistency" in families else []
+    try:
+        targets = bakemodel.targets(definition, root)
+    except LintError:
+        if declared:          # the plan fails for what a component lacks: name that instead
+            return declared
+        raise
     files = Dockerfiles()
     paths = _dockerfiles_of(targets)
-    findings: list[Finding] = []
+    findings: list[Finding] = list(declared)
     if "consistency" in families:
         findings += consistency.check(targets, files, root)
         findings += pinuse.check(definition, root)

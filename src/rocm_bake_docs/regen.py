@@ -1,0 +1,81 @@
+"""Everything a change of the bake file's components makes stale, regenerated in order
+(``./inv regen``):
+
+1. ``tests/buildx/recorded/print.json`` -- buildx's ``--print`` of every group and arch set
+   (``python -m tests.buildx.recorded_print``; docker buildx, no engine);
+2. ``src/rocm_bake_checks/drift/snapshots/upstream.json`` -- the drift check recorded against
+   the local upstream world (``python -m tests.drift.make_snapshot``; git daemon + HTTP on
+   127.0.0.1, the world's commit pins derived from the bake file);
+3. ``docs/reference/variables.md`` -- ``inv version-check --offline <that snapshot> --docs``;
+4. the generated pages of ``docs/`` and the generated regions of README.md and docs/index.md
+   (``inv docs`` without building the site).
+
+Steps 1 and 2 are recorders that live in ``tests/`` (they drive the test fixtures): they need
+the checkout's ``tests/`` and the ``dev`` dependency group (pytest).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rocm_bake.errors import RocmBakeError
+from rocm_bake_checks.drift import cli
+from rocm_bake_docs import pages
+from rocm_bake_docs.source import Source
+
+SNAPSHOT = Path("src/rocm_bake_checks/drift/snapshots/upstream.json")
+RECORDERS = ("tests.buildx.recorded_print", "tests.drift.make_snapshot")
+DEV_GROUP = ".venv/bin/python -m pip install --group dev"
+
+
+def preflight(root: Path) -> None:
+    """Everything the recorders need, each missing part named (one line)."""
+    missing = []
+    if not (root / "tests" / "buildx" / "recorded_print.py").is_file():
+        missing.append(f"the checkout's tests/ (not found under {root})")
+    if importlib.util.find_spec("pytest") is None:
+        missing.append(f"the dev dependency group ({DEV_GROUP})")
+    if shutil.which("docker") is None:
+        missing.append("the docker client with buildx (for --print; no engine needed)")
+    if shutil.which("git") is None:
+        missing.append("git (the drift world's repositories)")
+    if missing:
+        raise RocmBakeError(f"inv regen needs {'; '.join(missing)}")
+
+
+def _record(root: Path, module: str) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), str(root)])}
+    proc = subprocess.run([sys.executable, "-m", module], cwd=root, env=env,
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise RocmBakeError(f"python -m {module} failed (exit {proc.returncode}): {last}")
+
+
+def _variables_page(root: Path) -> None:
+    options = cli.Options(files=[str(root / "rocm-bake.hcl")], offline=str(root / SNAPSHOT),
+                          docs=True, output="json")
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        code = cli.run(options, {})
+    if code not in (0, 1):         # 1: drift found, which the page shows
+        raise RocmBakeError(f"inv version-check --offline {SNAPSHOT} --docs failed "
+                            f"(exit {code})")
+
+
+def regenerate(root: Path, say: Callable[[str], None]) -> None:
+    """Run every step, saying each as it is done."""
+    preflight(root)
+    for module in RECORDERS:
+        _record(root, module)
+        say(f"regen: python -m {module}")
+    _variables_page(root)
+    say(f"regen: inv version-check --offline {SNAPSHOT} --docs")
+    changed = pages.write(Source(root))
+    say(f"regen: inv docs ({len(changed)} generated file(s) changed)")
