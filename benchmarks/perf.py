@@ -8,7 +8,7 @@ Needs the engine, registry and WebDAV store running, the HIP toolchain image and
 downloads:
 
     eval "$(scripts/engine.sh start)"; scripts/webdav.sh start; scripts/cachestack.sh
-    scripts/hip-toolchain.sh image
+    scripts/hip-toolchain.sh fetch && scripts/hip-toolchain.sh image
     .venv/bin/python benchmarks/perf.py [--repeat 2] [--archs gfx950,gfx1201,gfx1250]
 
 Appends to perf/history.jsonl and rewrites perf/report.html + perf/summary.md; `./inv docs`
