@@ -48,8 +48,11 @@ verify "$sdist"
     PROG=cachestack.sh
     fetch_lists cachestack "${DEB_SUITES[@]}"
     lists=()
-    for s in "${DEB_SUITES[@]}"; do lists+=("$s=$(suite_packages "$s")"); done
-    set=$(rocm_set 7 "${DEBS[*]}" "${lists[@]}")
+    for s in "${DEB_SUITES[@]}"; do
+        f=$(suite_packages "$s") || exit 2
+        lists+=("$s=$f")
+    done
+    set=$(rocm_set 7 "${DEBS[*]}" "${lists[@]}") || exit 2
     log "cachestack: hipBLAS/rocBLAS headers of ROCm $(head -n1 <<<"$set"): $(tail -n +2 <<<"$set" | cut -d' ' -f1 | paste -sd' ' -)"
     if [ "$(cat "$dir/hipblas.set" 2>/dev/null || true)" = "$set" ]; then exit 0; fi
     mapfile -t want < <(tail -n +2 <<<"$set" | cut -d' ' -f1)

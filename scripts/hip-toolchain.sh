@@ -41,8 +41,8 @@ Usage: scripts/$PROG COMMAND [RUN_DIR]
 A real HIP compiler image for the tests (no GPU needed to compile).
 
 Commands:
-  fetch             pick the set: the newest ROCm $ROCM_MAJOR.x version that Debian ${HIP_DEB_SUITES[*]}
-                    (together) have ${HIP_DEBS[*]} at,
+  fetch             pick the set: the newest ROCm $ROCM_MAJOR.x version that the Debian suites
+                    ${HIP_DEB_SUITES[*]} (together) have ${HIP_DEBS[*]} at,
                     each package at its newest Debian revision of it; log it, then build
                     (once, with mmdebstrap from the machine's Debian mirror) the tarball:
                     Debian $HIP_SUITE + clang-$LLVM_MAJOR lld-$LLVM_MAJOR llvm-$LLVM_MAJOR clang-tools-$LLVM_MAJOR and the set
@@ -154,11 +154,15 @@ build_hip_tarball() {
 }
 
 cmd_fetch() {
-    local mirror lists=() s set tarball
+    local mirror lists=() s f set tarball
     mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
     fetch_lists fetch "${HIP_DEB_SUITES[@]}"
-    for s in "${HIP_DEB_SUITES[@]}"; do lists+=("$s=$(suite_packages "$s")"); done
-    set=$(rocm_set "$ROCM_MAJOR" "${HIP_DEBS[*]}" "${lists[@]}")
+    # (die in a $(...) exits only the subshell: || exit 2, or the ERR trap adds a line.)
+    for s in "${HIP_DEB_SUITES[@]}"; do
+        f=$(suite_packages "$s") || exit 2
+        lists+=("$s=$f")
+    done
+    set=$(rocm_set "$ROCM_MAJOR" "${HIP_DEBS[*]}" "${lists[@]}") || exit 2
     tarball=$(hip_tarball "$mirror" "$set")
     log "fetch: the newest ROCm $ROCM_MAJOR.x set: $(set_summary "$set")"
     if [ -f "$tarball" ] && [ -f "${tarball%.tar}.set" ]; then
@@ -195,7 +199,7 @@ cmd_image() {
     export DOCKER_HOST=unix://$SOCK
     local mirror set tarball have
     mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
-    set=$(current_set "$mirror")
+    set=$(current_set "$mirror") || exit 2
     tarball=$(hip_tarball "$mirror" "$set")
     log "image: $HIP_IMAGE holds $(set_summary "$set")"
     # The image records which tarball it was imported from: another set, package list or
