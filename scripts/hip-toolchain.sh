@@ -171,10 +171,12 @@ cmd_fetch() {
         build_hip_tarball "$set" "$tarball"
     fi
     # Older tarballs of this image (another set, package list or layout): ~1 GB each.
-    local keep_set
-    keep_set=$(basename "${tarball%.tar}.set")
-    find "$(dirname "$tarball")" -maxdepth 1 \( -name 'hip-debian-*.tar' -o -name 'hip-debian-*.set' \) \
-        ! -name "${tarball##*/}" ! -name "$keep_set" -delete
+    local old
+    for old in "$(dirname "$tarball")"/hip-debian-*.tar; do
+        [ -f "$old" ] && [ "$old" != "$tarball" ] || continue
+        log "fetch: removing the older ${old##*/}"
+        rm -f "$old" "${old%.tar}.set"
+    done
     printf '%s\n' "$tarball"
 }
 
