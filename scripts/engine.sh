@@ -176,15 +176,11 @@ cleanup_install() {
 }
 
 # fetch_debs WHAT PKG/SUITE...: download the .debs of PKGs from SUITEs of the
-# machine's own Debian mirror into FETCH_DIR/debs, with an apt state (sources,
-# lists, cache) of its own in FETCH_DIR: the system's apt sources and lists
-# are left alone.  FETCH_DIR is a fresh temp dir, removed on exit.  WHAT is
-# the command, for the log.
-FETCH_DIR=""
+# machine's own Debian mirror into FETCH_DIR/debs (fetch_lists, then apt_download).
 fetch_debs() {
     local what=$1
     shift
-    local mirror arch tmp p s suites=()
+    local p s suites=()
     for p in "$@"; do
         case "$p" in
         */*) ;;
@@ -196,24 +192,55 @@ fetch_debs() {
         *) suites+=("$s") ;;
         esac
     done
+    fetch_lists "$what" "${suites[@]}"
+    apt_download "$what" "$@"
+}
+
+# fetch_lists WHAT SUITE...: an apt state (sources, lists, cache) of its own in
+# FETCH_DIR with the package lists of SUITEs of the machine's own Debian mirror: the
+# system's apt sources and lists are left alone.  FETCH_DIR is a fresh temp dir,
+# removed on exit; FETCH_LISTS is its lists directory.  WHAT is the command, for the log.
+FETCH_DIR=""
+FETCH_LISTS=""
+FETCH_APT_OPTS=()
+fetch_lists() {
+    local what=$1
+    shift
+    local mirror arch tmp s
     mirror=$(debian_mirror) || die "no Debian mirror for this release found in /etc/apt/sources.list{,.d}"
     arch=$(dpkg --print-architecture)
     tmp=$(mktemp -d /tmp/rocm-bake-apt.XXXXXX)
     TMP_PATHS+=("$tmp")
     trap cleanup_install EXIT
     FETCH_DIR=$tmp
+    FETCH_LISTS=$tmp/lists
     chmod 755 "$tmp"
     mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/debs"
-    for s in "${suites[@]}"; do
+    for s in "$@"; do
         printf 'deb [arch=%s] %s %s main\n' "$arch" "$mirror" "$s"
     done >"$tmp/sources.list"
-    local o=(-o "Dir::Etc::sourcelist=$tmp/sources.list" -o Dir::Etc::sourceparts=/dev/null
+    FETCH_APT_OPTS=(-o "Dir::Etc::sourcelist=$tmp/sources.list" -o Dir::Etc::sourceparts=/dev/null
         -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache"
-        -o Acquire::Languages=none -o APT::Sandbox::User=root)
-    log "$what: fetching ${suites[*]} package lists from $mirror"
-    apt-get "${o[@]}" update -qq >&2 || die "apt-get update for ${suites[*]} failed"
+        -o Acquire::Languages=none -o Acquire::GzipIndexes=false -o APT::Sandbox::User=root)
+    log "$what: fetching $* package lists from $mirror"
+    apt-get "${FETCH_APT_OPTS[@]}" update -qq >&2 || die "apt-get update for $* failed"
+}
+
+# suite_packages SUITE: the Packages list of SUITE's main component that fetch_lists fetched.
+suite_packages() {
+    local f
+    f=$(find "$FETCH_LISTS" -maxdepth 1 -name "*_dists_${1}_main_binary-*_Packages" | head -n1)
+    [ -n "$f" ] || die "no $1 Packages list in $FETCH_LISTS"
+    printf '%s\n' "$f"
+}
+
+# apt_download WHAT PKG[=VERSION][/SUITE]...: apt-get download into FETCH_DIR/debs with
+# the state of fetch_lists (apt checks each file against the signed lists).
+apt_download() {
+    local what=$1
+    shift
     log "$what: downloading $*"
-    (cd "$tmp/debs" && apt-get "${o[@]}" download -qq "$@" >&2) ||
+    (cd "$FETCH_DIR/debs" && apt-get "${FETCH_APT_OPTS[@]}" download -qq "$@" >&2) ||
         die "apt-get download $* failed"
 }
 

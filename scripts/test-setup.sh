@@ -17,13 +17,15 @@ setup() {
     bash scripts/engine.sh base-image
     bash scripts/webdav.sh install
     bash scripts/webdav.sh start >/dev/null
-    # The cache test stack's downloads (llama-cpp-python sdist, hipBLAS/rocBLAS 7.2.4 .debs,
-    # sccache binary; sha256-checked): fetched once into /var/cache/rocm-bake/cachestack, so
-    # its builds (tests/e2e/cachestack) are offline.
+    # The cache test stack's downloads (llama-cpp-python sdist, sccache binary: sha256-checked;
+    # hipBLAS/rocBLAS .debs of the newest ROCm 7.x Debian has, logged): fetched once into
+    # /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
     bash scripts/cachestack.sh >/dev/null
-    # The real HIP compiler image (trixie clang-22 + ROCm 7.2.4 HIP, tests/hip) and a ROCm
-    # wheel from PyPI for the arch audit: built/fetched once into /var/cache/rocm-bake, offline
-    # after.
+    # The real HIP compiler image (trixie clang-22 + the newest ROCm 7.x HIP Debian has, the
+    # version logged and kept in its labels; tests/hip) and a ROCm wheel from PyPI for the arch
+    # audit: built/fetched once into /var/cache/rocm-bake (again when Debian has a newer set),
+    # offline after.
+    bash scripts/hip-toolchain.sh fetch >/dev/null
     bash scripts/hip-toolchain.sh image
     bash scripts/hip-fixtures.sh >/dev/null
     # The nox sessions' virtualenvs the tests use are installed here, so the tests reuse them

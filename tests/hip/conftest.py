@@ -4,6 +4,7 @@ wheel from PyPI (scripts/hip-fixtures.sh, fetched once by the test setup)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -45,15 +46,60 @@ def docker_run(engine: str, mounts: Mapping[Path, str], script: str,
                           text=True, timeout=timeout, check=False)
 
 
+@dataclass(frozen=True)
+class Rocm:
+    """The ROCm the HIP image holds, as scripts/hip-toolchain.sh recorded it in its labels."""
+    version: str   # org.rocm-bake.rocm-version, e.g. 7.2.4
+    debs: str      # org.rocm-bake.hip-debs: PKG=VERSION of each .deb unpacked in it
+
+    def at_least(self, major: int, minor: int) -> bool:
+        """What with-compiler-cache.sh's rocm_at_least says of this version."""
+        parts = self.version.split(".")
+        return (int(parts[0]), int(parts[1])) >= (major, minor)
+
+
+# The image's ROCm, once the session has read it: the line the session ends with.
+ROCM_SEEN = pytest.StashKey[Rocm]()
+
+
 @pytest.fixture(scope="session")
 def hip_image(engine: str) -> str:
-    """rocm-bake/hip:test from scripts/hip-toolchain.sh image (the tarball is cached)."""
+    """rocm-bake/hip:test from scripts/hip-toolchain.sh image (its tarball is fetched by the
+    set-up: scripts/hip-toolchain.sh fetch)."""
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "hip-toolchain.sh"), "image"],
                           env={**os.environ, "DOCKER_HOST": engine}, capture_output=True,
                           text=True, timeout=1500, check=False)
     if proc.returncode != 0:
         pytest.fail(f"scripts/hip-toolchain.sh image failed: {proc.stderr.strip()[-800:]}")
     return HIP_IMAGE
+
+
+@pytest.fixture(scope="session")
+def rocm(engine: str, hip_image: str, pytestconfig: pytest.Config) -> Rocm:
+    """The ROCm version and .debs the HIP image records (its labels): the tests derive what
+    they expect of the image from it, whichever ROCm 7.x Debian had when it was made."""
+    labels = "{{json .Config.Labels}}"
+    proc = subprocess.run(["docker", "image", "inspect", "-f", labels, hip_image],
+                          env={**os.environ, "DOCKER_HOST": engine}, capture_output=True,
+                          text=True, timeout=60, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"docker image inspect {hip_image} failed: {proc.stderr.strip()}")
+    found = json.loads(proc.stdout) or {}
+    version = found.get("org.rocm-bake.rocm-version", "")
+    if not version.startswith("7."):
+        pytest.fail(f"{hip_image} records ROCm {version!r} (org.rocm-bake.rocm-version); the "
+                    "tests need 7.x: run scripts/hip-toolchain.sh fetch and image again")
+    seen = Rocm(version, found.get("org.rocm-bake.hip-debs", ""))
+    pytestconfig.stash[ROCM_SEEN] = seen
+    return seen
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            config: pytest.Config) -> None:
+    """The session says which ROCm the HIP tests ran against."""
+    seen = config.stash.get(ROCM_SEEN, None)
+    if seen is not None:
+        terminalreporter.write_line(f"{HIP_IMAGE}: ROCm {seen.version} ({seen.debs})")
 
 
 @pytest.fixture(scope="session")

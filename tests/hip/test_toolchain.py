@@ -11,7 +11,7 @@ import pytest
 
 from rocm_bake import archaudit
 from tests.conftest import ROOT, missing
-from tests.hip.conftest import HERE, docker_run
+from tests.hip.conftest import HERE, Rocm, docker_run
 
 pytestmark = pytest.mark.engine
 
@@ -38,7 +38,9 @@ def counts(stats: dict[str, object], key: str) -> dict[str, int]:
     return value
 
 
-def test_rocm_layout_for_the_build_scripts(engine: str, hip_image: str) -> None:
+def test_rocm_layout_for_the_build_scripts(engine: str, rocm: Rocm) -> None:
+    """The ROCm layout, and the version the image's labels record is the one inside it:
+    /opt/rocm/.info/version and hipcc's own HIP version."""
     script = """
 cat /opt/rocm/.info/version
 /opt/rocm/llvm/bin/clang++ --version | sed -n 1p
@@ -52,18 +54,19 @@ cat /tmp/w/sccache/bin/clang++
     proc = docker_run(engine, {ROOT / "dockerfiles" / "scripts": "/opt/rocm-bake/bin:ro"}, script)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "7.2.4"
+    major, minor = rocm.version.split(".")[:2]
+    assert lines[0] == rocm.version
     assert "clang version 22." in lines[1]
-    assert lines[2].startswith("HIP version: 7.2.")
+    assert lines[2].startswith(f"HIP version: {major}.{minor}."), lines[2]
     assert lines[3] == "/opt/rocm/llvm/bin/llvm-objcopy"
     assert "exec sccache /opt/rocm/llvm/bin/clang++" in proc.stdout
 
 
-def test_sccache_caches_hipcc_through_the_wrapper_directory(engine: str, hip_image: str,
-                                                            tmp_path: Path) -> None:
-    """with-compiler-cache.sh on ROCm 7.2.4 passes the wrapper directory as HIP_CLANG_PATH:
-    the real hipcc compiles for gfx1250 through sccache, a miss then a HIP hit, the same
-    bytes twice (fixed -cuid), and the audit finds gfx1250 in both."""
+def test_sccache_caches_hipcc(engine: str, rocm: Rocm, tmp_path: Path) -> None:
+    """with-compiler-cache.sh on the image's ROCm passes the wrapper directory as
+    HIP_CLANG_PATH (below 7.13; from 7.13 on, HIP_CLANG_LAUNCHER): the real hipcc compiles
+    for gfx1250 through sccache, a miss then a HIP hit, the same bytes twice (fixed -cuid),
+    and the audit finds gfx1250 in both."""
     if not SCCACHE.is_file():
         missing(str(SCCACHE), "bash scripts/cachestack.sh")
     script = """
@@ -73,7 +76,8 @@ for i in 1 2; do
     mkdir -p /w/out$i
     CACHE_TYPE=sccache SCCACHE_DIR=/w/cache COMPILER_CACHE_STATS_DIR=/w/stats \
         COMPILER_CACHE_STATS_NAME=run$i with-compiler-cache.sh \
-        bash -c 'echo "HIP_CLANG_PATH=$HIP_CLANG_PATH"; \
+        bash -c 'echo "HIP_CLANG_PATH=${HIP_CLANG_PATH:-}"; \
+                 echo "HIP_CLANG_LAUNCHER=${HIP_CLANG_LAUNCHER:-}"; \
                  hipcc --offload-arch=gfx1250 -O2 -cuid=axpy -c /src/axpy.hip -o /w/out'$i'/axpy.o'
 done
 """
@@ -81,7 +85,9 @@ done
                                SCCACHE: "/usr/local/bin/sccache:ro", HERE / "src": "/src:ro",
                                tmp_path: "/w"}, script)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
-    assert "HIP_CLANG_PATH=/opt/rocm-bake/compiler-wrappers/sccache/bin" in proc.stdout
+    route = ("HIP_CLANG_PATH=\nHIP_CLANG_LAUNCHER=sccache\n" if rocm.at_least(7, 13) else
+             "HIP_CLANG_PATH=/opt/rocm-bake/compiler-wrappers/sccache/bin\nHIP_CLANG_LAUNCHER=\n")
+    assert route in proc.stdout
     stats = stats_lines(proc.stdout)
     assert counts(stats["run1"], "cache_misses") == {"HIP": 1}
     assert counts(stats["run1"], "cache_hits") == {}
@@ -93,11 +99,13 @@ done
     assert audit.problems() == [] and audit.archs == ["gfx1250"]
 
 
-def test_hipcc_7_2_ignores_hip_clang_launcher(engine: str, hip_image: str,
-                                              tmp_path: Path) -> None:
+def test_hipcc_before_7_13_ignores_hip_clang_launcher(engine: str, rocm: Rocm,
+                                                      tmp_path: Path) -> None:
     """Why with-compiler-cache.sh keeps HIP_CLANG_LAUNCHER for ROCm >= 7.13: told the ROCm is
-    7.13, it sets HIP_CLANG_LAUNCHER=sccache, and this hipcc (7.2.4) compiles without it --
-    sccache sees no request. The launcher path needs a newer hipcc than Debian packages."""
+    7.13, it sets HIP_CLANG_LAUNCHER=sccache, and a hipcc older than 7.13 (the image's)
+    compiles without it -- sccache sees no request."""
+    if rocm.at_least(7, 13):
+        pytest.skip(f"the image's hipcc is ROCm {rocm.version}, not older than 7.13")
     if not SCCACHE.is_file():
         missing(str(SCCACHE), "bash scripts/cachestack.sh")
     script = """

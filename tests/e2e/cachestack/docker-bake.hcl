@@ -8,7 +8,7 @@
 variable "BASE_IMAGE" {
   type        = string
   default     = "rocm-bake/hip:test"
-  description = "The real HIP toolchain image from scripts/hip-toolchain.sh image (ROCm 7.2.4 layout)."
+  description = "The real HIP toolchain image from scripts/hip-toolchain.sh image (a ROCm 7.x layout)."
 }
 
 variable "CACHE_TYPE" {

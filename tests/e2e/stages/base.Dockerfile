@@ -1,5 +1,5 @@
 # base.Dockerfile (test variant) - what dockerfiles/base.Dockerfile is, on the real HIP toolchain
-# image (scripts/hip-toolchain.sh: Debian trixie, clang-22, ROCm 7.2.4 HIP in /opt/rocm): a venv,
+# image (scripts/hip-toolchain.sh: Debian trixie, clang-22, ROCm 7.x HIP in /opt/rocm): a venv,
 # the project's own build scripts (named context `scripts`), the compiler-cache tools and the
 # HIP wrapper directories built by the real install-compiler-wrappers.sh around ROCm's clang.
 ARG BASE_IMAGE

@@ -17,9 +17,9 @@ import pytest
 
 from rocm_bake import build, repro
 from tests.conftest import ROOT, missing
-from tests.hip.conftest import hip_image
+from tests.hip.conftest import Rocm, hip_image, rocm
 
-__all__ = ["hip_image"]  # the fixture, shared with tests/hip
+__all__ = ["hip_image", "rocm"]  # the fixtures, shared with tests/hip
 
 STAGES = Path(__file__).resolve().parent
 BAKE_FILE = "docker-bake.hcl"
@@ -32,6 +32,7 @@ class StageBuild:
     dist: Path     # DIST/gfx950
     tag: str
     seconds: float
+    rocm: str      # ROCM_VERSION: the HIP image's (its org.rocm-bake.rocm-version label)
 
     def dist_of(self, arch: str) -> Path:
         return self.dist.parent / arch
@@ -76,16 +77,16 @@ def bake(targets: list[str], sets: list[str], engine: str, log: Path,
 
 
 @pytest.fixture(scope="session")
-def stage_build(engine: str, hip_image: str,
+def stage_build(engine: str, rocm: Rocm,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[StageBuild]:
     """The whole test variant built once for every arch: the app runtime images and the wheels
-    exports (DIST/<arch>)."""
+    exports (DIST/<arch>), with ROCM_VERSION the HIP image's."""
     out = tmp_path_factory.mktemp("stages")
     tag = f"t{uuid.uuid4().hex[:10]}"
     started = time.monotonic()
-    bake(["all"], [f"DIST={out / 'dist'}", f"TAG={tag}", f"GPU_ARCHS={','.join(ARCHS)}"], engine,
-         out / "bake.log", [out / "dist"])
-    built = StageBuild(out / "dist" / ARCH, tag, time.monotonic() - started)
+    bake(["all"], [f"DIST={out / 'dist'}", f"TAG={tag}", f"GPU_ARCHS={','.join(ARCHS)}",
+                   f"ROCM_VERSION={rocm.version}"], engine, out / "bake.log", [out / "dist"])
+    built = StageBuild(out / "dist" / ARCH, tag, time.monotonic() - started, rocm.version)
     yield built
     subprocess.run(["docker", "image", "rm", *(built.image(arch) for arch in ARCHS)],
                    env={**os.environ, "DOCKER_HOST": engine}, capture_output=True, check=False)

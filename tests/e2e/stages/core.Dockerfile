@@ -1,6 +1,6 @@
 # core.Dockerfile (test variant, ~ torch) - a wheel with a C++ extension module and a HIP
 # library: kernels.hip compiled by the real hipcc for PYTORCH_ROCM_ARCH, through the HIP
-# wrapper directory with-compiler-cache.sh passes as HIP_CLANG_PATH (ROCm 7.2.4 < 7.13).
+# wrapper directory with-compiler-cache.sh passes as HIP_CLANG_PATH (ROCm below 7.13).
 FROM base AS build
 
 ARG CORE_VERSION

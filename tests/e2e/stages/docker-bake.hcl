@@ -7,8 +7,8 @@
 # - every compile stage writes wheels to /wheels; later stages install earlier wheels with
 #   RUN --mount=type=bind,from=<stage>; `target:` contexts link the cells;
 # - the base is the real HIP toolchain image (scripts/hip-toolchain.sh: Debian trixie, clang-22,
-#   ROCm 7.2.4's HIP headers, device libraries and hipcc in /opt/rocm) plus the project's own
-#   dockerfiles/scripts (named context `scripts`);
+#   the HIP headers, device libraries and hipcc of the newest ROCm 7.x Debian has, in /opt/rocm)
+#   plus the project's own dockerfiles/scripts (named context `scripts`);
 # - every GPU translation unit is compiled by that real compiler for the cell's arch, from the
 #   same knobs as dockerfiles/: PYTORCH_ROCM_ARCH -> hipcc --offload-arch (core, ~ torch),
 #   GPU_ARCHS -> CMAKE_HIP_ARCHITECTURES (plugin, ~ aiter); `inv audit-arch DIST/<arch>` proves it;
@@ -34,7 +34,7 @@ variable "BASE_IMAGE" {
 variable "ROCM_VERSION" {
   type        = string
   default     = "7.2.4"
-  description = "ROCm of the HIP image (/opt/rocm/.info/version): below 7.13, so HIP goes through the wrapper directory."
+  description = "ROCm of the HIP image (/opt/rocm/.info/version; the tests set its org.rocm-bake.rocm-version label): below 7.13, HIP goes through the wrapper directory."
 }
 
 variable "CACHE_TYPE" {

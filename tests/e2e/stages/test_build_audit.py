@@ -20,8 +20,10 @@ def arch_lines(result: Result) -> list[str]:
     return [line for line in result.stderr.splitlines() if line.startswith("arch: ")]
 
 
-def inv_build(engine: str, *args: str) -> Result:
-    return run_cli([*INV, *args], cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=900)
+def inv_build(stage_build: StageBuild, engine: str, *args: str) -> Result:
+    """inv build of the test variant with ROCM_VERSION the HIP image's, as the stage build."""
+    return run_cli([*INV, "--set", f"ROCM_VERSION={stage_build.rocm}", *args], cwd=STAGES,
+                   env={"DOCKER_HOST": engine}, timeout=900)
 
 
 @pytest.mark.engine
@@ -30,7 +32,7 @@ def test_each_exported_cell_gets_one_audit_line(stage_build: StageBuild, engine:
     """app-<arch> (the runtime image, by reference in the engine) and wheels-<arch> (the
     export directory); base/core/plugin are only linked (built as contexts, not exported)."""
     dist = tmp_path / "dist"
-    result = inv_build(engine, "--target", f"app-{ARCH}", "--target", f"wheels-{ARCH}",
+    result = inv_build(stage_build, engine, "--target", f"app-{ARCH}", "--target", f"wheels-{ARCH}",
                        "--set", f"DIST={dist}", "--set", f"TAG={stage_build.tag}")
     assert result.returncode == 0, result.stderr[-3000:]
     image = stage_build.image(ARCH)
@@ -49,7 +51,7 @@ def test_a_cell_without_gpu_code_says_so(stage_build: StageBuild, engine: str,
                                          tmp_path: Path) -> None:
     """base-<arch> exported on its own: its image holds no GPU code of its own."""
     out = tmp_path / "base"
-    result = inv_build(engine, "--target", f"base-{ARCH}",
+    result = inv_build(stage_build, engine, "--target", f"base-{ARCH}",
                        "--set", f"base-{ARCH}.output=type=oci,dest={out}.tar")
     assert result.returncode == 0, result.stderr[-3000:]
     (line,) = arch_lines(result)
@@ -63,7 +65,7 @@ def test_a_cell_built_for_another_arch_fails_the_build(stage_build: StageBuild, 
     """core-gfx950 with PYTORCH_ROCM_ARCH=gfx1201 (the knob hipcc's --offload-arch comes from):
     the build itself succeeds, the audit of its export catches the library."""
     out = tmp_path / "core"
-    result = inv_build(engine, "--target", f"core-{ARCH}",
+    result = inv_build(stage_build, engine, "--target", f"core-{ARCH}",
                        "--set", f"base-{ARCH}.args.PYTORCH_ROCM_ARCH=gfx1201",
                        "--set", f"core-{ARCH}.output=type=local,dest={out}")
     assert result.returncode == 1, result.stderr[-3000:]
@@ -82,7 +84,7 @@ def test_a_cell_built_for_another_arch_fails_the_build(stage_build: StageBuild, 
 @pytest.mark.engine
 def test_a_cell_that_exports_nothing_is_named(stage_build: StageBuild, engine: str) -> None:
     """A cell whose output leaves nothing to read is one line, not skipped in silence."""
-    result = inv_build(engine, "--target", f"app-{ARCH}",
+    result = inv_build(stage_build, engine, "--target", f"app-{ARCH}",
                        "--set", f"app-{ARCH}.output=type=cacheonly")
     assert result.returncode == 0, result.stderr[-3000:]
     assert arch_lines(result) == [f"arch: app-{ARCH}: not audited: its output is "

@@ -13,15 +13,16 @@ from rocm_bake import repro
 from rocm_bake.archaudit import cells
 from tests.conftest import ROOT, run_cli
 from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
+from tests.hip.conftest import Rocm
 
 INV = ["inv", "--search-root", str(ROOT), "verify-repro"]
 
 
 @pytest.mark.engine
-def test_the_runtime_image_is_reproducible(engine: str, hip_image: str,
-                                           tmp_path: Path) -> None:
+def test_the_runtime_image_is_reproducible(engine: str, rocm: Rocm, tmp_path: Path) -> None:
     result = run_cli([*INV, "--file", BAKE_FILE, "--target", f"app-{ARCH}", "--keep",
-                      str(tmp_path)], cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1200)
+                      str(tmp_path)], cwd=STAGES,
+                     env={"DOCKER_HOST": engine, "ROCM_VERSION": rocm.version}, timeout=1200)
     assert result.returncode == 0, result.stdout + result.stderr
     first, second = (repro.read_image(tmp_path / f"build-{n}.tar") for n in (1, 2))
     assert first.digest == second.digest
