@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +23,9 @@ BASE_REF = "main"
 # What would make the lane differ from CI: a builder CI does not have, the caller's own
 # virtualenv or CI settings.
 _DROPPED = re.compile(r"^(DOCKER_|BUILDX_|GITHUB_|RUNNER_|CI$|VIRTUAL_ENV$)")
+# Where the lane keeps what its steps upload (actions/upload-artifact), in the checkout it ran
+# from; git ignores it.
+ARTIFACTS = Path("lane-artifacts")
 _TOTALS = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped")
 
 
@@ -84,6 +88,23 @@ def run_step(step: workflow.Step, env: Mapping[str, str], cwd: Path, script: Pat
     return proc.returncode, totals
 
 
+def keep_artifact(upload: workflow.Upload, workspace: Path, folder: Path) -> str:
+    """``actions/upload-artifact`` here: the file or folder copied to FOLDER/NAME (replacing an
+    earlier run's); what went wrong, or "" when it was kept (or was absent and not required)."""
+    source = workspace / upload.path
+    if not source.exists():
+        return f"no file {upload.path} to upload as {upload.name}" if upload.required else ""
+    target = folder / upload.name
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    if source.is_dir():
+        shutil.copytree(source, target / source.name)
+    else:
+        shutil.copy2(source, target / source.name)
+    print(f"lane: artifact {upload.name}: {upload.path} kept in {target}", flush=True)
+    return ""
+
+
 def run(repo: Path, lane: str, work: Path) -> int:
     dest, commit = clone(repo, work)
     context = {"github.base_ref": BASE_REF, "github.workspace": str(dest)}
@@ -96,7 +117,17 @@ def run(repo: Path, lane: str, work: Path) -> int:
     untested = 0                       # failures that are not failed tests
     with decoy.at_default_socket() as requests:
         for number, step in enumerate(job.steps, 1):
+            if failures and not step.always:   # GitHub runs no further step but these
+                print(f"lane {lane}: step {number}/{len(job.steps)}: {step.name}: skipped "
+                      "(an earlier step failed)", flush=True)
+                continue
             print(f"lane {lane}: step {number}/{len(job.steps)}: {step.name}", flush=True)
+            if step.upload is not None:
+                problem = keep_artifact(step.upload, dest, repo / ARTIFACTS)
+                if problem:
+                    failures.append(f"step {number} ({step.name}): {problem}")
+                    untested += 1
+                continue
             if step.run is None:
                 print(f"lane {lane}: (the clone above is the checkout)", flush=True)
                 continue
@@ -105,10 +136,9 @@ def run(repo: Path, lane: str, work: Path) -> int:
             found = _TOTALS.match(line or "")
             if found:
                 totals = (int(found[1]), int(found[2]), int(found[3]))
-            if status != 0:       # GitHub runs no further step
+            if status != 0:
                 failures.append(f"step {number} ({step.name}) exited with status {status}")
-                untested += 0 if found and totals[1] else 1
-                break
+                untested += 0 if found and int(found[2]) else 1
         reached = list(requests)
     if reached:
         failures.append(f"{len(reached)} request(s) reached the decoy /var/run/docker.sock: "

@@ -24,16 +24,22 @@ def test_the_pr_lane_is_read_from_the_real_workflow() -> None:
     runs = [step.run.strip() if step.run else None for step in job.steps]
     assert runs[1] is None                               # actions/checkout: the clone
     assert runs[0] is not None and runs[0].startswith("apt-get update")
-    assert runs[3:] == ["bash scripts/test.sh", ".venv/bin/inv lint",
-                        ".venv/bin/inv version-check --pr origin/main --markdown",
-                        ".venv/bin/inv docs --check"]
+    assert runs[3:8] == ["bash scripts/test.sh", ".venv/bin/inv lint",
+                         ".venv/bin/inv version-check --pr origin/main --markdown",
+                         ".venv/bin/inv docs --check",
+                         ".venv/bin/inv version-check --docs --docs-file variables.md "
+                         "|| test -s variables.md"]
     assert job.steps[3].env == {"CI": "true"}
+    assert job.steps[7].always and not job.steps[6].always
+    assert job.steps[8].upload == workflow.Upload("variables-page", "variables.md", True)
 
 
 @pytest.mark.parametrize(("step", "named"), [
     ("run: echo ${{ secrets.TOKEN }}", "cannot evaluate ${{ secrets.TOKEN }}"),
-    ("uses: actions/cache@v4", "only actions/checkout@... is run here"),
-    ("run: make\n        if: failure()", "cannot run if here"),
+    ("uses: actions/cache@v4",
+     "only actions/checkout@... (as the clone) and actions/upload-artifact@... are run here"),
+    ("run: make\n        if: failure()", "cannot evaluate if: failure() here"),
+    ("uses: actions/upload-artifact@v6\n        with:\n          path: a", "needs name and path"),
 ])
 def test_what_cannot_run_here_is_named(tmp_path: Path, step: str, named: str) -> None:
     path = tmp_path / "pr.yml"
@@ -167,3 +173,35 @@ def test_a_stopped_lane_ends_its_step_and_removes_its_clone(tmp_path: Path) -> N
     assert lane.returncode == 128 + signal.SIGTERM, rest
     assert mark.read_text() == "got-term\n"            # the step's process group was stopped
     assert not Path(ready.split()[-1]).exists()        # and the clone removed
+
+
+def test_a_step_that_always_runs_and_an_upload_follow_a_failure(tmp_path: Path) -> None:
+    """`if: ${{ !cancelled() }}` runs after a failed step (a plain step does not), and
+    actions/upload-artifact keeps the file in the checkout's lane-artifacts/; a required
+    artifact that was not written fails the lane, naming it."""
+    repo = _repo(tmp_path, """\
+      - run: exit 4
+      - run: echo plain-ran
+      - if: ${{ !cancelled() }}
+        run: echo page > page.md
+      - uses: actions/upload-artifact@v6
+        if: ${{ !cancelled() }}
+        with:
+          name: the-page
+          path: page.md
+          if-no-files-found: error
+      - uses: actions/upload-artifact@v6
+        if: ${{ always() }}
+        with:
+          name: absent
+          path: nothing.md
+          if-no-files-found: error
+""")
+    proc = _lane(repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "plain-ran" not in proc.stdout and "skipped (an earlier step failed)" in proc.stdout
+    assert (repo / "lane-artifacts" / "the-page" / "page.md").read_text() == "page\n"
+    assert "FAILED: step 2 (run 2) exited with status 4" in proc.stdout
+    assert "FAILED: step 6 (actions/upload-artifact@v6): no file nothing.md to upload as " \
+           "absent" in proc.stdout
+    assert proc.stdout.splitlines()[-1] == "0 passed, 2 failed, 0 skipped"

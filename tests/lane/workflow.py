@@ -1,6 +1,8 @@
 """The steps of a GitHub Actions workflow's one job, as ``scripts/lane.sh`` runs them: each
-``run:`` with its environment (workflow, job, step), ``actions/checkout`` as the clone, and the
-few ``${{ }}`` expressions a copied lane needs. Anything else is an error naming it."""
+``run:`` with its environment (workflow, job, step), ``actions/checkout`` as the clone,
+``actions/upload-artifact`` as a copy into the lane's artifacts folder, ``if: ${{ always() }}``
+or ``${{ !cancelled() }}`` (the step runs after an earlier one failed), and the few ``${{ }}``
+expressions a copied lane needs. Anything else is an error naming it."""
 
 from __future__ import annotations
 
@@ -13,9 +15,14 @@ from typing import Any
 import yaml
 
 CHECKOUT = "actions/checkout@"
+UPLOAD = "actions/upload-artifact@"
 _EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
-_STEP_KEYS = {"name", "run", "env", "uses", "with"}
+_STEP_KEYS = {"name", "run", "env", "uses", "with", "if"}
 _CHECKOUT_WITH = {"fetch-depth"}
+_UPLOAD_WITH = {"name", "path", "if-no-files-found", "retention-days"}
+# The conditions a lane may put on a step: both run it whatever the earlier steps did (this
+# lane is never cancelled but by stopping it whole).
+_ALWAYS = {"${{ always() }}", "${{ !cancelled() }}"}
 # Job keys that change nothing here: the runner and its container are this machine.
 _JOB_KEYS = {"name", "runs-on", "container", "timeout-minutes", "env", "steps"}
 
@@ -25,12 +32,25 @@ class WorkflowError(Exception):
 
 
 @dataclass(frozen=True)
+class Upload:
+    """``actions/upload-artifact``: the file or folder ``path`` (in the workspace) kept as the
+    artifact ``name``; ``required`` when ``if-no-files-found: error``."""
+
+    name: str
+    path: str
+    required: bool
+
+
+@dataclass(frozen=True)
 class Step:
-    """One step: a shell script (``run``) with its own environment, or the checkout."""
+    """One step: a shell script (``run``) with its own environment, an upload, or (neither)
+    the checkout. ``always``: it runs even after an earlier step failed."""
 
     name: str
     run: str | None
     env: dict[str, str] = field(default_factory=dict)
+    always: bool = False
+    upload: Upload | None = None
 
 
 @dataclass(frozen=True)
@@ -67,18 +87,44 @@ def _step(raw: Any, number: int, context: Mapping[str, str], job: str) -> Step:
     unknown = set(raw) - _STEP_KEYS
     if unknown:
         raise WorkflowError(f"{where}: cannot run {', '.join(sorted(unknown))} here")
+    condition = raw.get("if")
+    if condition is not None and str(condition).strip() not in _ALWAYS:
+        raise WorkflowError(f"{where}: cannot evaluate if: {condition} here (known: "
+                            f"{', '.join(sorted(_ALWAYS))})")
+    always = condition is not None
     uses = raw.get("uses")
+    if uses is not None and "run" not in raw:
+        if str(uses).startswith(CHECKOUT):
+            return _checkout(name, raw.get("with") or {}, where)
+        if str(uses).startswith(UPLOAD):
+            return Step(name, None, always=always,
+                        upload=_upload(raw.get("with") or {}, context, where))
     if uses is not None:
-        if not str(uses).startswith(CHECKOUT) or "run" in raw:
-            raise WorkflowError(f"{where}: only {CHECKOUT}... is run here (as the clone)")
-        options = raw.get("with") or {}
-        if set(options) - _CHECKOUT_WITH or options.get("fetch-depth", 1) not in (0, 1):
-            raise WorkflowError(f"{where}: checkout options other than fetch-depth 0 or 1: "
-                                f"{options}")
-        return Step(name, None)
+        raise WorkflowError(f"{where}: only {CHECKOUT}... (as the clone) and {UPLOAD}... are "
+                            "run here")
     if "with" in raw or not isinstance(raw.get("run"), str):
         raise WorkflowError(f"{where}: a step needs `run:` or `uses: {CHECKOUT}...`")
-    return Step(name, expand(raw["run"], context, where), _env(raw.get("env"), context, where))
+    return Step(name, expand(raw["run"], context, where), _env(raw.get("env"), context, where),
+                always=always)
+
+
+def _checkout(name: str, options: Mapping[str, Any], where: str) -> Step:
+    if set(options) - _CHECKOUT_WITH or options.get("fetch-depth", 1) not in (0, 1):
+        raise WorkflowError(f"{where}: checkout options other than fetch-depth 0 or 1: "
+                            f"{dict(options)}")
+    return Step(name, None)
+
+
+def _upload(options: Mapping[str, Any], context: Mapping[str, str], where: str) -> Upload:
+    unknown = set(options) - _UPLOAD_WITH
+    if unknown or "name" not in options or "path" not in options:
+        raise WorkflowError(f"{where}: upload-artifact needs name and path (and knows only "
+                            f"{', '.join(sorted(_UPLOAD_WITH))}): {dict(options)}")
+    path = expand(str(options["path"]), context, where)
+    if "\n" in path.strip() or any(c in path for c in "*?!"):
+        raise WorkflowError(f"{where}: upload-artifact of one file or folder only: {path!r}")
+    return Upload(expand(str(options["name"]), context, where), path.strip(),
+                  options.get("if-no-files-found", "warn") == "error")
 
 
 def load(path: Path, context: Mapping[str, str]) -> Job:
