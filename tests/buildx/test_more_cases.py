@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.buildx.oracle import groups_as_sets, model, oracle
+from tests.buildx.oracle import assert_same_error, groups_as_sets, model, oracle
 from tests.conftest import Buildx
 
 CASES: dict[str, tuple[str, list[str], dict[str, str]]] = {
@@ -113,4 +113,4 @@ def test_case(name: str, buildx: Buildx, tmp_path: Path) -> None:
     if expected.ok:
         assert groups_as_sets(got.data) == groups_as_sets(expected.data)
     else:
-        assert got.error
+        assert_same_error(f"more-cases/{name}", got, expected)

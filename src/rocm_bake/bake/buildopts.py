@@ -9,6 +9,7 @@ from decimal import Decimal
 from rocm_bake.bake import goparse
 from rocm_bake.bake.target import Target
 from rocm_bake.errors import UsageError
+from rocm_bake.hcl import values
 
 _ULIMITS = {"core", "cpu", "data", "fsize", "locks", "memlock", "msgqueue", "nice", "nofile",
             "nproc", "rss", "rtprio", "rttime", "sigpending", "stack"}
@@ -96,7 +97,8 @@ def _check_outputs(target: Target) -> None:
 def _check_annotation(text: str, target: str) -> None:
     key, sep, _ = text.partition("=")
     if not sep:
-        raise UsageError(f"invalid annotation {text!r}, expected key=value (target {target})")
+        raise UsageError(f"invalid annotation {values.go_quote(text)}, expected key=value "
+                         f"(target {target})")
     types, colon, _ = key.partition(":")
     if not colon:
         return

@@ -327,4 +327,5 @@ def _load_links(config: Config, name: str, target: Target, targets: dict[str, Ta
         if (len(platforms) > 1 and len(linked_platforms) > 1
                 and not set(platforms) <= set(linked_platforms)):
             raise UsageError(f"target {linked_name} can't be used by {name} because its "
-                             f"platforms {platforms} are not a subset of {linked_platforms}")
+                             f"platforms [{' '.join(platforms)}] are not a subset of "
+                             f"[{' '.join(linked_platforms)}]")

@@ -14,9 +14,10 @@ from decimal import Decimal
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.bigfloat import NumberError, arithmetic
+from rocm_bake.hcl.functions.params import FunctionError
 from rocm_bake.hcl.tree import Node, Rule, position
 from rocm_bake.hcl.types import convert, cty_equal, type_of, unify
-from rocm_bake.hcl.values import ConversionError, SetValue, Value
+from rocm_bake.hcl.values import ConversionError, MapValue, SetValue, Value
 
 FunctionTable = Mapping[str, Callable[[list[Value]], Value]]
 
@@ -71,7 +72,8 @@ class Evaluator:
         try:
             return scope.lookup(name)
         except KeyError as exc:
-            detail = exc.args[1] if len(exc.args) > 1 else f"unknown variable {name!r}"
+            detail = (exc.args[1] if len(exc.args) > 1
+                      else f'Unknown variable; There is no variable named "{name}".')
             raise self.error(node, detail) from None
         except HCLError as exc:
             if exc.file is None:  # raised by a resolver that does not know where it was asked
@@ -119,7 +121,8 @@ class Evaluator:
                 return values.to_number(operand).copy_negate()
             return not values.to_bool(operand)
         except ConversionError as exc:
-            raise self.error(node, f"invalid operand for {node.operator}: {exc}") from None
+            raise self.error(node, f"Invalid operand; Unsuitable value for unary operand: "
+                                   f"{exc}") from None
 
     def _eval_binary_op_rule(self, node: Rule, scope: Scope) -> Value:
         left = self.eval(node.expr_term, scope)
@@ -129,9 +132,11 @@ class Evaluator:
         try:
             return _binary(operator, left, right)
         except ConversionError as exc:
-            raise self.error(node, f"invalid operand for {operator}: {exc}") from None
+            raise self.error(node, f"Invalid operand; Unsuitable value for an operand of "
+                                   f"{operator}: {exc}") from None
         except NumberError as exc:
-            raise self.error(node, f"operation {operator} failed: {exc}") from None
+            raise self.error(node, f"Operation failed; Error during operation {operator}: "
+                                   f"{exc}") from None
 
     def _eval_conditional_rule(self, node: Rule, scope: Scope) -> Value:
         """HCL evaluates both results: the one not taken may fail, but when both succeed
@@ -150,13 +155,16 @@ class Evaluator:
         if isinstance(other, HCLError) or taken is None or other is None:
             return taken
         unified = unify([type_of(taken), type_of(other)])
-        if unified is None:
-            raise self.error(node, "inconsistent conditional result types: "
-                                   f"{values.kind(taken)} and {values.kind(other)}")
+        if unified is None:  # buildx places it at the results, from the true one
+            when_true, when_false = (taken, other) if chosen else (other, taken)
+            raise self.error(node.if_true, "Inconsistent conditional result types; the true "
+                                           f"result is {values.kind(when_true)}, the false one "
+                                           f"{values.kind(when_false)}")
         try:
             return convert(taken, unified)
         except ConversionError as exc:
-            raise self.error(node, f"inconsistent conditional result types: {exc}") from None
+            raise self.error(node.if_true, "Inconsistent conditional result types; "
+                                           f"{exc}") from None
 
     def _attempt(self, node: Rule, scope: Scope) -> Value | HCLError:
         try:
@@ -201,7 +209,11 @@ class Evaluator:
         if isinstance(value, dict):
             if name in value:
                 return value[name]
-            raise self.error(node, f"unsupported attribute {name!r}")
+            if isinstance(value, MapValue):
+                raise self.error(node, "Missing map element; This map does not have an element "
+                                       f'with the key "{name}".')
+            raise self.error(node, f'Unsupported attribute; This object does not have an '
+                                   f'attribute named "{name}".')
         if value is None:
             raise self.error(node, f"attempt to get attribute {name!r} from a null value")
         raise self.error(node, f"cannot get attribute {name!r} of a {values.kind(value)}")
@@ -298,7 +310,7 @@ class Evaluator:
         try:
             values.to_bool(result)
         except ConversionError as exc:
-            raise self.error(condition, f"invalid for condition: {exc}") from None
+            raise self.error(condition, f"Invalid 'for' condition; {exc}") from None
 
     def keep(self, node: Rule, scope: Scope) -> bool:
         if node.condition is None:
@@ -307,7 +319,7 @@ class Evaluator:
         try:
             return values.to_bool(self.eval(condition, scope))
         except ConversionError as exc:
-            raise self.error(condition, f"invalid for condition: {exc}") from None
+            raise self.error(condition, f"Invalid 'for' condition; {exc}") from None
 
     # -- functions ------------------------------------------------------------------------
     def _eval_function_call_rule(self, node: Rule, scope: Scope) -> Value:
@@ -319,7 +331,8 @@ class Evaluator:
             return self.lazy_call(node, name, exprs, scope)
         function = self.functions.get(name)
         if function is None:
-            raise self.error(node, f"call to unknown function {name!r}")
+            raise self.error(node, f'Call to unknown function; There is no function named '
+                                   f'"{name}".')
         args = [self.eval(e, scope) for e in exprs]
         if arguments is not None and arguments.has_ellipsis:
             spread = args.pop()
@@ -330,8 +343,12 @@ class Evaluator:
             return function(args)
         except HCLError:
             raise
+        except FunctionError as exc:  # buildx's diagnostic, at the argument it is about
+            where = exprs[exc.argument] if exc.argument is not None and exc.argument < len(
+                exprs) else node
+            raise self.error(where, str(exc).removeprefix(f"{name}: ")) from None
         except Exception as exc:  # a function's own error, reported where it was called
-            raise self.error(node, f"error in function call {name}: {exc}") from None
+            raise self.error(node, f"Error in function call; {name}: {exc}") from None
 
     def lazy_call(self, node: Rule, name: str, exprs: list[Rule], scope: Scope) -> Value:
         if name == "can":
@@ -354,7 +371,12 @@ class Evaluator:
         parts = list(node.string_parts)
         if len(parts) == 1 and parts[0].content.kind == "InterpolationRule":
             return self.eval(parts[0].content.expression, scope)
-        return "".join(self.render(parts, scope, escapes=True))
+        try:
+            return "".join(self.render(parts, scope, escapes=True))
+        except HCLError as exc:  # a literal part has no position of its own: the string's line
+            if exc.line is None:
+                raise HCLError(exc.message, self.filename, position(node)[0]) from None
+            raise
 
     def _eval_heredoc_template_rule(self, node: Rule, scope: Scope) -> Value:
         """A heredoc's template, parsed (and for ``<<-`` dedented) with the file."""
@@ -437,11 +459,12 @@ class Evaluator:
         yield from _marker(end.strip_close, before=False)
 
     def template_string(self, node: Rule, value: Value) -> str:
+        where = node.expression if node.kind == "InterpolationRule" else node
         if value is None or values.is_nil(value):
-            raise self.error(node, "invalid template interpolation value: the value is null")
+            raise self.error(where, "Invalid template interpolation value; the value is null")
         if isinstance(value, list | dict):
-            raise self.error(node, "invalid template interpolation value: cannot include a "
-                                   f"{values.kind(value)} in a string template")
+            raise self.error(where, "Invalid template interpolation value; cannot include a "
+                                    f"{values.kind(value)} in a string template")
         return values.to_string(value)
 
 
@@ -477,8 +500,8 @@ def _literal(token: Node) -> str:
         return text
     for escape in _ANY_ESCAPE_RE.finditer(text):
         if not _ESCAPE_RE.fullmatch(escape.group(0)):
-            raise ValueError(f"invalid escape sequence: the symbol {escape.group(1)[:1]!r} is "
-                             "not a valid escape sequence selector")
+            raise ValueError(f'Invalid escape sequence; The symbol "{escape.group(1)[:1]}" is '
+                             "not a valid escape sequence selector.")
     return _ESCAPE_RE.sub(_unescape, text)
 
 

@@ -83,6 +83,10 @@ def _parse_or_fail(text: str, filename: str) -> Any:
             raise HCLError("nested unary operators (such as !!x or -(-x) written --x) are not "
                            "supported by the model's parser yet: add parentheses, e.g. !(!x)",
                            filename, line, column) from None
+        if _second_single_line_argument(text, line, column):
+            raise HCLError("Invalid single-argument block definition; a single-line block can "
+                           "have only one argument: write one argument per line",
+                           filename, line, column) from None
         raise HCLError(f"syntax error: unexpected {what}", filename, line, column) from None
     except UnexpectedEOF:
         raise HCLError("syntax error: unexpected end of file", filename,
@@ -102,6 +106,24 @@ def _nested_unary(text: str, line: int | None, column: int | None) -> bool:
     before = lines[line - 1][: column - 1].rstrip()
     here = lines[line - 1][column - 1:]
     return here[:1] in ("!", "-") and before[-1:] in ("!", "-")
+
+
+#: A line that opens a block and starts an argument in it: ``target "t" { a = ...``.
+_OPENS_SINGLE_LINE_BLOCK = re.compile(
+    r'\s*[A-Za-z_][\w-]*(\s+("[^"\n]*"|[A-Za-z_][\w-]*))*\s*\{\s*[A-Za-z_][\w-]*\s*=')
+
+
+def _second_single_line_argument(text: str, line: int | None, column: int | None) -> bool:
+    """Whether a parse error is the comma before a second argument of a single-line block
+    (``target "t" { a = 1, b = 2 }``), which Go's HCL names and python-hcl2 does not."""
+    if line is None or column is None:
+        return False
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return False
+    current = lines[line - 1]
+    return (current[column - 1:column] == ","
+            and _OPENS_SINGLE_LINE_BLOCK.match(current[: column - 1]) is not None)
 
 
 def _first_line(text: str) -> str:
