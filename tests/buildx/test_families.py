@@ -91,6 +91,19 @@ SET_CSV: dict[str, Case] = {
     "push-false-drops-registry": (
         'target "a" {\n  output = ["type=registry,name=x", "type=image,name=y", "type=local,'
         'dest=o"]\n}\n', ["--print", "a", *_set("a.push=false")], {}),
+    "platform-unknown": (BASE, ["--print", "a", *_set("a.platform=x")], {}),
+    "platform-unknown-in-a-list": (BASE, ["--print", "a",
+                                          *_set("a.platform=linux/amd64,x")], {}),
+    "platform-forms-accepted": (BASE, ["--print", "a", *_set("a.platform=amd64,macos,i386",
+                                                             "a.platform+=LOCAL",
+                                                             "a.platform+=linux(1.0)/arm64")],
+                                {}),
+    "platform-too-many-parts": (BASE, ["--print", "a", *_set("a.platform=linux/arm/v7/x")], {}),
+    "platform-wildcard": (BASE, ["--print", "a", *_set("a.platform=linux/*")], {}),
+    "platform-bad-component": (BASE, ["--print", "a", *_set("a.platform=linux/a b")], {}),
+    "platform-bad-os": ('target "a" {\n  platforms = ["li nux/amd64"]\n}\n', ["--print", "a"],
+                        {}),
+    "platform-empty-in-a-list": (BASE, ["--print", "a", *_set("a.platform=,")], {}),
     "glob-targets-requested": (BASE, ["--print", "[ab]"], {}),
     "glob-bad-pattern": (BASE, ["--print", "a", *_set("[.args.X=1")], {}),
 }

@@ -88,6 +88,9 @@ CASES: dict[str, tuple[str, list[str], dict[str, str]]] = {
     "secret-id-as-path-missing": ('target "c" {\n  secret = ["id=nofile,type=env"]\n}\n',
                                   ["--print", "c"], {}),
     "ssh-agent-missing": ('target "c" {\n  ssh = ["default"]\n}\n', ["--print", "c"], {}),
+    "ssh-any-id-needs-the-agent": ('target "c" {\n  ssh = ["key"]\n}\n', ["--print", "c"], {}),
+    "ssh-key-file-missing": ('target "c" {\n  ssh = ["key=/nonexistent/id"]\n}\n',
+                             ["--print", "c"], {}),
     "list-variables-any-and-nested-types": (
         'variable "A" {\n  type = any\n  default = 1\n}\n'
         'variable "L" {\n  type = list(any)\n  default = ["a"]\n}\n'

@@ -13,10 +13,6 @@ ERROR_WORDING: dict[str, str] = {
         "buildx 0.29.1 words a bad `--set T.secrets=` (and `T.ssh=`) value as `invalid value "
         "for outputs`: its secrets and ssh branches reuse the output branch's message. The "
         "model names the field the value was for: `invalid value for secret`.",
-    "more-cases/ssh-agent-missing":
-        "buildx's first clause is a Go struct printed with %v (`failed to convert agent config "
-        "{default [] false}`), which says nothing to a user; the model names the target and "
-        "that SSH_AUTH_SOCK is unset or missing, as buildx's last clause does.",
     "fuzz-found/unbalanced-directive-after-escape":
         "`%%%{` (an escape right after a literal `%`) is a construct the model's parser "
         "(python-hcl2) cannot read: the model refuses the line as *not supported*, and so "
