@@ -18,7 +18,7 @@ from rocm_bake.hcl import values
 from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
 from rocm_bake.hcl.functions.params import FunctionError
 from rocm_bake.hcl.syntax import parse
-from rocm_bake.hcl.tree import Rule, end_position, position
+from rocm_bake.hcl.tree import Rule, end_position, position, start_position
 from rocm_bake.hcl.typeexpr import type_constraint
 from rocm_bake.hcl.types import Type
 from rocm_bake.hcl.values import Value
@@ -66,7 +66,7 @@ class AttributeDecl(NamedTuple):
 
     def value_error(self, message: str) -> HCLError:
         """An error in the attribute's value, where buildx places it: at its expression."""
-        line, column = position(self.expression)
+        line, column = start_position(self.expression)
         return HCLError(message, self.source.file, line or self.source.line,
                         column if line else self.source.column)
 

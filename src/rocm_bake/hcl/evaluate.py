@@ -15,7 +15,7 @@ from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.bigfloat import NumberError, arithmetic
 from rocm_bake.hcl.functions.params import FunctionError
-from rocm_bake.hcl.tree import Node, Rule, position
+from rocm_bake.hcl.tree import Node, Rule, position, start_position
 from rocm_bake.hcl.types import convert, cty_equal, type_of, unify
 from rocm_bake.hcl.values import ConversionError, MapValue, SetValue, Value
 
@@ -132,11 +132,34 @@ class Evaluator:
         try:
             return _binary(operator, left, right)
         except ConversionError as exc:
-            raise self.error(node, f"Invalid operand; Unsuitable value for an operand of "
-                                   f"{operator}: {exc}") from None
+            raise self.operand_error(node, operator, (left, right), exc) from None
         except NumberError as exc:
             raise self.error(node, f"Operation failed; Error during operation {operator}: "
                                    f"{exc}") from None
+
+    def operand_error(self, node: Rule, operator: str, operands: tuple[Value, Value],
+                      exc: ConversionError) -> HCLError:
+        """buildx's diagnostic for a binary operation that cannot run: an operand of the wrong
+        type, at that operand; else a null operand fails the operation itself."""
+        to_type = values.to_bool if operator in ("&&", "||") else values.to_number
+        places = (("left", node.expr_term), ("right", node.binary_term.expr_term))
+        nulls = 0
+        for (side, where), operand in zip(places, operands, strict=True):
+            if operand is None:
+                nulls += 1
+                continue
+            try:
+                if values.is_nil(operand):  # cty's NilVal has no type: no type fits it
+                    raise ConversionError(f"{'bool' if to_type is values.to_bool else 'number'} "
+                                          "required")
+                to_type(operand)
+            except ConversionError as bad:
+                return self.error(where, f"Invalid operand; Unsuitable value for {side} "
+                                         f"operand: {bad}.")
+        if nulls:
+            return self.error(node, "Operation failed; Error during operation: argument must "
+                                    "not be null.")
+        return self.error(node, f"Invalid operand; {exc}")
 
     def _eval_conditional_rule(self, node: Rule, scope: Scope) -> Value:
         """HCL evaluates both results: the one not taken may fail, but when both succeed
@@ -294,7 +317,11 @@ class Evaluator:
             return [(values.number(i), v) for i, v in enumerate(collection)]
         if isinstance(collection, dict):
             return [(k, collection[k]) for k in sorted(collection)]
-        raise self.error(node, f"cannot iterate over a {values.kind(collection)}")
+        if collection is None or values.is_nil(collection):
+            raise self.error(node, "Iteration over null value; A null value cannot be used as "
+                                   "the collection in a 'for' expression.")
+        raise self.error(node, f"Iteration over non-iterable value; cannot iterate over a "
+                               f"{values.kind(collection)}")
 
     def precheck(self, node: Rule, scope: Scope, iterators: set[str]) -> None:
         """HCL checks an ``if`` clause once before iterating (so even over nothing), with the
@@ -344,9 +371,11 @@ class Evaluator:
         except HCLError:
             raise
         except FunctionError as exc:  # buildx's diagnostic, at the argument it is about
-            where = exprs[exc.argument] if exc.argument is not None and exc.argument < len(
-                exprs) else node
-            raise self.error(where, str(exc).removeprefix(f"{name}: ")) from None
+            message = str(exc).removeprefix(f"{name}: ")
+            if exc.argument is not None and exc.argument < len(exprs):
+                line, column = start_position(exprs[exc.argument])
+                raise HCLError(message, self.filename, line, column) from None
+            raise self.error(node, message) from None
         except Exception as exc:  # a function's own error, reported where it was called
             raise self.error(node, f"Error in function call; {name}: {exc}") from None
 
