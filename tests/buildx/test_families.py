@@ -305,15 +305,16 @@ FUZZ_FOUND: dict[str, Case] = {
         ' C = jsonencode({for i, v in S : i => v}) }\n}\n', ["--print", "t"], {}),
 }
 
+def _bare(item: str, env: dict[str, str] | None = None) -> Case:
+    """``--print a --set a.ITEM`` on BASE."""
+    return (BASE, ["--print", "a", *_set(f"a.{item}")], env or {})
+
+
 #: ``--set`` with its value left out, for every kind of field (string, list, map, bool, entry
 #: lists, membytes, and keys buildx does not take): ``KEY`` with no ``=``, ``KEY=`` and
 #: ``KEY+=`` empty. buildx reads a value from the environment only for ``args.NAME``; every
 #: other key needs ``=``; an empty value clears a string field, empties a list, sets a map key
 #: to ``""`` (``args.`` names the empty key) and is refused by a bool or a size.
-def _bare(item: str, env: dict[str, str] | None = None) -> Case:
-    return (BASE, ["--print", "a", *_set(f"a.{item}")], env or {})
-
-
 SET_WITHOUT_VALUE: dict[str, Case] = {
     "no-cache": _bare("no-cache"), "no-cache-empty": _bare("no-cache="),
     "no-cache-append-empty": _bare("no-cache+="),
