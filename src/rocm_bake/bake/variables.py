@@ -278,7 +278,8 @@ class Namespace:
         for item in fields:
             pieces = goparse.parse_csv(item, ":")
             if pieces is None or len(pieces) != 2:
-                raise self._env_error(variable, text, "a comma-separated list of key:value pairs")
+                raise self._env_error(variable, text, "a comma-separated list of key:value "
+                                      "pairs")
             out[pieces[0]] = self._primitive_from_env(variable, kind, pieces[1])
         return out
 
@@ -286,12 +287,12 @@ class Namespace:
         if kind == "bool":
             parsed_bool = goparse.parse_bool(text)
             if parsed_bool is None:
-                raise self._env_error(variable, text, "a bool")
+                raise self._env_error(variable, text, "bool")
             return parsed_bool
         if kind == "number":
             parsed = goparse.parse_float(text)
             if parsed is None:
-                raise self._env_error(variable, text, "a number")
+                raise self._env_error(variable, text, "number")
             return parsed
         return text
 
@@ -307,6 +308,10 @@ class Namespace:
                        "from the environment (declare its type to allow that)")
 
     def _env_error(self, variable: VariableDecl, text: str, what: str) -> HCLError:
+        """``what`` is a type (``number``, ``bool``) or a description of the form."""
+        if " " not in what:
+            return _invalid(variable, f"failed to parse {variable.name} as {what}: {text!r} "
+                                      f"from the environment is not a {what}")
         return _invalid(variable, f"failed to parse {variable.name} from the environment: "
                         f"{text!r} is not {what}")
 
