@@ -311,7 +311,7 @@ class Namespace:
         """``what`` is a type (``number``, ``bool``) or a description of the form."""
         if " " not in what:
             return _invalid(variable, f"failed to parse {variable.name} as {what}: {text!r} "
-                                      f"from the environment is not a {what}")
+                                      f"is not a {what}")
         return _invalid(variable, f"failed to parse {variable.name} from the environment: "
                         f"{text!r} is not {what}")
 
