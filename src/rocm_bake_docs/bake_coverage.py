@@ -31,6 +31,8 @@ FAMILY_TEXT = {
     "graphemes": "grapheme clusters as go-textseg v15 counts them (strlen, substr, reverse)",
     "set-without-value": "`--set` with its value left out (`KEY`, `KEY=`, `KEY+=`) for every "
                          "kind of field: string, list, map, bool, entries, sizes, unknown keys",
+    "refused": "bake files buildx refuses, each with one error the model must word the same "
+               "and place at the same line and column",
 }
 
 

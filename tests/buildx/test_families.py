@@ -447,6 +447,155 @@ TYPED_NIL: dict[str, Case] = {
                    'target "t" {}\n', ["--print", "g"], {}),
 }
 
+#: Bake files buildx refuses, one error each, that the model must refuse with the same
+#: meaning (compared with oracle.error_gist): expressions, functions, conditions, heredocs,
+#: blocks, fields and type specifications.
+REFUSED: dict[str, Case] = {
+    "heredoc-call-error": (
+        'target "t" {\n  dockerfile-inline = <<EOT\nFROM ${upper(1, 2)}\nEOT\n}\n',
+        ["--print", "t"], {}),
+    "heredoc-unknown-variable": (
+        'target "t" {\n  dockerfile-inline = <<EOT\nFROM x\nRUN ${nope}\nEOT\n}\n',
+        ["--print", "t"], {}),
+    "unknown-function": (
+        'target "t" {\n  args = { A = nofn(1) }\n}\n',
+        ["--print", "t"], {}),
+    "unknown-variable": (
+        'target "t" {\n  args = { A = nope }\n}\n',
+        ["--print", "t"], {}),
+    "index-out-of-range": (
+        'target "t" {\n  args = { A = ["a"][3] }\n}\n',
+        ["--print", "t"], {}),
+    "missing-key": (
+        'target "t" {\n  args = { A = {a = "1"}["b"] }\n}\n',
+        ["--print", "t"], {}),
+    "duplicate-object-key": (
+        'target "t" {\n  args = { A = jsonencode({for k in ["a", "a"] : k => 1}) }\n}\n',
+        ["--print", "t"], {}),
+    "for-over-number": (
+        'target "t" {\n  args = { A = jsonencode([for x in 1 : x]) }\n}\n',
+        ["--print", "t"], {}),
+    "attr-of-string": (
+        'target "t" {\n  args = { A = "s".x }\n}\n',
+        ["--print", "t"], {}),
+    "too-many-args": (
+        'target "t" {\n  args = { A = upper("a", "b") }\n}\n',
+        ["--print", "t"], {}),
+    "too-few-args": (
+        'target "t" {\n  args = { A = upper() }\n}\n',
+        ["--print", "t"], {}),
+    "user-fn-too-many": (
+        'function "f" {\n  params = [a]\n  result = a\n}\ntarget "t" {\n'
+        '  args = { A = f(1, 2) }\n}\n',
+        ["--print", "t"], {}),
+    "user-fn-too-few": (
+        'function "f" {\n  params = [a, b]\n  result = a\n}\ntarget "t" {\n'
+        '  args = { A = f(1) }\n}\n',
+        ["--print", "t"], {}),
+    "group-null-targets": (
+        'group "g" {\n  targets = null\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "group-targets-not-list": (
+        'group "g" {\n  targets = "t"\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "group-name": (
+        'group "g" {\n  name = "x"\n  targets = ["t"]\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "bad-label": (
+        'target "a.b" {\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "target-no-label": (
+        'target {\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "args-not-map": (
+        'target "t" {\n  args = ["a"]\n}\n',
+        ["--print", "t"], {}),
+    "tags-not-list": (
+        'target "t" {\n  tags = "a"\n}\n',
+        ["--print", "t"], {}),
+    "tags-element-not-string": (
+        'target "t" {\n  tags = [["a"]]\n}\n',
+        ["--print", "t"], {}),
+    "contexts-null-value": (
+        'target "t" {\n  contexts = { a = null }\n}\n',
+        ["--print", "t"], {}),
+    "interp-list": (
+        'target "t" {\n  args = { A = "x${["a"]}" }\n}\n',
+        ["--print", "t"], {}),
+    "cond-not-bool": (
+        'target "t" {\n  args = { A = "x" ? "a" : "b" }\n}\n',
+        ["--print", "t"], {}),
+    "cond-null": (
+        'target "t" {\n  args = { A = null ? "a" : "b" }\n}\n',
+        ["--print", "t"], {}),
+    "unary-not-number": (
+        'target "t" {\n  args = { A = -"x" }\n}\n',
+        ["--print", "t"], {}),
+    "unary-not-bool": (
+        'target "t" {\n  pull = !"x"\n}\n',
+        ["--print", "t"], {}),
+    "validation-not-bool": (
+        'variable "V" {\n  default = 1\n  validation {\n    condition = "x"\n'
+        '    error_message = "m"\n  }\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "validation-null": (
+        'variable "V" {\n  default = 1\n  validation {\n    condition = null\n'
+        '    error_message = "m"\n  }\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "template-if-not-bool": (
+        'target "t" {\n  args = { A = "%{if "x"}a%{endif}" }\n}\n',
+        ["--print", "t"], {}),
+    "splat-null": (
+        'target "t" {\n  args = { A = jsonencode(null[*]) }\n}\n',
+        ["--print", "t"], {}),
+    "function-no-result": (
+        'function "f" {\n  params = []\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "variable-unknown-type": (
+        'variable "V" {\n  type = strin\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "variable-type-bad-default": (
+        'variable "V" {\n  type = number\n  default = "x"\n}\ntarget "t" {\n\n}\n',
+        ["--print", "t"], {}),
+    "matrix-bad-name": (
+        'target "m" {\n  matrix = { v = ["a b"] }\n  name = "m-${v}"\n}\n',
+        ["--print", "m"], {}),
+    "inherits-self": (
+        'target "t" {\n  inherits = ["t"]\n}\n',
+        ["--print", "t"], {}),
+    "context-link-self": (
+        'target "t" {\n  contexts = { a = "target:t" }\n}\n',
+        ["--print", "t"], {}),
+    "description-not-string": (
+        'target "t" {\n  description = ["x"]\n}\n',
+        ["--print", "t"], {}),
+    "no-cache-string": (
+        'target "t" {\n  no-cache = "maybe"\n}\n',
+        ["--print", "t"], {}),
+    "shm-size-number": (
+        'target "t" {\n  shm-size = 1\n}\n',
+        ["--print", "t"], {}),
+    "output-no-type": (
+        'target "t" {\n  output = [{ dest = "x" }]\n}\n',
+        ["--print", "t"], {}),
+    "cache-bad-entry": (
+        'target "t" {\n  cache-from = ["type=local,x"]\n}\n',
+        ["--print", "t"], {}),
+    "attest-no-type": (
+        'target "t" {\n  attest = ["x=y"]\n}\n',
+        ["--print", "t"], {}),
+    "secret-bad": (
+        'target "t" {\n  secret = ["foo=bar"]\n}\n',
+        ["--print", "t"], {}),
+    "annotation-bad": (
+        'target "t" {\n  annotations = ["x"]\n}\n',
+        ["--print", "t"], {}),
+    "heredoc-trimmed-error": (
+        'target "t" {\n  dockerfile-inline = <<-EOT\n    FROM x\n      RUN ${nope}\n'
+        '    EOT\n}\n',
+        ["--print", "t"], {}),
+}
+
 #: go-textseg v15's grapheme clusters (why hcl/functions/graphemes.py is not ``regex``'s \X).
 GRAPHEMES: dict[str, Case] = {
     "clusters": (
@@ -468,6 +617,7 @@ FAMILIES: dict[str, dict[str, Case]] = {
     "typed-nil": TYPED_NIL,
     "graphemes": GRAPHEMES,
     "set-without-value": SET_WITHOUT_VALUE,
+    "refused": REFUSED,
 }
 CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
          for name, case in cases.items()}

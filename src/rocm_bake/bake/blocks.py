@@ -84,18 +84,22 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
     check_name(block.label, block.label_source)
     for name in ("name", "matrix"):
         if name in block.attributes:
-            raise block.attributes[name].source.error(f"{name} is not supported for groups")
+            raise block.label_source.error(f"Invalid name; {name} is not supported for "
+                                           "groups")
     group = Group(block.label, [])
     for attr in block.attributes.values():
         if attr.name not in _GROUP_FIELDS:
             continue
         value = _value(attr, namespace.scope, namespace)
+        if value is None and attr.name == "targets":  # as an empty list, in buildx
+            value = []
         if value is None:
             raise attr.value_error("Unsuitable value type; Unsuitable value: null value is "
                                    "not allowed")
         if attr.name == "targets":
             if not isinstance(value, list):
-                raise attr.source.error("targets must be a list of target or group names")
+                raise attr.value_error("Unsuitable value type; Unsuitable value: list of "
+                                       "string required (targets)")
             group.targets = list(dict.fromkeys(_strings(attr, value)))
         elif attr.name == "description":
             group.description = _string(attr, value)

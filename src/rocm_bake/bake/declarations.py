@@ -178,8 +178,8 @@ def _read_block(block: Rule, filename: str, declared: Declarations, text: str) -
             raise _source(block.labels[2], filename).error(
                 f"Extraneous label for {kind}; Only 1 labels (name) are expected for {kind} "
                 "blocks.")
-        raise source.error(f"Missing name for {kind}; All {kind} blocks must have 1 labels "
-                           "(name).")
+        raise _body_start(block, filename, text).error(
+            f"Missing name for {kind}; All {kind} blocks must have 1 labels (name).")
     label = labels[0]
     attributes, nested = _body(block.body, filename)
     if kind != "variable":
@@ -317,8 +317,10 @@ def _variable(name: str, attributes: dict[str, AttributeDecl],
 
 def _function(name: str, attributes: dict[str, AttributeDecl], source: Source,
               filename: str) -> FunctionDecl:
-    if "params" not in attributes or "result" not in attributes:
-        raise source.error(f"function {name!r} needs params and result")
+    for needed, other in (("result", "params"), ("params", "result")):
+        if needed not in attributes:  # buildx places it at the other one, if any
+            at = attributes[other].source if other in attributes else source
+            raise at.error(f"Invalid function; empty {needed} not allowed for {name}")
     params = tuple(_keyword_list(attributes["params"]))
     variadic_attr = attributes.get("variadic_params")
     variadic = _keyword(variadic_attr.expression, variadic_attr.source) if variadic_attr else None
@@ -353,10 +355,11 @@ def user_function(decl: FunctionDecl, scope: Scope, functions: FunctionTable
             least = "at least " if decl.variadic is not None else ""
             raise FunctionError(f'{name}: Not enough function arguments; Function "{name}" '
                                 f"expects {least}{len(decl.params)} argument(s). Missing value "
-                                f'for "{decl.params[len(args)]}".')
+                                f'for "{decl.params[len(args)]}".', len(args))
         if decl.variadic is None and len(args) > len(decl.params):
             raise FunctionError(f'{name}: Too many function arguments; Function "{name}" '
-                                f"expects only {len(decl.params)} argument(s).")
+                                f"expects only {len(decl.params)} argument(s).",
+                                len(decl.params))
         for index, arg in enumerate(args):  # buildx's user functions allow no null argument
             if arg is None or values.is_nil(arg):
                 param = (decl.params[index] if index < len(decl.params) else decl.variadic)

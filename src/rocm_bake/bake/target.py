@@ -216,7 +216,9 @@ def decode(kind: str, name: str, value: Value) -> Any:
         if not isinstance(value, dict):
             raise FieldError(f"{name} must be a map, not {values.kind(value)}")
         if kind == "smap":
-            return {k: values.to_string(v) for k, v in value.items() if v is not None}
+            if any(v is None for v in value.values()):
+                raise FieldError("null value is not allowed")
+            return {k: values.to_string(v) for k, v in value.items()}
         return {k: None if v is None else values.to_string(v) for k, v in value.items()}
     return parse_entries(name, value)
 

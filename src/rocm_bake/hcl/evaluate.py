@@ -15,7 +15,8 @@ from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.bigfloat import NumberError, arithmetic
 from rocm_bake.hcl.functions.params import FunctionError
-from rocm_bake.hcl.tree import Node, Rule, position, start_position
+from rocm_bake.hcl.syntax import heredoc_position
+from rocm_bake.hcl.tree import Node, Rule, end_position, position, start_position
 from rocm_bake.hcl.types import convert, cty_equal, type_of, unify
 from rocm_bake.hcl.values import ConversionError, MapValue, SetValue, Value
 
@@ -121,8 +122,8 @@ class Evaluator:
                 return values.to_number(operand).copy_negate()
             return not values.to_bool(operand)
         except ConversionError as exc:
-            raise self.error(node, f"Invalid operand; Unsuitable value for unary operand: "
-                                   f"{exc}") from None
+            raise self.error(node.expr_term, f"Invalid operand; Unsuitable value for unary "
+                                             f"operand: {exc}") from None
 
     def _eval_binary_op_rule(self, node: Rule, scope: Scope) -> Value:
         left = self.eval(node.expr_term, scope)
@@ -167,11 +168,12 @@ class Evaluator:
         results = [self._attempt(node.if_true, scope), self._attempt(node.if_false, scope)]
         condition = self.eval(node.condition, scope)
         if condition is None:
-            raise self.error(node, "invalid condition: the condition value is null")
+            raise self.error(node, "Null condition; The condition value is null. Conditions "
+                                   "must either be true or false.")
         try:
             chosen = values.to_bool(condition)
         except ConversionError as exc:
-            raise self.error(node, f"invalid condition: {exc}") from None
+            raise self.error(node, f"Incorrect condition type; {exc}") from None
         taken, other = results if chosen else results[::-1]
         if isinstance(taken, HCLError):
             raise taken
@@ -238,8 +240,13 @@ class Evaluator:
             raise self.error(node, f'Unsupported attribute; This object does not have an '
                                    f'attribute named "{name}".')
         if value is None:
-            raise self.error(node, f"attempt to get attribute {name!r} from a null value")
-        raise self.error(node, f"cannot get attribute {name!r} of a {values.kind(value)}")
+            raise self.error(node, "Attempt to get attribute from null value; This value is "
+                                   f"null, so it does not have any attributes ({name!r}).")
+        if isinstance(value, str | bool | Decimal):
+            raise self.error(node, "Unsupported attribute; Can't access attributes on a "
+                                   f"primitive-typed value ({values.kind(value)}).")
+        raise self.error(node, f"Unsupported attribute; Can't access attributes on a "
+                               f"{values.kind(value)} ({name!r}).")
 
     def index(self, node: Rule, collection: Value, scope: Scope) -> Value:
         if node.kind == "ShortIndexRule":
@@ -291,7 +298,9 @@ class Evaluator:
                 assert isinstance(bucket, list)
                 bucket.append(item)
             elif key in out:
-                raise self.error(node, f"duplicate object key {key!r} (use ... to group)")
+                raise self.error(node.key_expr, f'Duplicate object key; Two different items '
+                                                f'produced the key "{key}" in this \'for\' '
+                                                "expression (use ... after the value to group)")
             else:
                 out[key] = item
         return out
@@ -375,6 +384,10 @@ class Evaluator:
             if exc.argument is not None and exc.argument < len(exprs):
                 line, column = start_position(exprs[exc.argument])
                 raise HCLError(message, self.filename, line, column) from None
+            if exc.argument is not None and exc.argument == len(exprs):  # one is missing
+                line, column = end_position(node)  # at the closing parenthesis
+                raise HCLError(message, self.filename, line,
+                               column - 1 if column else None) from None
             raise self.error(node, message) from None
         except Exception as exc:  # a function's own error, reported where it was called
             raise self.error(node, f"Error in function call; {name}: {exc}") from None
@@ -411,12 +424,16 @@ class Evaluator:
         """A heredoc's template, parsed (and for ``<<-`` dedented) with the file."""
         if node.template_error is not None:  # its body does not parse (see syntax)
             raise HCLError(*node.template_error)
-        line, _ = position(node)
         inner = Evaluator(self.filename, self.functions)
         try:
             return "".join(inner.render(list(node.template.string_parts), scope, escapes=True))
-        except HCLError as exc:
-            raise HCLError(f"in heredoc: {exc.message}", self.filename, line) from None
+        except HCLError as exc:  # placed in the heredoc's body, where Go's HCL parses it
+            line, _ = position(node)
+            if line is None or exc.column is None:
+                raise HCLError(exc.message, self.filename, line) from None
+            offset, column = heredoc_position(str(node.heredoc.value),
+                                              node.kind == "HeredocTrimTemplateRule", exc.column)
+            raise HCLError(exc.message, self.filename, line + 1 + offset, column) from None
 
     def render(self, parts: list[Rule], scope: Scope, escapes: bool) -> Iterator[str]:
         """Yield the text of template parts, honouring ``~`` strip markers."""
@@ -458,7 +475,7 @@ class Evaluator:
         try:
             chosen = values.to_bool(condition)
         except ConversionError as exc:
-            raise self.error(start, f"invalid %{{if}} condition: {exc}") from None
+            raise self.error(start.condition, f"Incorrect condition type; {exc}") from None
         yield from _marker(start.strip_open, before=True)
         if chosen:
             yield from _marker(start.strip_close, before=False)

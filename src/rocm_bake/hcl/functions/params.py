@@ -107,12 +107,13 @@ def _check_args(
         least = "at least " if var is not None else ""
         raise FunctionError(
             f'{name}: Not enough function arguments; Function "{name}" expects {least}'
-            f'{len(params)} argument(s). Missing value for "{params[len(args)].name}".'
+            f'{len(params)} argument(s). Missing value for "{params[len(args)].name}".',
+            len(args),
         )
     if var is None and len(args) > len(params):
         raise FunctionError(
             f'{name}: Too many function arguments; Function "{name}" expects only '
-            f"{len(params)} argument(s)."
+            f"{len(params)} argument(s).", len(params)
         )
     out: list[Value] = []
     for i, arg in enumerate(args):
