@@ -75,9 +75,13 @@ def groups_as_sets(data: Any) -> Any:
     """For matrices of more than one axis buildx lists generated names in Go map order."""
     if isinstance(data, dict) and "group" in data:
         data = dict(data)
-        data["group"] = {name: {**group, "targets": sorted(group["targets"])}
+        data["group"] = {name: {**group, "targets": _sorted_or_null(group["targets"])}
                          for name, group in data["group"].items()}
     return data
+
+
+def _sorted_or_null(items: list[str] | None) -> list[str] | None:
+    return None if items is None else sorted(items)
 
 
 #: Where an error says where it is: buildx's HCL range ``FILE:LINE,COL-...: `` or the model's

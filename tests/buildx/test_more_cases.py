@@ -88,6 +88,13 @@ CASES: dict[str, tuple[str, list[str], dict[str, str]]] = {
     "secret-id-as-path-missing": ('target "c" {\n  secret = ["id=nofile,type=env"]\n}\n',
                                   ["--print", "c"], {}),
     "ssh-agent-missing": ('target "c" {\n  ssh = ["default"]\n}\n', ["--print", "c"], {}),
+    "group-null-targets": ('group "g" {\n  targets = null\n}\ntarget "t" {\n}\n',
+                           ["--print", "t", "g"], {}),
+    "group-naming-a-null-group": ('group "g" {\n  targets = null\n}\ngroup "h" {\n'
+                                  '  targets = ["g", "t"]\n}\ntarget "t" {\n}\n',
+                                  ["--print", "h"], {}),
+    "contexts-null-value": ('target "t" {\n  contexts = { a = null }\n}\n', ["--print", "t"],
+                            {}),
     "ssh-any-id-needs-the-agent": ('target "c" {\n  ssh = ["key"]\n}\n', ["--print", "c"], {}),
     "ssh-key-file-missing": ('target "c" {\n  ssh = ["key=/nonexistent/id"]\n}\n',
                              ["--print", "c"], {}),

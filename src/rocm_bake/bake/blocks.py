@@ -21,6 +21,8 @@ class Group:
     name: str
     targets: list[str]
     description: str = ""
+    #: ``targets = null``: no targets, printed as null (buildx's nil slice)
+    null_targets: bool = False
 
 
 @dataclass
@@ -91,7 +93,8 @@ def _group(block: BlockDecl, namespace: Namespace) -> Group:
         if attr.name not in _GROUP_FIELDS:
             continue
         value = _value(attr, namespace.scope, namespace)
-        if value is None and attr.name == "targets":  # as an empty list, in buildx
+        if value is None and attr.name == "targets":  # no targets, printed as null
+            group.null_targets = True
             value = []
         if value is None:
             raise attr.value_error("Unsuitable value type; Unsuitable value: null value is "

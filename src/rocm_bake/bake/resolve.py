@@ -42,7 +42,7 @@ class Plan:
             entry: dict[str, Any] = {}
             if group.description:
                 entry["description"] = group.description
-            entry["targets"] = group.targets
+            entry["targets"] = None if group.null_targets else group.targets
             groups[name] = entry
         targets = {name: self.targets[name].to_json() for name in sorted(self.targets)}
         return {"group": groups, "target": targets}
