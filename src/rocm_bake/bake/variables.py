@@ -287,12 +287,12 @@ class Namespace:
         if kind == "bool":
             parsed_bool = goparse.parse_bool(text)
             if parsed_bool is None:
-                raise self._env_error(variable, text, "bool")
+                raise _unparsed(variable, text, "bool")
             return parsed_bool
         if kind == "number":
             parsed = goparse.parse_float(text)
             if parsed is None:
-                raise self._env_error(variable, text, "number")
+                raise _unparsed(variable, text, "number")
             return parsed
         return text
 
@@ -308,10 +308,6 @@ class Namespace:
                        "from the environment (declare its type to allow that)")
 
     def _env_error(self, variable: VariableDecl, text: str, what: str) -> HCLError:
-        """``what`` is a type (``number``, ``bool``) or a description of the form."""
-        if " " not in what:
-            return _invalid(variable, f"failed to parse {variable.name} as {what}: {text!r} "
-                                      f"is not a {what}")
         return _invalid(variable, f"failed to parse {variable.name} from the environment: "
                         f"{text!r} is not {what}")
 
@@ -358,3 +354,9 @@ def _invalid(variable: VariableDecl, detail: str) -> HCLError:
     """buildx's error for a variable whose value it cannot make: ``Invalid value`` at the
     variable's body."""
     return variable.body.error(f"Invalid value; {detail}")
+
+
+def _unparsed(variable: VariableDecl, text: str, kind: str) -> HCLError:
+    """An environment value that is not a ``kind`` (number, bool), as buildx words it."""
+    return _invalid(variable, f"failed to parse {variable.name} as {kind}: {text!r} is not a "
+                              f"{kind}")
