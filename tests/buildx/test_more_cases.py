@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.buildx.oracle import groups_as_sets, model, oracle
+from tests.buildx.oracle import assert_same_error, groups_as_sets, model, oracle
 from tests.conftest import Buildx
 
 CASES: dict[str, tuple[str, list[str], dict[str, str]]] = {
@@ -88,6 +88,16 @@ CASES: dict[str, tuple[str, list[str], dict[str, str]]] = {
     "secret-id-as-path-missing": ('target "c" {\n  secret = ["id=nofile,type=env"]\n}\n',
                                   ["--print", "c"], {}),
     "ssh-agent-missing": ('target "c" {\n  ssh = ["default"]\n}\n', ["--print", "c"], {}),
+    "group-null-targets": ('group "g" {\n  targets = null\n}\ntarget "t" {\n}\n',
+                           ["--print", "t", "g"], {}),
+    "group-naming-a-null-group": ('group "g" {\n  targets = null\n}\ngroup "h" {\n'
+                                  '  targets = ["g", "t"]\n}\ntarget "t" {\n}\n',
+                                  ["--print", "h"], {}),
+    "contexts-null-value": ('target "t" {\n  contexts = { a = null }\n}\n', ["--print", "t"],
+                            {}),
+    "ssh-any-id-needs-the-agent": ('target "c" {\n  ssh = ["key"]\n}\n', ["--print", "c"], {}),
+    "ssh-key-file-missing": ('target "c" {\n  ssh = ["key=/nonexistent/id"]\n}\n',
+                             ["--print", "c"], {}),
     "list-variables-any-and-nested-types": (
         'variable "A" {\n  type = any\n  default = 1\n}\n'
         'variable "L" {\n  type = list(any)\n  default = ["a"]\n}\n'
@@ -113,4 +123,4 @@ def test_case(name: str, buildx: Buildx, tmp_path: Path) -> None:
     if expected.ok:
         assert groups_as_sets(got.data) == groups_as_sets(expected.data)
     else:
-        assert got.error
+        assert_same_error(f"more-cases/{name}", got, expected)

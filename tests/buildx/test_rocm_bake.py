@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import bakefile
-from tests.buildx.oracle import model, oracle
+from tests.buildx.oracle import assert_same_error, model, oracle
 from tests.conftest import ROOT, Buildx, run_cli
 
 # Every group block of the bake file, read from it (a new component's group is covered
@@ -60,8 +60,12 @@ def test_overrides_match_buildx(env: dict[str, str], buildx: Buildx, checkout: P
                                  {"CACHE_TYPE": "distcc"}, {"GPU_ARCHS": ""}])
 def test_bad_overrides_fail_in_both(env: dict[str, str], buildx: Buildx, checkout: Path) -> None:
     args = ["-f", "rocm-bake.hcl", "--print", "default"]
-    assert not oracle(buildx, args, checkout, env).ok
-    assert not model(args, checkout, env).ok
+    expected = oracle(buildx, args, checkout, env)
+    got = model(args, checkout, env)
+    assert not expected.ok
+    assert not got.ok
+    name = " ".join(f"{k}={v}" for k, v in env.items())
+    assert_same_error(f"rocm-bake/{name}", got, expected)
 
 
 @pytest.mark.buildx

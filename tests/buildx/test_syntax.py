@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake.hcl.functions import FUNCTIONS
-from tests.buildx.oracle import model, oracle
+from tests.buildx.oracle import assert_same_error, model, oracle
 from tests.conftest import Buildx
 
 LAYOUTS = {
@@ -44,7 +44,7 @@ def test_layout_accepted_or_rejected_like_buildx(name: str, buildx: Buildx,
     if expected.ok:
         assert got.data == expected.data
     else:
-        assert "docker-bake.hcl:" in got.error
+        assert_same_error(f"layout/{name}", got, expected)
 
 
 @pytest.mark.buildx

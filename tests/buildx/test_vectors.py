@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.buildx.oracle import groups_as_sets, model, oracle
+from tests.buildx.oracle import assert_same_error, groups_as_sets, model, oracle
 from tests.conftest import FIXTURES, Buildx
 
 VECTORS_FILE = FIXTURES / "bake" / "vectors.json"
@@ -39,4 +39,4 @@ def test_vector(vector: dict[str, Any], buildx: Buildx, tmp_path: Path) -> None:
         else:
             assert got.data == expected.data
     else:
-        assert got.error, "an error must say what is wrong"
+        assert_same_error(f"vector/{vector['id']}", got, expected)

@@ -67,8 +67,8 @@ def test_indented_heredoc_keeps_backslashes_literal() -> None:
 
 
 @pytest.mark.parametrize(("expression", "message"), [
-    ("unknown_var", "unknown variable 'unknown_var'"),
-    ("nofunc(1)", "unknown function 'nofunc'"),
+    ("unknown_var", 'Unknown variable; There is no variable named "unknown_var"'),
+    ("nofunc(1)", 'Call to unknown function; There is no function named "nofunc"'),
     ("ARCHS[7]", "out of range"),
     ('M["zz"]', "M has no entry 'zz'"),
     ('"x${M}"', "cannot include a object"),

@@ -21,6 +21,8 @@ class Group:
     name: str
     targets: list[str]
     description: str = ""
+    #: ``targets = null``: no targets, printed as null (buildx's nil slice)
+    null_targets: bool = False
 
 
 @dataclass
@@ -55,7 +57,7 @@ def evaluate(blocks: list[BlockDecl], namespace: Namespace) -> Config:
             config.add_target(target, block.source)
         if len(set(names)) != len(names):
             duplicate = next(n for n in names if names.count(n) > 1)
-            raise block.source.error(f"duplicate name {duplicate!r} from target {block.label!r}")
+            raise block.label_source.error(f'Invalid name; duplicate name "{duplicate}"')
         if names != [block.label]:
             renamed.setdefault(block.label, []).extend(names)
     for label, names in renamed.items():
@@ -75,25 +77,32 @@ def _ignored(block: BlockDecl) -> list[HCLError]:
 
 
 def check_name(name: str, source: Source) -> None:
+    """buildx's name check, placed at the block's label (``source``)."""
     if not NAME_PATTERN.match(name):
-        raise source.error(f"invalid target name {name!r}: only [a-zA-Z0-9_-]+ are allowed")
+        raise source.error(f'Invalid name; only "[a-zA-Z0-9_-]+" are allowed (not {name!r})')
 
 
 def _group(block: BlockDecl, namespace: Namespace) -> Group:
-    check_name(block.label, block.source)
+    check_name(block.label, block.label_source)
     for name in ("name", "matrix"):
         if name in block.attributes:
-            raise block.attributes[name].source.error(f"{name} is not supported for groups")
+            raise block.label_source.error(f"Invalid name; {name} is not supported for "
+                                           "groups")
     group = Group(block.label, [])
     for attr in block.attributes.values():
         if attr.name not in _GROUP_FIELDS:
             continue
         value = _value(attr, namespace.scope, namespace)
+        if value is None and attr.name == "targets":  # no targets, printed as null
+            group.null_targets = True
+            value = []
         if value is None:
-            raise attr.source.error(f"invalid {attr.name}: null value is not allowed")
+            raise attr.value_error("Unsuitable value type; Unsuitable value: null value is "
+                                   "not allowed")
         if attr.name == "targets":
             if not isinstance(value, list):
-                raise attr.source.error("targets must be a list of target or group names")
+                raise attr.value_error("Unsuitable value type; Unsuitable value: list of "
+                                       "string required (targets)")
             group.targets = list(dict.fromkeys(_strings(attr, value)))
         elif attr.name == "description":
             group.description = _string(attr, value)
@@ -106,15 +115,16 @@ def matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
     matrix_attr = block.attributes.get("matrix")
     if matrix_attr is None:
         if "name" in block.attributes:
-            raise block.attributes["name"].source.error("name requires matrix")
+            raise block.label_source.error("Invalid name; name requires matrix")
         return [namespace.scope]
     matrix = _value(matrix_attr, namespace.scope, namespace)
     if not isinstance(matrix, dict):
-        raise matrix_attr.source.error("matrix must be a map of lists")
+        raise block.label_source.error("Invalid name; matrix must be a map of lists")
     combos: list[dict[str, Value]] = [{}]
     for key, axis in matrix.items():
         if not isinstance(axis, list):
-            raise matrix_attr.source.error(f"matrix values must be lists ({key!r} is not)")
+            raise block.label_source.error(f"Invalid name; matrix values must be a list "
+                                           f"({key!r} is not)")
         combos = [{**combo, key: item} for item in axis for combo in combos]
     return [namespace.scope.child(combo) for combo in combos]
 
@@ -122,11 +132,11 @@ def matrix_scopes(block: BlockDecl, namespace: Namespace) -> list[Scope]:
 def target_name(block: BlockDecl, scope: Scope, namespace: Namespace) -> str:
     """A target block's name in one matrix cell (its label, or its ``name`` attribute)."""
     name = block.label
-    check_name(name, block.source)
+    check_name(name, block.label_source)
     name_attr = block.attributes.get("name")
     if name_attr is not None:
         name = _string(name_attr, _value(name_attr, scope, namespace))
-        check_name(name, name_attr.source)
+        check_name(name, block.label_source)
     return name
 
 
@@ -137,23 +147,31 @@ def _target(block: BlockDecl, scope: Scope, namespace: Namespace) -> Target:
             continue
         value = _value(attr, scope, namespace)
         if value is None and attr.name == "description":
-            raise attr.source.error("invalid description: null value is not allowed")
+            raise attr.value_error("Unsuitable value type; Unsuitable value: null value is "
+                                   "not allowed")
         try:
             target.set_from_value(attr.name, value)
-        except FieldError as exc:
-            raise attr.source.error(f"invalid {attr.name}: {exc}") from None
+        except FieldError as exc:  # gohcl's decoding error
+            raise attr.value_error(f"Unsuitable value type; Unsuitable value: {exc} (in "
+                                   f"{attr.name})") from None
     return target
 
 
 def _value(attr: AttributeDecl, scope: Scope, namespace: Namespace) -> Value:
-    return namespace.evaluator(attr.source.file).eval(attr.expression, scope)
+    try:
+        return namespace.evaluator(attr.source.file).eval(attr.expression, scope)
+    except HCLError as exc:  # raised where no position is known: at this attribute's value
+        if exc.file is None:
+            raise attr.value_error(exc.message) from None
+        raise
 
 
 def _string(attr: AttributeDecl, value: Value) -> str:
     try:
         return values.to_string(value)
     except ConversionError as exc:
-        raise attr.source.error(f"invalid {attr.name}: {exc}") from None
+        raise attr.value_error(f"Unsuitable value type; Unsuitable value: {exc} (in "
+                               f"{attr.name})") from None
 
 
 def _strings(attr: AttributeDecl, items: list[Value]) -> list[str]:

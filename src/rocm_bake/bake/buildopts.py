@@ -1,14 +1,15 @@
 """The checks buildx makes while turning resolved targets into build options, which it does
-already for ``--print``: stdin contexts, shm-size, ulimits, outputs, annotations."""
+already for ``--print``: stdin contexts, shm-size, platforms, outputs, annotations, ulimits."""
 
 from __future__ import annotations
 
 import re
 from decimal import Decimal
 
-from rocm_bake.bake import goparse
+from rocm_bake.bake import goparse, platforms
 from rocm_bake.bake.target import Target
 from rocm_bake.errors import UsageError
+from rocm_bake.hcl import values
 
 _ULIMITS = {"core", "cpu", "data", "fsize", "locks", "memlock", "msgqueue", "nice", "nofile",
             "nproc", "rss", "rtprio", "rttime", "sigpending", "stack"}
@@ -26,11 +27,14 @@ def check(target: Target) -> None:
     shm = target.get("shm-size")
     if shm is not None and not _mem_bytes(shm):
         raise UsageError(f"invalid value {shm} for membytes key shm-size (target {name})")
-    for ulimit in target.get("ulimits") or []:
-        _check_ulimit(ulimit, name)
+    refused = platforms.problem(target.get("platforms") or [])
+    if refused:
+        raise UsageError(f"{refused} (target {name})")
     _check_outputs(target)
     for annotation in target.get("annotations") or []:
         _check_annotation(annotation, name)
+    for ulimit in target.get("ulimits") or []:
+        _check_ulimit(ulimit, name)
 
 
 def _mem_bytes(text: str) -> bool:
@@ -96,7 +100,8 @@ def _check_outputs(target: Target) -> None:
 def _check_annotation(text: str, target: str) -> None:
     key, sep, _ = text.partition("=")
     if not sep:
-        raise UsageError(f"invalid annotation {text!r}, expected key=value (target {target})")
+        raise UsageError(f"invalid annotation {values.go_quote(text)}, expected key=value "
+                         f"(target {target})")
     types, colon, _ = key.partition(":")
     if not colon:
         return

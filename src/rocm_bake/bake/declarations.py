@@ -16,8 +16,9 @@ from typing import NamedTuple
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.evaluate import Evaluator, FunctionTable, Scope
+from rocm_bake.hcl.functions.params import FunctionError
 from rocm_bake.hcl.syntax import parse
-from rocm_bake.hcl.tree import Rule, end_position, position
+from rocm_bake.hcl.tree import Rule, end_position, position, start_position
 from rocm_bake.hcl.typeexpr import type_constraint
 from rocm_bake.hcl.types import Type
 from rocm_bake.hcl.values import Value
@@ -48,6 +49,9 @@ class Validation(NamedTuple):
 class VariableDecl(NamedTuple):
     name: str
     source: Source
+    #: Where buildx places an error in the variable's value: its body's opening brace (the
+    #: argument, for a single-line block).
+    body: Source
     default: Rule | None
     has_default: bool
     type: Type | None
@@ -59,6 +63,12 @@ class AttributeDecl(NamedTuple):
     name: str
     expression: Rule
     source: Source
+
+    def value_error(self, message: str) -> HCLError:
+        """An error in the attribute's value, where buildx places it: at its expression."""
+        line, column = start_position(self.expression)
+        return HCLError(message, self.source.file, line or self.source.line,
+                        column if line else self.source.column)
 
 
 class FunctionDecl(NamedTuple):
@@ -76,6 +86,8 @@ class BlockDecl(NamedTuple):
     label: str
     attributes: dict[str, AttributeDecl]
     source: Source
+    #: Where its label is written (buildx's place for an invalid name).
+    label_source: Source
 
 
 @dataclass
@@ -102,7 +114,7 @@ def read(paths: list[Path]) -> Declarations:
             raise HCLError("bake file is not UTF-8 text", str(path)) from None
         tree = parse(text, str(path))
         check_layout(tree.body, str(path), text)
-        _read_file(tree, str(path), declared)
+        _read_file(tree, str(path), declared, text)
     return declared
 
 
@@ -111,7 +123,7 @@ def _source(node: Rule, filename: str) -> Source:
     return Source(filename, line, column)
 
 
-def _read_file(tree: Rule, filename: str, declared: Declarations) -> None:
+def _read_file(tree: Rule, filename: str, declared: Declarations, text: str) -> None:
     for item in tree.body.children:
         kind = item.kind
         if kind == "AttributeRule":
@@ -119,7 +131,25 @@ def _read_file(tree: Rule, filename: str, declared: Declarations) -> None:
             declared.attributes[name] = AttributeDecl(name, item.expression,
                                                       _source(item, filename))
         elif kind == "BlockRule":
-            _read_block(item, filename, declared)
+            _read_block(item, filename, declared, text)
+
+
+def _body_start(block: Rule, filename: str, text: str) -> Source:
+    """Go HCL's ``MissingItemRange`` of a block's body: its opening brace, or its argument
+    when the block is a single-line one."""
+    items = _items(block.body)
+    open_line = position(block)[0]
+    if items and position(items[0])[0] == open_line:
+        return _source(items[0], filename)
+    assert block.meta is not None  # every block the parser made has its position
+    body_meta = block.body.meta  # None for an empty body: its brace is the block's last
+    brace = text.rfind("{", block.meta[4], body_meta[4] + 1 if body_meta else block.meta[5])
+    return _at_offset(filename, text, brace)
+
+
+def _column(text: str, offset: int) -> int:
+    """The 1-based column (in characters) of an offset of ``text``."""
+    return offset - text.rfind("\n", 0, offset)
 
 
 def _labels(block: Rule, filename: str) -> tuple[str, list[str]]:
@@ -136,7 +166,7 @@ def _labels(block: Rule, filename: str) -> tuple[str, list[str]]:
     return words[0], words[1:]
 
 
-def _read_block(block: Rule, filename: str, declared: Declarations) -> None:
+def _read_block(block: Rule, filename: str, declared: Declarations, text: str) -> None:
     kind, labels = _labels(block, filename)
     source = _source(block, filename)
     if kind not in ("variable", "function", *BLOCK_TYPES):
@@ -144,7 +174,12 @@ def _read_block(block: Rule, filename: str, declared: Declarations) -> None:
             f"unknown block type {kind!r} is ignored (as buildx ignores it)"))
         return
     if len(labels) != 1:
-        raise source.error(f"a {kind} block takes exactly one label, got {len(labels)}")
+        if labels:
+            raise _source(block.labels[2], filename).error(
+                f"Extraneous label for {kind}; Only 1 labels (name) are expected for {kind} "
+                "blocks.")
+        raise _body_start(block, filename, text).error(
+            f"Missing name for {kind}; All {kind} blocks must have 1 labels (name).")
     label = labels[0]
     attributes, nested = _body(block.body, filename)
     if kind != "variable":
@@ -157,12 +192,14 @@ def _read_block(block: Rule, filename: str, declared: Declarations) -> None:
             f"block {_labels(item, filename)[0]!r} inside {kind} {label!r} is ignored "
             "(as buildx ignores it)"))
     if kind == "variable":
-        declared.variables[label] = _variable(label, attributes, nested, source, filename,
-                                              declared.warnings)
+        declared.variables[label] = _variable(label, attributes, nested,
+                                              (source, _body_start(block, filename, text)),
+                                              filename, declared.warnings)
     elif kind == "function":
         declared.functions[label] = _function(label, attributes, source, filename)
     else:
-        declared.blocks.append(BlockDecl(kind, label, attributes, source))
+        declared.blocks.append(BlockDecl(kind, label, attributes, source,
+                                         _source(block.labels[1], filename)))
 
 
 def _items(body: Rule) -> list[Rule]:
@@ -187,7 +224,7 @@ def check_layout(body: Rule, filename: str, text: str, block: Rule | None = None
         if position(after)[0] == _last_line(before, text):
             what = "argument" if before.kind == "AttributeRule" else "block definition"
             raise _source(after, filename).error(
-                f"missing newline after {what}: each one must end with a newline")
+                f"Missing newline after {what}; each one must end with a newline")
     if block is not None and items:
         _check_block_braces(block, items, filename, text)
     for item in items:
@@ -201,13 +238,27 @@ def _check_block_braces(block: Rule, items: list[Rule], filename: str, text: str
     first, last = items[0], items[-1]
     if position(first)[0] == open_line:
         if len(items) > 1 or first.kind != "AttributeRule" or close_line != open_line:
-            raise _source(first, filename).error(
-                "invalid single-line block: an argument on the same line as its block's opening "
-                "brace must be its only argument, closed on the same line")
+            raise _at_offset(filename, text, _content_end(first, text)).error(
+                "Invalid single-argument block definition; an argument on the same line as "
+                "its block's opening brace must be its only argument, closed on the same line")
     elif _last_line(last, text) == close_line:
         what = "argument" if last.kind == "AttributeRule" else "block definition"
-        raise _source(last, filename).error(
-            f"missing newline after {what}: the closing brace must be on its own line")
+        assert block.meta is not None  # every block the parser made has its position
+        raise _at_offset(filename, text, text.rindex("}", 0, block.meta[5])).error(
+            f"Missing newline after {what}; the closing brace must be on its own line")
+
+
+def _content_end(node: Rule, text: str) -> int:
+    """The offset just past an item's last non-blank character."""
+    assert node.meta is not None  # every item the parser made has its position
+    end = node.meta[5]
+    while end > node.meta[4] and text[end - 1] in " \t\r\n":
+        end -= 1
+    return end
+
+
+def _at_offset(filename: str, text: str, offset: int) -> Source:
+    return Source(filename, text.count("\n", 0, offset) + 1, _column(text, offset))
 
 
 def _body(body: Rule, filename: str) -> tuple[dict[str, AttributeDecl], list[tuple[Rule, Source]]]:
@@ -219,8 +270,9 @@ def _body(body: Rule, filename: str) -> tuple[dict[str, AttributeDecl], list[tup
             name = str(item.identifier.token.value)
             source = _source(item, filename)
             if name in attributes:
-                raise source.error(f"attribute {name!r} is set twice in this block (first at "
-                                   f"line {attributes[name].source.line})")
+                raise source.error(f'Attribute redefined; The argument "{name}" was already '
+                                   f"set at line {attributes[name].source.line}. Each argument "
+                                   "may be set only once.")
             attributes[name] = AttributeDecl(name, item.expression, source)
         elif kind == "BlockRule":
             nested.append((item, _source(item, filename)))
@@ -231,8 +283,9 @@ _VARIABLE_ATTRIBUTES = {"default", "type", "description"}
 
 
 def _variable(name: str, attributes: dict[str, AttributeDecl],
-              nested: list[tuple[Rule, Source]], source: Source, filename: str,
+              nested: list[tuple[Rule, Source]], sources: tuple[Source, Source], filename: str,
               warnings: list[HCLError]) -> VariableDecl:
+    source, body = sources
     for attr in attributes.values():
         if attr.name not in _VARIABLE_ATTRIBUTES:
             warnings.append(attr.source.error(
@@ -244,15 +297,16 @@ def _variable(name: str, attributes: dict[str, AttributeDecl],
         if "condition" not in attrs:
             raise block_source.error("a validation block needs a condition")
         message = attrs.get("error_message")
-        validations.append(Validation(attrs["condition"].expression,
-                                      message.expression if message else None,
-                                      attrs["condition"].source))
+        condition = attrs["condition"].expression
+        validations.append(Validation(condition, message.expression if message else None,
+                                      _source(condition, filename)))
     default = attributes.get("default")
     type_attr = attributes.get("type")
     description = attributes.get("description")
     return VariableDecl(
         name=name,
         source=source,
+        body=body,
         default=default.expression if default else None,
         has_default=default is not None,
         type=type_constraint(type_attr.expression, filename) if type_attr else None,
@@ -263,8 +317,10 @@ def _variable(name: str, attributes: dict[str, AttributeDecl],
 
 def _function(name: str, attributes: dict[str, AttributeDecl], source: Source,
               filename: str) -> FunctionDecl:
-    if "params" not in attributes or "result" not in attributes:
-        raise source.error(f"function {name!r} needs params and result")
+    for needed, other in (("result", "params"), ("params", "result")):
+        if needed not in attributes:  # buildx places it at the other one, if any
+            at = attributes[other].source if other in attributes else source
+            raise at.error(f"Invalid function; empty {needed} not allowed for {name}")
     params = tuple(_keyword_list(attributes["params"]))
     variadic_attr = attributes.get("variadic_params")
     variadic = _keyword(variadic_attr.expression, variadic_attr.source) if variadic_attr else None
@@ -294,15 +350,21 @@ def user_function(decl: FunctionDecl, scope: Scope, functions: FunctionTable
     evaluator = Evaluator(decl.source.file, functions)
 
     def call(args: list[Value]) -> Value:
-        if len(args) < len(decl.params) or (decl.variadic is None and
-                                            len(args) > len(decl.params)):
-            raise decl.source.error(f"function {decl.name} takes {len(decl.params)} arguments, "
-                                    f"got {len(args)}")
+        name = decl.name
+        if len(args) < len(decl.params):
+            least = "at least " if decl.variadic is not None else ""
+            raise FunctionError(f'{name}: Not enough function arguments; Function "{name}" '
+                                f"expects {least}{len(decl.params)} argument(s). Missing value "
+                                f'for "{decl.params[len(args)]}".', len(args))
+        if decl.variadic is None and len(args) > len(decl.params):
+            raise FunctionError(f'{name}: Too many function arguments; Function "{name}" '
+                                f"expects only {len(decl.params)} argument(s).",
+                                len(decl.params))
         for index, arg in enumerate(args):  # buildx's user functions allow no null argument
             if arg is None or values.is_nil(arg):
                 param = (decl.params[index] if index < len(decl.params) else decl.variadic)
-                raise decl.source.error(f"function {decl.name}: invalid value for {param!r} "
-                                        "parameter: argument must not be null")
+                raise FunctionError(f'{name}: Invalid function argument; Invalid value for '
+                                    f'"{param}" parameter: argument must not be null.', index)
         names: dict[str, Value] = dict(zip(decl.params, args, strict=False))
         if decl.variadic is not None:
             names[decl.variadic] = list(args[len(decl.params):])

@@ -93,7 +93,7 @@ def _cache(text: str) -> Entry:
         else:
             entry[key.lower()] = val
     if not kind:
-        raise EntryError(f"type required form> {text!r}")
+        raise EntryError(f"type required form> {values.go_quote(text)}")
     return _sorted({**entry, "type": kind})
 
 

@@ -33,8 +33,15 @@ def _unsupported(what: str) -> HCLError:
                    "one attribute: target.NAME.FIELD)")
 
 
-class BlockTable(dict[str, Value]):
-    """The value of ``target`` (or ``group``): block names to lazily evaluated blocks."""
+def _whole_block_type(kind: str) -> HCLError:
+    """buildx refuses ``target`` (or ``group``) used as a value; the attribute using it places
+    the error (blocks.evaluate)."""
+    return HCLError(f"Invalid expression; cannot access {kind} as a variable")
+
+
+class BlockTable(MapValue):
+    """The value of ``target`` (or ``group``): block names to lazily evaluated blocks (a map,
+    as buildx's)."""
 
     def __init__(self, kind: str, references: References) -> None:
         super().__init__()
@@ -48,10 +55,10 @@ class BlockTable(dict[str, Value]):
         return BlockRef(self.kind, name, self.references)
 
     def __iter__(self) -> Iterator[str]:
-        raise _unsupported(f"'{self.kind}'")
+        raise _whole_block_type(self.kind)
 
     def __len__(self) -> int:
-        raise _unsupported(f"'{self.kind}'")
+        raise _whole_block_type(self.kind)
 
 
 class BlockRef(dict[str, Value]):
@@ -112,7 +119,8 @@ class References:
         if key in self._values:
             return self._values[key]
         if key in self._in_progress:
-            raise HCLError(f"reference cycle not allowed for {kind}.{name}.{field}")
+            raise HCLError(f"Invalid expression; reference cycle not allowed for "
+                           f"{kind}.{name}.{field}")
         block, scope = self.names(kind)[name]
         self._in_progress.add(key)
         try:

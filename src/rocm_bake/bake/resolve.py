@@ -13,6 +13,7 @@ from rocm_bake.bake import buildopts
 from rocm_bake.bake.blocks import Config, Group
 from rocm_bake.bake.target import ARRAY_KEYS, Target
 from rocm_bake.errors import UsageError
+from rocm_bake.hcl.values import go_quote
 
 
 @dataclass
@@ -41,7 +42,7 @@ class Plan:
             entry: dict[str, Any] = {}
             if group.description:
                 entry["description"] = group.description
-            entry["targets"] = group.targets
+            entry["targets"] = None if group.null_targets else group.targets
             groups[name] = entry
         targets = {name: self.targets[name].to_json() for name in sorted(self.targets)}
         return {"group": groups, "target": targets}
@@ -96,11 +97,27 @@ def _check_local_sources(target: Target, env: Mapping[str, str]) -> None:
                 raise UsageError(f"failed to stat {path}: no such file or directory "
                                  f"(secret {secret['id']!r} of target {target.name})")
     for ssh in target.get("ssh") or []:
-        if ssh == {"id": "default"}:
-            socket = env.get("SSH_AUTH_SOCK", "")
-            if not socket or not os.path.exists(socket):
-                raise UsageError(f"target {target.name} forwards the SSH agent (ssh = "
-                                 "[\"default\"]) but SSH_AUTH_SOCK is unset or missing")
+        _check_ssh(target.name, ssh, env)
+
+
+def _check_ssh(name: str, ssh: dict[str, Any], env: Mapping[str, str]) -> None:
+    """buildx loads every ssh entry when printing: its key files must exist, and one without
+    paths needs the SSH agent (whatever its id). Whether a file holds a key, or the socket an
+    agent, the model does not check. Worded as buildx words it, with its Go-printed entry."""
+    paths = ssh.get("paths") or []
+    ident = go_quote(ssh["id"])
+    config = f"failed to convert agent config {{{ssh['id']} [{' '.join(paths)}] false}}"
+    for path in paths:
+        if not os.path.exists(path):
+            raise UsageError(f"{config}: failed to convert agent config for ID: {ident}: stat "
+                             f"{path}: no such file or directory (target {name})")
+    socket = env.get("SSH_AUTH_SOCK", "")
+    if not paths and not socket:
+        raise UsageError(f"{config}: invalid empty ssh agent socket: make sure SSH_AUTH_SOCK "
+                         f"is set (target {name})")
+    if not paths and not os.path.exists(socket):
+        raise UsageError(f"{config}: failed to convert agent config for ID: {ident}: stat "
+                         f"{socket}: no such file or directory (target {name})")
 
 
 def parse_overrides(config: Config, overrides: Sequence[str],
@@ -327,4 +344,5 @@ def _load_links(config: Config, name: str, target: Target, targets: dict[str, Ta
         if (len(platforms) > 1 and len(linked_platforms) > 1
                 and not set(platforms) <= set(linked_platforms)):
             raise UsageError(f"target {linked_name} can't be used by {name} because its "
-                             f"platforms {platforms} are not a subset of {linked_platforms}")
+                             f"platforms [{' '.join(platforms)}] are not a subset of "
+                             f"[{' '.join(linked_platforms)}]")

@@ -128,9 +128,9 @@ class Target:
     def apply_override(self, key: str, value: str, array: list[str], append: bool = False) -> None:
         """One ``--set`` key, as buildx's AddOverrides applies it: ``+=`` appends (merges, for
         entries) where buildx allows it; list keys outside ARRAY_KEYS get no values at all."""
-        field_name, _, sub = key.partition(".")
+        field_name, dot, sub = key.partition(".")
         if field_name in ("args", "labels", "contexts", "extra-hosts"):
-            if not sub:
+            if not dot:  # ``args.`` names the empty key, as in buildx
                 raise UsageError(f"invalid format for {field_name}, expecting "
                                  f"{field_name}.<name>=<value>")
             self.fields[field_name] = {**(self.fields.get(field_name) or {}), sub: value}
@@ -216,16 +216,24 @@ def decode(kind: str, name: str, value: Value) -> Any:
         if not isinstance(value, dict):
             raise FieldError(f"{name} must be a map, not {values.kind(value)}")
         if kind == "smap":
-            return {k: values.to_string(v) for k, v in value.items() if v is not None}
+            if any(v is None for v in value.values()):
+                raise FieldError("null value is not allowed")
+            return {k: values.to_string(v) for k, v in value.items()}
         return {k: None if v is None else values.to_string(v) for k, v in value.items()}
     return parse_entries(name, value)
 
 
 def _entries(name: str, text: str) -> list[Entry]:
+    """A ``--set`` value of an entry field. buildx words a bad one without the field for the
+    cache fields and as ``invalid value for outputs`` for output, ssh and (wrongly) secrets;
+    the model says the field it means."""
     try:
         return entries.parse_text(name, text)
     except EntryError as exc:
-        raise UsageError(f"invalid value for {name}: {exc}") from None
+        if name in ("cache-from", "cache-to"):
+            raise UsageError(f"{exc} ({name})") from None
+        raise UsageError(f"invalid value for {'outputs' if name == 'output' else name}: "
+                         f"{exc}") from None
 
 
 def _dedupe_strings(items: list[str]) -> list[str]:

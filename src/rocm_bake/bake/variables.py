@@ -158,7 +158,7 @@ class Namespace:
         if name in self.values:
             return self.values[name]
         if name in self.in_progress:
-            raise HCLError(f"variable cycle not allowed for {name}")
+            raise HCLError(f"Invalid expression; variable cycle not allowed for {name}")
         variable = self.declared.variables.get(name)
         attribute = self.declared.attributes.get(name)
         if attribute is None and variable is None and name not in BUILTINS:
@@ -192,9 +192,8 @@ class Namespace:
                 try:
                     value = convert(value, variable.type)
                 except ConversionError as exc:
-                    raise variable.source.error(
-                        f"invalid type {variable.type.friendly_name()} for variable {name} "
-                        f"default value: {exc}") from None
+                    raise _invalid(variable, f"invalid type {variable.type.friendly_name()} for "
+                                   f"variable {name} default value: {exc}") from None
         else:
             value = None if variable is not None and variable.type is not None else ""
         if variable is None:
@@ -208,9 +207,8 @@ class Namespace:
             try:
                 value = convert(value, variable.type)
             except ConversionError as exc:
-                raise variable.source.error(
-                    f"invalid value for variable {name} (type "
-                    f"{variable.type.friendly_name()}): {exc}") from None
+                raise _invalid(variable, f"invalid value for variable {name} (type "
+                               f"{variable.type.friendly_name()}): {exc}") from None
         return value
 
     def _override(self, variable: VariableDecl, value: Value) -> Value:
@@ -229,9 +227,9 @@ class Namespace:
         if type_ is not None and type_.is_primitive:
             return self._primitive_from_env(variable, type_.name, text)
         if type_ is not None:
-            raise variable.source.error(
-                f"unsupported type {_go_type_name(type_)} for variable {variable.name}: set "
-                f"it from the environment as typed JSON with {variable.name}_JSON")
+            raise _invalid(variable, f"unsupported type {_go_type_name(type_)} for variable "
+                           f"{variable.name}: set it from the environment as typed JSON with "
+                           f"{variable.name}_JSON")
         return self._untyped_from_env(variable, value, text)
 
     def _env_value(self, name: str, favor_json: bool) -> tuple[str, bool] | None:
@@ -249,27 +247,27 @@ class Namespace:
             return unmarshal_json(json.loads(text, parse_float=Decimal, parse_int=Decimal),
                                   type_)
         except (json.JSONDecodeError, ConversionError) as exc:
-            raise variable.source.error(
-                f"failed to convert variable {variable.name} from JSON: {exc}") from None
+            raise _invalid(variable, f"failed to convert variable {variable.name} from JSON: "
+                           f"{exc}") from None
 
     def _csv_from_env(self, variable: VariableDecl, type_: Type, text: str) -> Value:
         fields = goparse.parse_csv(text)
         if fields is None:
-            raise self._env_error(variable, text, "a comma-separated list")
+            raise _invalid(variable, f"failed to convert variable {variable.name} from CSV: "
+                           f"failed to parse {text} as CSV: it is not a comma-separated list")
         elements = ([*type_.elements] if type_.name == "tuple"
                     else [type_.element] if type_.element is not None else [])
         if not all(e.is_primitive for e in elements):
-            raise variable.source.error(
-                f"unsupported type {_go_type_name(type_)} for CSV specification (variable "
-                f"{variable.name})")
+            raise _invalid(variable, f"failed to convert variable {variable.name} from CSV: "
+                           f"unsupported type {_go_type_name(type_)} for CSV specification")
         if type_.name == "map":
             return self._map_from_env(variable, type_.element.name if type_.element else "",
                                       fields, text)
         if type_.name == "tuple":
             if len(fields) != len(elements):
-                raise variable.source.error(
-                    f"{_go_type_name(type_)} expects {len(elements)} elements but only "
-                    f"{len(fields)} provided (variable {variable.name})")
+                raise _invalid(variable, f"failed to convert variable {variable.name} from CSV: "
+                               f"{_go_type_name(type_)} expects {len(elements)} elements but "
+                               f"only {len(fields)} provided")
             return [self._primitive_from_env(variable, e.name, f)
                     for e, f in zip(elements, fields, strict=True)]
         return [self._primitive_from_env(variable, elements[0].name, f) for f in fields]
@@ -280,7 +278,8 @@ class Namespace:
         for item in fields:
             pieces = goparse.parse_csv(item, ":")
             if pieces is None or len(pieces) != 2:
-                raise self._env_error(variable, text, "a comma-separated list of key:value pairs")
+                raise self._env_error(variable, text, "a comma-separated list of key:value "
+                                      "pairs")
             out[pieces[0]] = self._primitive_from_env(variable, kind, pieces[1])
         return out
 
@@ -288,12 +287,12 @@ class Namespace:
         if kind == "bool":
             parsed_bool = goparse.parse_bool(text)
             if parsed_bool is None:
-                raise self._env_error(variable, text, "a bool")
+                raise _unparsed(variable, text, "bool")
             return parsed_bool
         if kind == "number":
             parsed = goparse.parse_float(text)
             if parsed is None:
-                raise self._env_error(variable, text, "a number")
+                raise _unparsed(variable, text, "number")
             return parsed
         return text
 
@@ -304,14 +303,13 @@ class Namespace:
             return self._primitive_from_env(variable, "number", text)
         if default is None or isinstance(default, str):
             return text
-        raise variable.source.error(
-            f"variable {variable.name} has a {values.kind(default)} default and no type: it "
-            "cannot be set from the environment (declare its type to allow that)")
+        raise _invalid(variable, f"unsupported type {values.kind(default)} for variable "
+                       f"{variable.name}: an untyped variable with this default cannot be set "
+                       "from the environment (declare its type to allow that)")
 
     def _env_error(self, variable: VariableDecl, text: str, what: str) -> HCLError:
-        return variable.source.error(
-            f"invalid value for variable {variable.name} from the environment: "
-            f"{text!r} is not {what}")
+        return _invalid(variable, f"failed to parse {variable.name} from the environment: "
+                        f"{text!r} is not {what}")
 
     # -- after resolution -----------------------------------------------------------------
     def resolve_variables(self) -> None:
@@ -332,14 +330,14 @@ class Namespace:
                 try:
                     passed = values.to_bool(condition)
                 except ConversionError as exc:
-                    raise check.source.error(f"invalid validation condition: {exc}") from None
+                    raise check.source.error(
+                        f"Invalid condition result; invalid condition result value: {exc}"
+                    ) from None
                 if not passed:
-                    message: Value = "its validation condition is false"
+                    message: Value = f"the validation condition of {variable.name} is false"
                     if check.error_message is not None:
                         message = evaluator.eval(check.error_message, self.scope)
-                    raise check.source.error(
-                        f"validation failed for variable {variable.name}: "
-                        f"{values.to_string(message)}")
+                    raise check.source.error(f"Validation failed; {values.to_string(message)}")
 
     def description(self, variable: VariableDecl) -> str | None:
         if variable.description is None:
@@ -350,3 +348,15 @@ class Namespace:
     def listing(self) -> list[VariableInfo]:
         return [VariableInfo(name, self.resolve(name), decl.type, self.description(decl))
                 for name, decl in sorted(self.declared.variables.items())]
+
+
+def _invalid(variable: VariableDecl, detail: str) -> HCLError:
+    """buildx's error for a variable whose value it cannot make: ``Invalid value`` at the
+    variable's body."""
+    return variable.body.error(f"Invalid value; {detail}")
+
+
+def _unparsed(variable: VariableDecl, text: str, kind: str) -> HCLError:
+    """An environment value that is not a ``kind`` (number, bool), as buildx words it."""
+    return _invalid(variable, f"failed to parse {variable.name} as {kind}: {text!r} is not a "
+                              f"{kind}")

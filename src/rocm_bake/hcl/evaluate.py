@@ -14,9 +14,11 @@ from decimal import Decimal
 from rocm_bake.errors import HCLError
 from rocm_bake.hcl import values
 from rocm_bake.hcl.bigfloat import NumberError, arithmetic
-from rocm_bake.hcl.tree import Node, Rule, position
+from rocm_bake.hcl.functions.params import FunctionError
+from rocm_bake.hcl.syntax import heredoc_position
+from rocm_bake.hcl.tree import Node, Rule, end_position, position, start_position
 from rocm_bake.hcl.types import convert, cty_equal, type_of, unify
-from rocm_bake.hcl.values import ConversionError, SetValue, Value
+from rocm_bake.hcl.values import ConversionError, MapValue, SetValue, Value
 
 FunctionTable = Mapping[str, Callable[[list[Value]], Value]]
 
@@ -71,7 +73,8 @@ class Evaluator:
         try:
             return scope.lookup(name)
         except KeyError as exc:
-            detail = exc.args[1] if len(exc.args) > 1 else f"unknown variable {name!r}"
+            detail = (exc.args[1] if len(exc.args) > 1
+                      else f'Unknown variable; There is no variable named "{name}".')
             raise self.error(node, detail) from None
         except HCLError as exc:
             if exc.file is None:  # raised by a resolver that does not know where it was asked
@@ -119,7 +122,8 @@ class Evaluator:
                 return values.to_number(operand).copy_negate()
             return not values.to_bool(operand)
         except ConversionError as exc:
-            raise self.error(node, f"invalid operand for {node.operator}: {exc}") from None
+            raise self.error(node.expr_term, f"Invalid operand; Unsuitable value for unary "
+                                             f"operand: {exc}") from None
 
     def _eval_binary_op_rule(self, node: Rule, scope: Scope) -> Value:
         left = self.eval(node.expr_term, scope)
@@ -129,9 +133,34 @@ class Evaluator:
         try:
             return _binary(operator, left, right)
         except ConversionError as exc:
-            raise self.error(node, f"invalid operand for {operator}: {exc}") from None
+            raise self.operand_error(node, operator, (left, right), exc) from None
         except NumberError as exc:
-            raise self.error(node, f"operation {operator} failed: {exc}") from None
+            raise self.error(node, f"Operation failed; Error during operation {operator}: "
+                                   f"{exc}") from None
+
+    def operand_error(self, node: Rule, operator: str, operands: tuple[Value, Value],
+                      exc: ConversionError) -> HCLError:
+        """buildx's diagnostic for a binary operation that cannot run: an operand of the wrong
+        type, at that operand; else a null operand fails the operation itself."""
+        to_type = values.to_bool if operator in ("&&", "||") else values.to_number
+        places = (("left", node.expr_term), ("right", node.binary_term.expr_term))
+        nulls = 0
+        for (side, where), operand in zip(places, operands, strict=True):
+            if operand is None:
+                nulls += 1
+                continue
+            try:
+                if values.is_nil(operand):  # cty's NilVal has no type: no type fits it
+                    raise ConversionError(f"{'bool' if to_type is values.to_bool else 'number'} "
+                                          "required")
+                to_type(operand)
+            except ConversionError as bad:
+                return self.error(where, f"Invalid operand; Unsuitable value for {side} "
+                                         f"operand: {bad}.")
+        if nulls:
+            return self.error(node, "Operation failed; Error during operation: argument must "
+                                    "not be null.")
+        return self.error(node, f"Invalid operand; {exc}")
 
     def _eval_conditional_rule(self, node: Rule, scope: Scope) -> Value:
         """HCL evaluates both results: the one not taken may fail, but when both succeed
@@ -139,24 +168,28 @@ class Evaluator:
         results = [self._attempt(node.if_true, scope), self._attempt(node.if_false, scope)]
         condition = self.eval(node.condition, scope)
         if condition is None:
-            raise self.error(node, "invalid condition: the condition value is null")
+            raise self.error(node, "Null condition; The condition value is null. Conditions "
+                                   "must either be true or false.")
         try:
             chosen = values.to_bool(condition)
         except ConversionError as exc:
-            raise self.error(node, f"invalid condition: {exc}") from None
+            raise self.error(node, f"Incorrect condition type; {exc}") from None
         taken, other = results if chosen else results[::-1]
         if isinstance(taken, HCLError):
             raise taken
         if isinstance(other, HCLError) or taken is None or other is None:
             return taken
         unified = unify([type_of(taken), type_of(other)])
-        if unified is None:
-            raise self.error(node, "inconsistent conditional result types: "
-                                   f"{values.kind(taken)} and {values.kind(other)}")
+        if unified is None:  # buildx places it at the results, from the true one
+            when_true, when_false = (taken, other) if chosen else (other, taken)
+            raise self.error(node.if_true, "Inconsistent conditional result types; the true "
+                                           f"result is {values.kind(when_true)}, the false one "
+                                           f"{values.kind(when_false)}")
         try:
             return convert(taken, unified)
         except ConversionError as exc:
-            raise self.error(node, f"inconsistent conditional result types: {exc}") from None
+            raise self.error(node.if_true, "Inconsistent conditional result types; "
+                                           f"{exc}") from None
 
     def _attempt(self, node: Rule, scope: Scope) -> Value | HCLError:
         try:
@@ -201,10 +234,19 @@ class Evaluator:
         if isinstance(value, dict):
             if name in value:
                 return value[name]
-            raise self.error(node, f"unsupported attribute {name!r}")
+            if isinstance(value, MapValue):
+                raise self.error(node, "Missing map element; This map does not have an element "
+                                       f'with the key "{name}".')
+            raise self.error(node, f'Unsupported attribute; This object does not have an '
+                                   f'attribute named "{name}".')
         if value is None:
-            raise self.error(node, f"attempt to get attribute {name!r} from a null value")
-        raise self.error(node, f"cannot get attribute {name!r} of a {values.kind(value)}")
+            raise self.error(node, "Attempt to get attribute from null value; This value is "
+                                   f"null, so it does not have any attributes ({name!r}).")
+        if isinstance(value, str | bool | Decimal):
+            raise self.error(node, "Unsupported attribute; Can't access attributes on a "
+                                   f"primitive-typed value ({values.kind(value)}).")
+        raise self.error(node, f"Unsupported attribute; Can't access attributes on a "
+                               f"{values.kind(value)} ({name!r}).")
 
     def index(self, node: Rule, collection: Value, scope: Scope, table: str = "") -> Value:
         """``collection[key]``; ``table`` names the collection (a variable or attribute) in
@@ -261,7 +303,9 @@ class Evaluator:
                 assert isinstance(bucket, list)
                 bucket.append(item)
             elif key in out:
-                raise self.error(node, f"duplicate object key {key!r} (use ... to group)")
+                raise self.error(node.key_expr, f'Duplicate object key; Two different items '
+                                                f'produced the key "{key}" in this \'for\' '
+                                                "expression (use ... after the value to group)")
             else:
                 out[key] = item
         return out
@@ -287,7 +331,11 @@ class Evaluator:
             return [(values.number(i), v) for i, v in enumerate(collection)]
         if isinstance(collection, dict):
             return [(k, collection[k]) for k in sorted(collection)]
-        raise self.error(node, f"cannot iterate over a {values.kind(collection)}")
+        if collection is None or values.is_nil(collection):
+            raise self.error(node, "Iteration over null value; A null value cannot be used as "
+                                   "the collection in a 'for' expression.")
+        raise self.error(node, f"Iteration over non-iterable value; cannot iterate over a "
+                               f"{values.kind(collection)}")
 
     def precheck(self, node: Rule, scope: Scope, iterators: set[str]) -> None:
         """HCL checks an ``if`` clause once before iterating (so even over nothing), with the
@@ -303,7 +351,7 @@ class Evaluator:
         try:
             values.to_bool(result)
         except ConversionError as exc:
-            raise self.error(condition, f"invalid for condition: {exc}") from None
+            raise self.error(condition, f"Invalid 'for' condition; {exc}") from None
 
     def keep(self, node: Rule, scope: Scope) -> bool:
         if node.condition is None:
@@ -312,7 +360,7 @@ class Evaluator:
         try:
             return values.to_bool(self.eval(condition, scope))
         except ConversionError as exc:
-            raise self.error(condition, f"invalid for condition: {exc}") from None
+            raise self.error(condition, f"Invalid 'for' condition; {exc}") from None
 
     # -- functions ------------------------------------------------------------------------
     def _eval_function_call_rule(self, node: Rule, scope: Scope) -> Value:
@@ -324,7 +372,8 @@ class Evaluator:
             return self.lazy_call(node, name, exprs, scope)
         function = self.functions.get(name)
         if function is None:
-            raise self.error(node, f"call to unknown function {name!r}")
+            raise self.error(node, f'Call to unknown function; There is no function named '
+                                   f'"{name}".')
         args = [self.eval(e, scope) for e in exprs]
         if arguments is not None and arguments.has_ellipsis:
             spread = args.pop()
@@ -335,8 +384,18 @@ class Evaluator:
             return function(args)
         except HCLError:
             raise
+        except FunctionError as exc:  # buildx's diagnostic, at the argument it is about
+            message = str(exc).removeprefix(f"{name}: ")
+            if exc.argument is not None and exc.argument < len(exprs):
+                line, column = start_position(exprs[exc.argument])
+                raise HCLError(message, self.filename, line, column) from None
+            if exc.argument is not None and exc.argument == len(exprs):  # one is missing
+                line, column = end_position(node)  # at the closing parenthesis
+                raise HCLError(message, self.filename, line,
+                               column - 1 if column else None) from None
+            raise self.error(node, message) from None
         except Exception as exc:  # a function's own error, reported where it was called
-            raise self.error(node, f"error in function call {name}: {exc}") from None
+            raise self.error(node, f"Error in function call; {name}: {exc}") from None
 
     def lazy_call(self, node: Rule, name: str, exprs: list[Rule], scope: Scope) -> Value:
         if name == "can":
@@ -359,18 +418,27 @@ class Evaluator:
         parts = list(node.string_parts)
         if len(parts) == 1 and parts[0].content.kind == "InterpolationRule":
             return self.eval(parts[0].content.expression, scope)
-        return "".join(self.render(parts, scope, escapes=True))
+        try:
+            return "".join(self.render(parts, scope, escapes=True))
+        except HCLError as exc:  # a literal part has no position of its own: the string's line
+            if exc.line is None:
+                raise HCLError(exc.message, self.filename, position(node)[0]) from None
+            raise
 
     def _eval_heredoc_template_rule(self, node: Rule, scope: Scope) -> Value:
         """A heredoc's template, parsed (and for ``<<-`` dedented) with the file."""
         if node.template_error is not None:  # its body does not parse (see syntax)
             raise HCLError(*node.template_error)
-        line, _ = position(node)
         inner = Evaluator(self.filename, self.functions)
         try:
             return "".join(inner.render(list(node.template.string_parts), scope, escapes=True))
-        except HCLError as exc:
-            raise HCLError(f"in heredoc: {exc.message}", self.filename, line) from None
+        except HCLError as exc:  # placed in the heredoc's body, where Go's HCL parses it
+            line, _ = position(node)
+            if line is None or exc.column is None:
+                raise HCLError(exc.message, self.filename, line) from None
+            offset, column = heredoc_position(str(node.heredoc.value),
+                                              node.kind == "HeredocTrimTemplateRule", exc.column)
+            raise HCLError(exc.message, self.filename, line + 1 + offset, column) from None
 
     def render(self, parts: list[Rule], scope: Scope, escapes: bool) -> Iterator[str]:
         """Yield the text of template parts, honouring ``~`` strip markers."""
@@ -412,7 +480,7 @@ class Evaluator:
         try:
             chosen = values.to_bool(condition)
         except ConversionError as exc:
-            raise self.error(start, f"invalid %{{if}} condition: {exc}") from None
+            raise self.error(start.condition, f"Incorrect condition type; {exc}") from None
         yield from _marker(start.strip_open, before=True)
         if chosen:
             yield from _marker(start.strip_close, before=False)
@@ -442,11 +510,12 @@ class Evaluator:
         yield from _marker(end.strip_close, before=False)
 
     def template_string(self, node: Rule, value: Value) -> str:
+        where = node.expression if node.kind == "InterpolationRule" else node
         if value is None or values.is_nil(value):
-            raise self.error(node, "invalid template interpolation value: the value is null")
+            raise self.error(where, "Invalid template interpolation value; the value is null")
         if isinstance(value, list | dict):
-            raise self.error(node, "invalid template interpolation value: cannot include a "
-                                   f"{values.kind(value)} in a string template")
+            raise self.error(where, "Invalid template interpolation value; cannot include a "
+                                    f"{values.kind(value)} in a string template")
         return values.to_string(value)
 
 
@@ -489,8 +558,8 @@ def _literal(token: Node) -> str:
         return text
     for escape in _ANY_ESCAPE_RE.finditer(text):
         if not _ESCAPE_RE.fullmatch(escape.group(0)):
-            raise ValueError(f"invalid escape sequence: the symbol {escape.group(1)[:1]!r} is "
-                             "not a valid escape sequence selector")
+            raise ValueError(f'Invalid escape sequence; The symbol "{escape.group(1)[:1]}" is '
+                             "not a valid escape sequence selector.")
     return _ESCAPE_RE.sub(_unescape, text)
 
 

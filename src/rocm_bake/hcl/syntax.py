@@ -83,6 +83,10 @@ def _parse_or_fail(text: str, filename: str) -> Any:
             raise HCLError("nested unary operators (such as !!x or -(-x) written --x) are not "
                            "supported by the model's parser yet: add parentheses, e.g. !(!x)",
                            filename, line, column) from None
+        if _second_single_line_argument(text, line, column):
+            raise HCLError("Invalid single-argument block definition; a single-line block can "
+                           "have only one argument: write one argument per line",
+                           filename, line, column) from None
         raise HCLError(f"syntax error: unexpected {what}", filename, line, column) from None
     except UnexpectedEOF:
         raise HCLError("syntax error: unexpected end of file", filename,
@@ -102,6 +106,24 @@ def _nested_unary(text: str, line: int | None, column: int | None) -> bool:
     before = lines[line - 1][: column - 1].rstrip()
     here = lines[line - 1][column - 1:]
     return here[:1] in ("!", "-") and before[-1:] in ("!", "-")
+
+
+#: A line that opens a block and starts an argument in it: ``target "t" { a = ...``.
+_OPENS_SINGLE_LINE_BLOCK = re.compile(
+    r'\s*[A-Za-z_][\w-]*(\s+("[^"\n]*"|[A-Za-z_][\w-]*))*\s*\{\s*[A-Za-z_][\w-]*\s*=')
+
+
+def _second_single_line_argument(text: str, line: int | None, column: int | None) -> bool:
+    """Whether a parse error is the comma before a second argument of a single-line block
+    (``target "t" { a = 1, b = 2 }``), which Go's HCL names and python-hcl2 does not."""
+    if line is None or column is None:
+        return False
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return False
+    current = lines[line - 1]
+    return (current[column - 1:column] == ","
+            and _OPENS_SINGLE_LINE_BLOCK.match(current[: column - 1]) is not None)
 
 
 def _first_line(text: str) -> str:
@@ -173,11 +195,8 @@ class _Converter:
     def heredoc(self, rule: Any, trim: bool) -> dict[str, Any]:
         """A heredoc's body is a template: parsed here, as a quoted string, so evaluating it
         parses nothing; a body that does not parse fails when (and if) it is evaluated."""
-        raw = str(rule.heredoc.value)
-        body = raw.split("\n", 1)[1].rsplit("\n", 2)[0] + "\n" if raw.count("\n") > 1 else ""
-        if trim:
-            body = _dedent(body)
-        text = f"x = \"{_quote_template(body)}\"\n"
+        body, _ = heredoc_body(str(rule.heredoc.value), trim)
+        text = f"{_TEMPLATE_PREFIX}{_quote_template(body)}\"\n"
         try:
             _check_supported(text, self.filename)
             tree = _parse(text, self.filename)
@@ -201,31 +220,62 @@ def _meta(meta: Any) -> Meta | None:
             meta.end_pos)
 
 
-def _dedent(body: str) -> str:
-    """HCL's ``<<-`` trimming: the smallest indent of the lines that are not blank is cut from
-    every line; blank (whitespace-only) lines are left as they are."""
+#: What a heredoc's body is parsed inside of: ``x = "BODY"``.
+_TEMPLATE_PREFIX = 'x = "'
+
+
+def heredoc_body(raw: str, trim: bool) -> tuple[str, int]:
+    """A heredoc's body (the lines between its markers) and the indent ``<<-`` cut from it."""
+    body = raw.split("\n", 1)[1].rsplit("\n", 2)[0] + "\n" if raw.count("\n") > 1 else ""
+    if not trim:
+        return body, 0
     lines = body.split("\n")
     indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
-    cut = min(indents, default=0)
-    return "\n".join(line[cut:] if line.strip() else line for line in lines)
+    cut = min(indents, default=0)  # HCL's <<-: lines that are only blank are left as they are
+    return "\n".join(line[cut:] if line.strip() else line for line in lines), cut
+
+
+def heredoc_position(raw: str, trim: bool, column: int) -> tuple[int, int]:
+    """Where a column of a heredoc's parsed template is in its body: (line within the body,
+    counted from 0, and column), as Go's HCL, which parses the body in place, reports it."""
+    body, cut = heredoc_body(raw, trim)
+    origins = _quote_template_origins(body)
+    index = min(max(column - len(_TEMPLATE_PREFIX) - 1, 0), len(origins) - 1) if origins else 0
+    offset = origins[index] if origins else 0
+    line = body.count("\n", 0, offset)
+    return line, offset - (body.rfind("\n", 0, offset) + 1) + 1 + cut
 
 
 def _quote_template(body: str) -> str:
     """Re-spell a heredoc body as the inside of a quoted string (escapes only in literals)."""
-    out: list[str] = []
+    return "".join(piece for piece, _ in _quoted_pieces(body))
+
+
+def _quote_template_origins(body: str) -> list[int]:
+    """For each character of ``_quote_template(body)``, the offset in ``body`` it comes from."""
+    return [origin for piece, start in _quoted_pieces(body) for origin in
+            ([start] * len(piece) if len(piece) <= 2 else range(start, start + len(piece)))]
+
+
+_QUOTED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}
+
+
+def _quoted_pieces(body: str) -> list[tuple[str, int]]:
+    """``_quote_template``'s pieces, each with the body offset it starts at."""
+    out: list[tuple[str, int]] = []
     i = 0
     while i < len(body):
         if body.startswith(("$${", "%%{"), i):
-            out.append(body[i:i + 3])
+            out.append((body[i:i + 3], i))
             i += 3
         elif body.startswith(("${", "%{"), i):
             end = _closing_brace(body, i + 2)
-            out.append(body[i:end + 1].replace("\n", " "))
+            out.append((body[i:end + 1].replace("\n", " "), i))
             i = end + 1
         else:
-            out.append({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(body[i], body[i]))
+            out.append((_QUOTED.get(body[i], body[i]), i))
             i += 1
-    return "".join(out)
+    return out
 
 
 def _closing_brace(text: str, start: int) -> int:

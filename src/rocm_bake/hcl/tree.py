@@ -148,6 +148,25 @@ def position(node: Node) -> tuple[int | None, int | None]:
     return meta[0], meta[1]
 
 
+#: The part whose start is an expression's ``StartRange`` in Go's HCL.
+_FIRST_PART = {"ExprTermRule": "expression", "BinaryOpRule": "expr_term",
+               "ConditionalRule": "condition"}
+
+
+def start_position(node: Node) -> tuple[int | None, int | None]:
+    """Where Go's HCL starts a value's range in a conversion diagnostic (a field's value, a
+    function's argument), its ``StartRange``: that of the first operand, condition or
+    parenthesised expression, and after the quote of a string of one literal part."""
+    while isinstance(node, Rule) and node.kind in _FIRST_PART:
+        node = getattr(node, _FIRST_PART[node.kind])
+    line, column = position(node)
+    if (isinstance(node, Rule) and node.kind == "StringRule" and column is not None
+            and len(node.string_parts) == 1
+            and not isinstance(node.string_parts[0].content, Rule)):
+        column += 1
+    return line, column
+
+
 def end_position(node: Node) -> tuple[int | None, int | None]:
     meta = getattr(node, "meta", None)
     if meta is None:

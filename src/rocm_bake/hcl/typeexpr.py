@@ -21,7 +21,7 @@ def type_constraint(node: Rule, filename: str) -> Type:
             return _PRIMITIVES[name]
     if kind == "FunctionCallRule":
         return _call(node, filename)
-    raise _error(node, filename, "invalid type constraint: expected a type such as string, "
+    raise _error(node, filename, "Invalid type specification; expected a type such as string, "
                                  "number, bool, any, list(T), set(T), map(T), tuple([...]) or "
                                  "object({...})")
 
@@ -30,7 +30,7 @@ def _call(node: Rule, filename: str) -> Type:
     name = str(node.identifiers[0].token.value)
     args = list(node.arguments.arguments) if node.arguments is not None else []
     if len(args) != 1:
-        raise _error(node, filename, f"invalid type constraint: {name}() takes one argument")
+        raise _error(node, filename, f"Invalid type specification; {name}() takes one argument")
     arg = _unwrap(args[0])
     if name in _COLLECTIONS:
         return Type(name, element=type_constraint(arg, filename))
@@ -40,7 +40,7 @@ def _call(node: Rule, filename: str) -> Type:
         attrs = tuple((_key(e.key, filename), type_constraint(e.expression, filename))
                       for e in arg.elements)
         return Type("object", attributes=tuple(sorted(attrs)))
-    raise _error(node, filename, f"invalid type constraint: unknown type function {name}()")
+    raise _error(node, filename, f"Invalid type specification; unknown type function {name}()")
 
 
 def _unwrap(node: Rule) -> Rule:
@@ -54,7 +54,7 @@ def _key(key: Rule, filename: str) -> str:
     inner = _unwrap(inner)
     if inner.kind == "IdentifierRule":
         return str(inner.token.value)
-    raise _error(key, filename, "invalid type constraint: object attribute names must be "
+    raise _error(key, filename, "Invalid type specification; object attribute names must be "
                                 "identifiers")
 
 

@@ -8,13 +8,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from rocm_bake.errors import HCLError
 from rocm_bake.hcl.bigfloat import is_integral
 from rocm_bake.hcl.types import ANY, STRING, Type, convert, friendly, type_of
 from rocm_bake.hcl.values import ConversionError, Value, is_nil
 
 
 class FunctionError(Exception):
-    """A function call failed; the message names the function, as buildx's diagnostic does."""
+    """A function call failed; the message names the function, as buildx's diagnostic does.
+    ``argument`` is the index of the argument it is about, when it is about one."""
+
+    def __init__(self, message: str, argument: int | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
 
 
 Function = Callable[[list[Value]], Value]
@@ -73,14 +79,14 @@ def define(
     def call(args: list[Value]) -> Value:
         try:
             return _finish(impl(_check_args(name, params, var, list(args))))
-        except FunctionError:
+        except (FunctionError, HCLError):  # HCLError: a value the model cannot use (a block)
             raise
         except ArgError as exc:
             param = params[exc.index] if exc.index < len(params) else var
             pname = param.name if param is not None else "?"
             raise FunctionError(
                 f'{name}: Invalid function argument; Invalid value for "{pname}" parameter: '
-                f"{exc.message}."
+                f"{exc.message}.", exc.index
             ) from None
         except RecursionError:
             raise FunctionError(f"{name}: value nested too deeply") from None
@@ -101,12 +107,13 @@ def _check_args(
         least = "at least " if var is not None else ""
         raise FunctionError(
             f'{name}: Not enough function arguments; Function "{name}" expects {least}'
-            f'{len(params)} argument(s). Missing value for "{params[len(args)].name}".'
+            f'{len(params)} argument(s). Missing value for "{params[len(args)].name}".',
+            len(args),
         )
     if var is None and len(args) > len(params):
         raise FunctionError(
             f'{name}: Too many function arguments; Function "{name}" expects only '
-            f"{len(params)} argument(s)."
+            f"{len(params)} argument(s).", len(params)
         )
     out: list[Value] = []
     for i, arg in enumerate(args):
