@@ -104,7 +104,8 @@ def test_the_server_serves_every_report_and_the_raw_records(tmp_path: Path) -> N
     logs, history = tmp_path / "fleet-logs", tmp_path / "history.jsonl"
     path = synthetic.write(logs, synthetic.record(1))
     history.write_text('{"time": "2026-01-01T00:00:00Z", "condition": "warm", '
-                       '"target": "base-a1", "seconds": 3.5}\n')
+                       '"target": "base-a1", "seconds": 3.5, "arch": "a1", '
+                       '"workload": {"bake_file": "fleet.hcl"}}\n')
     srv = serve.server(serve.Site(logs, history), 0)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     url = serve.url_of(srv)
@@ -122,6 +123,21 @@ def test_the_server_serves_every_report_and_the_raw_records(tmp_path: Path) -> N
                                                      runs.find(logs)[0].version]]
     assert pages[f"fleet/run/{path.parent.name}.json"].content == path.read_bytes()
     assert 'href="perf/"' in pages[""].text
+
+
+def test_a_history_record_the_page_cannot_read_is_a_500_naming_it(tmp_path: Path) -> None:
+    history = tmp_path / "history.jsonl"
+    history.write_text('{"time": "2026-01-01T00:00:00Z", "condition": "warm", '
+                       '"target": "base-a1", "seconds": 3.5}\n')     # no arch, no workload
+    srv = serve.server(serve.Site(tmp_path / "fleet-logs", history), 0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        page = requests.get(serve.url_of(srv) + "perf/", timeout=10)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert page.status_code == 500
+    assert page.text == f"error: {history}:1: arch must be a non-empty string, got None\n"
 
 
 def test_a_ctrl_c_as_soon_as_the_url_is_printed_retires_the_server(tmp_path: Path) -> None:
