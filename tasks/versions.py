@@ -23,9 +23,11 @@ _HELP = {
     "check": "with --docs: exit 1 when the committed page differs, write nothing",
     "deadline": "total time budget in seconds (default 120); unfinished pins: exit 2",
     "workers": "concurrent requests (default 32)",
-    "timeout": "seconds without an answer before an HTTP request or a git operation (any "
-               "transport) gives up (default 20)",
-    "retries": "retries for 5xx, timeouts and broken connections (default 2)",
+    "timeout": "seconds one upstream may take in all, every attempt and back-off included: "
+               "an HTTP URL with its retries, a git repository's operations (git is not "
+               "retried, any transport); a request that times out has used it all "
+               "(default 20)",
+    "retries": "retries for 5xx and broken connections, within --timeout (default 2)",
     "max_wait": "longest rate-limit reset to wait for, in seconds (default 60)",
     "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers)",
     "github_api": "GitHub API base URL (default https://api.github.com)",

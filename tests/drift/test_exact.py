@@ -7,7 +7,10 @@ import re
 
 import pytest
 
+from tests.drift import gitweb
 from tests.drift.conftest import Checker, pin
+from tests.drift.webworld import Route
+from tests.manualclock import ManualClock
 
 
 @pytest.mark.parametrize("output", ["table", "markdown", "json"])
@@ -29,3 +32,87 @@ def test_number_like_pins_print_as_spelled(checker: Checker, output: str) -> Non
         row = rf"ok\s*\|?\s*{name}\s*\|?\s*{re.escape(value)}\s*\|?\s*up to date\s*\|?\s*" \
               rf"{re.escape(value)}\s*\|?\s*newest release is {re.escape(value)}\s"
         assert re.search(row, result.out), result.out
+
+
+# -- password-protected mirrors ------------------------------------------------------------
+CANARY = "CANARY-mirror-pw-3b9f"
+WHL = "cp312-cp312-manylinux_2_28_x86_64.whl"
+
+
+def _private_world(checker: Checker, host: str) -> tuple[str, list[str]]:
+    """A bake file whose pins live behind Basic authorization, and the rewrites to reach
+    them: an index and a listing with user-info in the bake file, PyPI through ``--pypi``,
+    git through a ``--rewrite`` (commit and tag pins: history and refs)."""
+    web = checker.world.web
+    secret = f"ci:{CANARY}"
+    web.simple("/private-simple", "private-pkg",
+               [f"private_pkg-{v}-{WHL}" for v in ("1.0.0", "1.1.0")]).basic = secret
+    web.listing("/private-files/", [f"listed-{v}-{WHL}" for v in ("2.0", "2.1")]).basic = secret
+    web.pypi("private-pypi-pkg", {"3.1": [], "3.2": []}).basic = secret
+    http = checker.world.http_url.replace("://", f"://{secret}@")
+    cupy = checker.world.repos["cupy/cupy"]
+    text = (pin("PRIVATE_VERSION", "1.1.0", index=[f"{http}/private-simple"],
+                package="private-pkg")
+            + pin("LISTED_VERSION", "2.1", listing=[f"{http}/private-files/"], package="listed")
+            + pin("SECRET_VERSION", "3.2", pypi="private-pypi-pkg")
+            + pin("CUPY_COMMIT", cupy.commits["v14.2.0"], git="https://github.com/cupy/cupy.git")
+            + pin("CUPY_REF", "v14.2.0", git="https://github.com/cupy/cupy.git"))
+    rewrites = [f"https://github.com/cupy/=http://{secret}@{host}/cupy/",
+                *(r for r in checker.world.rewrites() if not r.startswith("https://pypi.org="))]
+    return text, rewrites
+
+
+def test_password_protected_index_and_git_mirror_work_and_the_password_stays_in_memory(
+        checker: Checker) -> None:
+    seen: list[str] = []
+    root = checker.world.repos["cupy/cupy"].path.parent.parent
+    with gitweb.smart(root, f"ci:{CANARY}", seen) as host:
+        text, rewrites = _private_world(checker, host)
+        pypi = checker.world.http_url.replace("://", f"://ci:{CANARY}@")
+        record = checker.tmp / "record.json"
+        runs = [checker.run(text, rewrites=rewrites, pypi=pypi, output=kind,
+                            record=str(record) if kind == "json" else "")
+                for kind in ("json", "table", "markdown", "json")]   # cold, then warm
+        runs += [checker.run(text, rewrites=rewrites, pypi=pypi, output="table", explain=name)
+                 for name in ("PRIVATE_VERSION", "LISTED_VERSION", "SECRET_VERSION",
+                              "CUPY_COMMIT")]
+    for result in (runs[0], runs[3]):
+        statuses = {p["name"]: p["status"] for p in result.json()["pins"]}
+        assert set(statuses.values()) == {"up to date"}, result.out
+        assert result.code == 0, result
+    assert any(seen) and all(r.code == 0 for r in runs), runs
+    assert "https://****@github.com" not in "".join(r.out for r in runs)
+    assert "****@127.0.0.1" in runs[5].out          # the address asked, masked
+    outputs = "".join(r.out + r.err for r in runs) + record.read_text()
+    assert CANARY not in outputs
+    stored = [p for p in checker.cache.rglob("*") if p.is_file()]
+    assert any(p.name == "config" for p in stored) and any(p.parent.name == "plan"
+                                                           for p in stored)
+    for path in stored:
+        assert CANARY.encode() not in path.read_bytes(), path
+    assert "ci:" not in "".join(p.read_text() for p in stored if p.name == "config")
+
+
+# -- --timeout bounds a whole source -------------------------------------------------------
+def test_a_silent_http_source_is_given_timeout_once_not_per_attempt(checker: Checker) -> None:
+    route = checker.world.web.add("/pypi/silent-project/json", Route("{}", fault="hang"))
+    try:
+        result = checker.run(pin("SILENT_VERSION", "1.0", pypi="silent-project"),
+                             timeout=0.5, retries=2)
+    finally:
+        route.release.set()
+    assert route.hits == 1, route.hits        # the attempt had the whole budget: no retry
+    assert result.pin("SILENT_VERSION")["detail"] == (
+        f"timed out after 0.5 s at {checker.world.http_url}/pypi/silent-project/json after 1 "
+        "attempt (--timeout 0.5 s bounds every attempt)")
+
+
+def test_retries_and_their_back_off_stay_within_timeout(checker: Checker) -> None:
+    clock = ManualClock()
+    route = checker.world.web.add("/pypi/failing-project/json", Route("oops", status=503))
+    result = checker.run(pin("FAILING_VERSION", "1.0", pypi="failing-project"), timeout=1.0,
+                         retries=5, clock=clock)
+    assert clock.sleeps == [0.4] and route.hits == 2, (clock.sleeps, route.hits)
+    assert result.pin("FAILING_VERSION")["detail"] == (
+        f"HTTP 503 Service Unavailable at {checker.world.http_url}/pypi/failing-project/json "
+        "after 2 attempts (no time left for another within --timeout 1 s)")

@@ -4,6 +4,7 @@ with ETags, pagination, injectable latency and faults."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import html
@@ -30,6 +31,7 @@ class Route:
     fault: str = ""            # hang | truncated | redirect-loop | flaky-500
     delay: float = 0.0
     token: str = ""            # required bearer token
+    basic: str = ""            # required Basic credentials, "user:password"
     alternate: Route | None = None   # served for a PEP 691 Accept header
     hits: int = 0
     conditional_hits: int = 0
@@ -133,6 +135,10 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(route.delay)
         if route.token and self.headers.get("Authorization") != f"Bearer {route.token}":
             self._send(401, "application/json", '{"message": "Bad credentials"}')
+            return
+        if route.basic and self.headers.get("Authorization") != "Basic " + base64.b64encode(
+                route.basic.encode()).decode():
+            self._send(401, "text/plain", "Unauthorized", {"WWW-Authenticate": "Basic"})
             return
         if route.fault and FAULTS[route.fault](self, route):
             return

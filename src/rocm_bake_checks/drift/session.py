@@ -59,7 +59,7 @@ class Session:
                                settings.cache_dir / "answers" if settings.cache_dir else None)
         self.web = Web(settings.web, self.fetcher, self.deadline)
         self.git = GitSource(self.fetcher, self.deadline, settings.cache_dir,
-                             settings.web.rewrite, settings.web.timeout)
+                             settings.web.fetched, settings.web.timeout)
         if settings.offline is not None:
             self.checked_at = settings.offline.recorded_at
         else:
