@@ -116,3 +116,27 @@ def test_retries_and_their_back_off_stay_within_timeout(checker: Checker) -> Non
     assert result.pin("FAILING_VERSION")["detail"] == (
         f"HTTP 503 Service Unavailable at {checker.world.http_url}/pypi/failing-project/json "
         "after 2 attempts (no time left for another within --timeout 1 s)")
+
+
+# -- a commit pin past every release is ahead ----------------------------------------------
+def test_a_commit_past_the_newest_release_is_ahead_and_says_of_what(checker: Checker) -> None:
+    repo = checker.world.repos["cupy/cupy"]        # main: two commits past v14.2.0
+    result = checker.run(pin("CUPY_COMMIT", repo.rev("rev-parse", "main~1"),
+                             git="https://github.com/cupy/cupy.git"))
+    finding = result.pin("CUPY_COMMIT")
+    assert (finding["status"], finding["newest"]) == ("ahead", "v14.2.0"), finding
+    assert finding["detail"] == ("1 commit ahead of v14.2.0; based on v14.2.0; in no release "
+                                 "yet"), finding
+    assert result.code == 0
+
+
+def test_a_commit_past_the_releases_on_a_branch_that_moved_names_both(checker: Checker) -> None:
+    """The declared branch is what the pin follows, so behind its head is drift; the newest
+    is that head, and the detail says the pin is past every release."""
+    repo = checker.world.repos["cupy/cupy"]
+    result = checker.run(pin("CUPY_COMMIT", repo.rev("rev-parse", "main~1"),
+                             git="https://github.com/cupy/cupy.git", branch="main"))
+    finding = result.pin("CUPY_COMMIT")
+    assert (finding["status"], finding["newest"]) == ("behind", repo.heads["main"]), finding
+    assert finding["detail"] == ("main head moved: 1 commit since the pin; 1 commit ahead of "
+                                 "v14.2.0; based on v14.2.0; in no release yet"), finding
