@@ -140,3 +140,22 @@ def test_a_commit_past_the_releases_on_a_branch_that_moved_names_both(checker: C
     assert (finding["status"], finding["newest"]) == ("behind", repo.heads["main"]), finding
     assert finding["detail"] == ("main head moved: 1 commit since the pin; 1 commit ahead of "
                                  "v14.2.0; based on v14.2.0; in no release yet"), finding
+
+
+# -- --explain: only what the name needs, and its status -----------------------------------
+def test_explain_checks_only_its_pin_and_exits_with_its_status(checker: Checker) -> None:
+    down = checker.world.web.add("/pypi/down-project/json", Route("oops", status=500))
+    text = (pin("TRITON_VERSION", "3.9.0", pypi="triton")
+            + pin("DOWN_VERSION", "1.0", pypi="down-project")
+            + 'variable "ROCM_VERSION" {\n  default = "7.2"\n}\n')
+    assert checker.run(text).code == 2 and down.hits == 2     # the whole run: exit 2
+    result = checker.run(text, explain="TRITON_VERSION", output="table")
+    assert result.code == 0 and down.hits == 2, result         # the server down: not asked
+    assert result.out.startswith("TRITON_VERSION = 3.9.0\n  upstream: pypi: triton\n"
+                                 "  verdict:  up to date"), result.out
+    rule = checker.run(text, explain="rocm-labels", output="table")
+    assert rule.code == 0 and rule.out.startswith("rocm-labels = 7.2\n") and down.hits == 2
+    unknown = checker.run(text, explain="vllm-torch", output="table")
+    assert unknown.code == 2 and unknown.err == (   # vllm-torch does not apply: not valid
+        "error: --explain vllm-torch: no such pin or rule (valid: DOWN_VERSION, "
+        "TRITON_VERSION, rocm-labels)\n")

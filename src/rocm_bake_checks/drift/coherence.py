@@ -41,11 +41,18 @@ class Coherence:
         self.git = git
 
     def rules(self) -> list[Rule]:
-        rules: list[Rule] = [("triton-pin", self.triton_pin), ("vllm-torch", self.vllm_torch),
-                             ("rocm-labels", self.rocm_labels), ("arch-lists", self.arch_lists)]
+        """The rules that apply to this bake file (those whose variables it has)."""
+        rules: list[Rule] = [(name, check) for name, check, needs in (
+            ("triton-pin", self.triton_pin, ("TRITON_COMMIT", "PYTORCH_COMMIT", "PYTORCH_REPO")),
+            ("vllm-torch", self.vllm_torch, ("VLLM_COMMIT", "VLLM_REPO", "PYTORCH_VERSION")),
+            ("rocm-labels", self.rocm_labels, ("ROCM_VERSION",)),
+            ("arch-lists", self.arch_lists, ("GPU_ARCHS", "ALL_ARCHS")),
+        ) if all(self._has(n) for n in needs)]
         for name in sorted(self.specs):
             ref = name.removesuffix("_COMMIT") + "_REF"
-            if name.endswith("_COMMIT") and self._has(ref):
+            spec = self.specs[name]
+            if name.endswith("_COMMIT") and self._has(ref) and spec.upstream == "git" and \
+                    self._str(ref) and spec.tags.match(self._str(ref)):
                 rules.append((f"{ref}~COMMIT", functools.partial(self.ref_commit, name)))
         return rules
 

@@ -29,6 +29,7 @@ from rocm_bake_checks.drift.web import Web, WebSettings
 
 if TYPE_CHECKING:
     from rocm_bake.bakefile import Definition
+    from rocm_bake_checks.drift.coherence import Rule
     from rocm_bake_checks.drift.declarations import PinSpec
     from rocm_bake_checks.drift.verdicts import Checker
 
@@ -118,10 +119,9 @@ class Session:
         coherence = Coherence(definition, specs, self.git)
         rules = [] if self.settings.only or (names is not None and not specs) else \
             coherence.rules()
+        wheels_only = False
         if self.settings.explain:
-            checked = [*(s.name for s in specs), *(r[0] for r in rules)]
-            _known([self.settings.explain.removesuffix("[wheel]")], checked, "--explain",
-                   "pin or rule")
+            specs, rules, wheels_only = _explained(self.settings.explain, specs, rules)
         self._start_git(specs, coherence.repositories() if rules else [])
         from rocm_bake_checks.drift import stories  # noqa: PLC0415 (see the module's doc)
         from rocm_bake_checks.drift.verdicts import Checker  # noqa: PLC0415
@@ -129,8 +129,9 @@ class Session:
         checker = Checker(self.web, self.git)
         tasks: list[tuple[str, Task]] = []
         for spec in specs:
-            tasks.append((spec.name,
-                          lambda s=spec: [self._pin(checker, s)]))  # type: ignore[misc]
+            if not wheels_only:
+                tasks.append((spec.name,
+                              lambda s=spec: [self._pin(checker, s)]))  # type: ignore[misc]
             if spec.wheels is not None:
                 tasks.append((f"{spec.name}[wheel]",
                               lambda s=spec: [self._wheel(s)]))  # type: ignore[misc]
@@ -210,6 +211,18 @@ class Session:
         line = f"[{done}/{total}] {name}" if total else ""
         sys.stderr.write(f"\r\033[K{line}")
         sys.stderr.flush()
+
+
+def _explained(name: str, specs: list[PinSpec], rules: list[Rule],
+               ) -> tuple[list[PinSpec], list[Rule], bool]:
+    """``--explain NAME``: only what NAME needs (the pin, its wheel, or the rule), checked;
+    an unknown NAME is exit 2 with the names that apply to this bake file."""
+    valid = [*(s.name for s in specs), *(f"{s.name}[wheel]" for s in specs if s.wheels),
+             *(r[0] for r in rules)]
+    _known([name], valid, "--explain", "pin or rule")
+    pin = name.removesuffix("[wheel]")
+    return [s for s in specs if s.name == pin], [r for r in rules if r[0] == name], \
+        name != pin
 
 
 def _known(asked: Sequence[str], names: Sequence[str], option: str, what: str) -> None:
