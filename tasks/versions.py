@@ -35,7 +35,8 @@ _HELP = {
     "github_api": "GitHub API base URL (default https://api.github.com)",
     "pypi": "PyPI base URL (default https://pypi.org)",
     "cache_dir": "git/ETag cache (default $XDG_CACHE_HOME/rocm-bake/drift; env "
-                 "ROCM_BAKE_DRIFT_CACHE, 'off' disables)",
+                 "ROCM_BAKE_DRIFT_CACHE); 'off': none (commit pins fetch into a temporary "
+                 "directory, removed after the run)",
     "only": "check only these pins (repeatable or comma-separated; skips coherence)",
     "list_undeclared": "list the variables that declare no source (default: only their count)",
 }

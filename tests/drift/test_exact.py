@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +162,23 @@ def test_explain_checks_only_its_pin_and_exits_with_its_status(checker: Checker)
     assert unknown.code == 2 and unknown.err == (   # vllm-torch does not apply: not valid
         "error: --explain vllm-torch: no such pin or rule (valid: DOWN_VERSION, "
         "TRITON_VERSION, rocm-labels)\n")
+
+
+# -- --cache-dir off -----------------------------------------------------------------------
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_cache_off_means_off_and_commit_pins_still_work(checker: Checker, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        how: str) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    repo = checker.world.repos["cupy/cupy"]
+    text = pin("CUPY_COMMIT", repo.commits["v14.2.0"], git="https://github.com/cupy/cupy.git")
+    options: dict[str, Any] = {"cache_dir": "off"} if how == "option" else {
+        "cache_dir": "", "env": {"ROCM_BAKE_DRIFT_CACHE": "off"}}
+    result = checker.run(text, **options)
+    assert result.pin("CUPY_COMMIT")["status"] == "up to date", result.out
+    assert result.code == 0
+    assert not (tmp_path / "off").exists() and not checker.cache.exists()
+    assert list(scratch.iterdir()) == []        # the temporary git directory is gone

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -59,7 +61,11 @@ class Session:
         self.fetcher = Fetcher(self.deadline, settings.offline, settings.record,
                                settings.cache_dir / "answers" if settings.cache_dir else None)
         self.web = Web(settings.web, self.fetcher, self.deadline)
-        self.git = GitSource(self.fetcher, self.deadline, settings.cache_dir,
+        # commit history needs a repository to fetch into: with no cache, a temporary one
+        self.scratch = tempfile.mkdtemp(prefix="rocm-bake-drift-") if \
+            settings.cache_dir is None and settings.offline is None else ""
+        self.git = GitSource(self.fetcher, self.deadline,
+                             Path(self.scratch) if self.scratch else settings.cache_dir,
                              settings.web.fetched, settings.web.timeout)
         if settings.offline is not None:
             self.checked_at = settings.offline.recorded_at
@@ -71,7 +77,11 @@ class Session:
                                           thread_name_prefix="drift")
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the pool; with a temporary git directory, wait for the git processes still
+        at work in it (each bounded by --timeout and the deadline), then remove it."""
+        self.pool.shutdown(wait=bool(self.scratch), cancel_futures=True)
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     # -- the plan of the last run (warmup.py) ----------------------------------------------
     def _planned(self) -> bool:
