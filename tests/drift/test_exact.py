@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.drift import gitweb
+from tests.drift import gitweb, gitworld
 from tests.drift.conftest import Checker, pin
+from tests.drift.upstream import CUPY_TAGS
 from tests.drift.webworld import Route
 from tests.manualclock import ManualClock
 
@@ -182,3 +183,25 @@ def test_cache_off_means_off_and_commit_pins_still_work(checker: Checker, tmp_pa
     assert result.code == 0
     assert not (tmp_path / "off").exists() and not checker.cache.exists()
     assert list(scratch.iterdir()) == []        # the temporary git directory is gone
+
+
+# -- git's dumb HTTP protocol ---------------------------------------------------------------
+def test_a_dumb_http_git_server_is_refused_in_one_line_not_looped(checker: Checker,
+                                                                  tmp_path: Path) -> None:
+    """A static file server of a bare repository (``update-server-info`` done): its refs
+    are listed correctly, and commit history, which would never end, is refused at once."""
+    repo = gitworld.build(tmp_path / "dumb" / "cupy" / "cupy.git",
+                          gitworld.Spec([(t, "2025-06-01", "commit") for t in CUPY_TAGS]))
+    gitworld.git(repo.path, "update-server-info")
+    with gitweb.dumb(tmp_path / "dumb") as host:
+        rewrites = [f"https://github.com/cupy/=http://{host}/cupy/", *checker.world.rewrites()]
+        git = "https://github.com/cupy/cupy.git"
+        tag = checker.run(pin("CUPY_REF", "v14.2.0", git=git), rewrites=rewrites)
+        commit = checker.run(pin("CUPY_COMMIT", repo.commits["v14.1.0"], git=git),
+                             rewrites=rewrites, timeout=5.0)
+    assert tag.code == 0 and tag.pin("CUPY_REF")["status"] == "up to date", tag
+    assert commit.code == 2, commit
+    assert commit.pin("CUPY_COMMIT")["detail"] == (
+        f"http://{host}/cupy/cupy.git speaks only git's dumb HTTP protocol (info/refs is "
+        "application/octet-stream, not application/x-git-upload-pack-advertisement): commit "
+        "history needs smart HTTP")

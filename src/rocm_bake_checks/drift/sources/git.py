@@ -27,6 +27,7 @@ from rocm_bake_checks.drift.polite import HostLimits
 from rocm_bake_checks.drift.sources import Listing, gitrun
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
+SMART_HTTP = "application/x-git-upload-pack-advertisement"
 _REPO_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
 
@@ -78,6 +79,7 @@ class GitSource:
                 refspecs = ["+refs/tags/*:refs/tags/*", *(
                     f"+refs/heads/{b}:refs/heads/{b}" for b in sorted(self._branches.get(url,
                                                                                    ())))]
+                self._require_smart_http(url)
                 with self.hosts.slot(self.fetched(url).url):
                     self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
                                      "--no-write-fetch-head", "origin", *refspecs], url)
@@ -86,6 +88,33 @@ class GitSource:
                 self._synced[url] = str(exc)
         if self._synced[url]:
             raise UnavailableError(self._synced[url])
+
+    def _require_smart_http(self, url: str) -> None:
+        """Refuse, in one line, an http(s) repository that only speaks git's dumb protocol:
+        a blob-less fetch from one never ends (each missing object is fetched on its own,
+        the promisor asking again for what the dumb walker cannot filter). Refs listed over
+        it (``ls-remote``) are served correctly. Any other answer is left to git to report."""
+        address = self.fetched(url)
+        if not address.url.startswith(("http://", "https://")):
+            return
+        from rocm_bake_checks.drift import httpget  # noqa: PLC0415 (http(s) repositories only)
+
+        headers = {"User-Agent": "git/2 (rocm-bake-version-check)"}
+        if address.authorization():
+            headers["Authorization"] = address.authorization()
+        probe = address.url.rstrip("/") + "/info/refs?service=git-upload-pack"
+        try:
+            with self.hosts.slot(address.url):
+                response = httpget.get(probe, headers, max(0.05, min(self._budget(url),
+                                                                     self.deadline.check())))
+        except (httpget.TimeoutExceededError, httpget.ConnectionFailedError,
+                httpget.RedirectLoopError):
+            return
+        kind = response.headers.get_content_type()
+        if response.status == 200 and kind != SMART_HTTP:
+            raise UnavailableError(
+                f"{address.shown} speaks only git's dumb HTTP protocol (info/refs is {kind}, "
+                f"not {SMART_HTTP}): commit history needs smart HTTP")
 
     # -- refs ---------------------------------------------------------------------------
     def listing(self, url: str, log: Explanation) -> Listing:
