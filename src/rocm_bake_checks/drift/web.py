@@ -113,16 +113,17 @@ class Web:
     # -- one request, retried within --timeout -------------------------------------------
     def _get(self, declared: str, accept: str) -> tuple[dict[str, Any], str]:
         address = self.settings.fetched(declared)
-        budget = _Budget(self.clock.monotonic() + self.settings.timeout)
+        budget = _Budget(self.settings.timeout)
         failed = _Failed("")
         attempts = 0
         for attempt in range(self.settings.retries + 1):
             pause = min(0.2 * 2 ** attempt, 2.0) if attempt else 0.0
-            if budget.end - self.clock.monotonic() <= pause:
+            if budget.left <= pause:
                 failed.why = " (no time left for another within --timeout " \
                              f"{self.settings.timeout:g} s)"
                 break
             if pause:
+                budget.left -= pause
                 self._sleep(pause)
             attempts += 1
             outcome = self._attempt(address, declared, accept, budget)
@@ -140,7 +141,6 @@ class Web:
                  ) -> tuple[dict[str, Any], str] | _Failed:
         from rocm_bake_checks.drift import httpget  # noqa: PLC0415 (offline runs never import it)
 
-        left = self.deadline.check()
         url = address.url
         cached = self._cached(url, accept)
         headers = {"Accept": accept, "User-Agent": USER_AGENT}
@@ -150,10 +150,14 @@ class Web:
             headers["Authorization"] = address.authorization()
         elif self.settings.token and declared.startswith(self.settings.github_api):
             headers["Authorization"] = f"Bearer {self.settings.token}"
-        timeout = max(0.05, min(budget.end - self.clock.monotonic(), left))
         try:
-            with self.hosts.slot(url):
-                response = httpget.get(url, headers, timeout)
+            with self.hosts.slot(url):   # a wait for a free slot is no time of this source
+                timeout = max(0.05, min(budget.left, self.deadline.check()))
+                started = self.clock.monotonic()
+                try:
+                    response = httpget.get(url, headers, timeout)
+                finally:
+                    budget.left -= self.clock.monotonic() - started
         except httpget.RedirectLoopError:
             raise UnavailableError(f"redirect loop at {address.shown} (over "
                                    f"{httpget.MAX_REDIRECTS} redirects)") from None
@@ -195,7 +199,7 @@ class Web:
         left = self.deadline.remaining()
         if wait <= self.settings.max_wait and wait < left - 1:
             self._sleep(wait)
-            budget.end += wait    # a rate limit's wait is --max-wait's, not --timeout's
+            # a rate limit's wait is --max-wait's, not --timeout's
             return f"rate limited (waited {wait:.0f} s for the reset)"
         until = time.strftime("%H:%M:%S UTC", time.gmtime(self.clock.time() + wait))
         hint = "" if self.settings.token else "; set GITHUB_TOKEN for a higher limit"
@@ -229,9 +233,9 @@ class _Failed:
 
 @dataclass
 class _Budget:
-    """When the attempts at one URL must be over (``--timeout`` after the first)."""
+    """What is left of ``--timeout`` for one URL: its requests and back-offs spend it."""
 
-    end: float
+    left: float
 
 
 def _key(url: str, accept: str) -> str:

@@ -41,7 +41,7 @@ class GitSource:
         self.deadline = deadline
         self.cache_dir = cache_dir
         self.fetched = fetched        # declared URL -> the address asked, credentials apart
-        self._budgets: dict[str, float] = {}   # url -> when its --timeout runs out
+        self._spent: dict[str, float] = {}   # url -> seconds its git operations took
         self._budget_lock = threading.Lock()
         self._branches: dict[str, set[str]] = {}
         self._synced: dict[str, str] = {}   # url -> "" (done) or the error
@@ -298,6 +298,7 @@ class GitSource:
                                    f"--timeout of {self.timeout:g} s is used up")
         reason = f"not done within the --timeout of {self.timeout:g} s" if budget <= left \
             else f"the total deadline ran out ({left:.1f} s left when git started)"
+        started = self.deadline.clock.monotonic()
         try:
             result = gitrun.run(args, env, min(budget, left), reason)
         except gitrun.GitTimeoutError as exc:
@@ -305,6 +306,8 @@ class GitSource:
                 from None
         except OSError as exc:
             raise UnavailableError(f"cannot run git: {exc.strerror or exc}") from None
+        finally:
+            self._spend(url, self.deadline.clock.monotonic() - started)
         if result.status != 0:
             if quiet_fail:
                 raise _MissingError
@@ -313,14 +316,18 @@ class GitSource:
         return result.stdout
 
     def _budget(self, url: str) -> float:
-        """Seconds left of ``url``'s ``--timeout`` (started by its first git operation);
-        a local operation (no URL) has a ``--timeout`` of its own."""
-        now = self.deadline.clock.monotonic()
+        """Seconds left of ``url``'s ``--timeout``: what its git operations have not taken
+        yet (waits for a free slot are not theirs); a local operation (no URL) has a
+        ``--timeout`` of its own."""
         if not url:
             return self.timeout
         with self._budget_lock:
-            end = self._budgets.setdefault(url, now + self.timeout)
-        return end - now
+            return self.timeout - self._spent.get(url, 0.0)
+
+    def _spend(self, url: str, seconds: float) -> None:
+        if url:
+            with self._budget_lock:
+                self._spent[url] = self._spent.get(url, 0.0) + seconds
 
 
 # for-each-ref printing what ls-remote prints: "oid<TAB>ref", and for an annotated tag a second
