@@ -31,7 +31,8 @@ _HELP = {
                "(default 20)",
     "retries": "retries for 5xx and broken connections, within --timeout (default 2)",
     "max_wait": "longest rate-limit reset to wait for, in seconds (default 60)",
-    "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers)",
+    "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers); "
+               "user:password@ in a URL is sent as Basic auth, masked, never stored",
     "github_api": "GitHub API base URL (default https://api.github.com)",
     "pypi": "PyPI base URL (default https://pypi.org)",
     "cache_dir": "git/ETag cache (default $XDG_CACHE_HOME/rocm-bake/drift; env "

@@ -9,8 +9,8 @@ reason to report. It is the one mechanism for git://, https and ssh alike; ssh r
 mode (no password prompt), and no transport ever prompts (credentials come in the
 environment, see credentials.py).
 
-gitpython's ``execute`` offers the same total ``kill_after_timeout`` but buffers the pipes
-in ways that make killing a hung helper unreliable, hence subprocess here.
+git runs in a session of its own, so the watchdog kills its whole process group: the
+helpers it started (git-remote-https, ssh) hold its pipes and would outlive it otherwise.
 """
 
 from __future__ import annotations
