@@ -111,6 +111,20 @@ def test_a_silent_http_source_is_given_timeout_once_not_per_attempt(checker: Che
         "attempt (--timeout 0.5 s bounds every attempt)")
 
 
+def test_a_trickling_http_source_is_bounded_by_timeout_too(checker: Checker) -> None:
+    """Every read gets a byte in time; the whole answer never comes: --timeout still ends it."""
+    route = checker.world.web.add("/pypi/trickle-project/json", Route("{}", fault="trickle"))
+    try:
+        result = checker.run(pin("TRICKLE_VERSION", "1.0", pypi="trickle-project"),
+                             timeout=0.5, retries=2)
+    finally:
+        route.release.set()
+    assert route.hits == 1, route.hits
+    assert result.pin("TRICKLE_VERSION")["detail"] == (
+        f"timed out after 0.5 s at {checker.world.http_url}/pypi/trickle-project/json after 1 "
+        "attempt (--timeout 0.5 s bounds every attempt)")
+
+
 def test_retries_and_their_back_off_stay_within_timeout(checker: Checker) -> None:
     clock = ManualClock()
     route = checker.world.web.add("/pypi/failing-project/json", Route("oops", status=503))

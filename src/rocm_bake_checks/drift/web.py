@@ -155,7 +155,7 @@ class Web:
                 timeout = max(0.05, min(budget.left, self.deadline.check()))
                 started = self.clock.monotonic()
                 try:
-                    response = httpget.get(url, headers, timeout)
+                    response = httpget.get(url, headers, timeout, self.clock)
                 finally:
                     budget.left -= self.clock.monotonic() - started
         except httpget.RedirectLoopError:
