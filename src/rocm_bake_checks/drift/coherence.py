@@ -56,9 +56,12 @@ class Coherence:
                 rules.append((f"{ref}~COMMIT", functools.partial(self.ref_commit, name)))
         return rules
 
-    def repositories(self) -> list[str]:
-        """Repositories whose files the rules read (their history is fetched early)."""
-        return [self._str(n) for n in ("PYTORCH_REPO", "VLLM_REPO") if self._has(n)]
+    def repositories(self, rules: list[Rule]) -> list[str]:
+        """Repositories whose files ``rules`` read (their history is fetched early)."""
+        names = {r[0] for r in rules}
+        return [self._str(variable) for rule, variable in (("triton-pin", "PYTORCH_REPO"),
+                                                           ("vllm-torch", "VLLM_REPO"))
+                if rule in names and self._has(variable)]
 
     @staticmethod
     def run(rule: Rule) -> Finding | None:

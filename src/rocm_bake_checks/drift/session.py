@@ -132,7 +132,7 @@ class Session:
         wheels_only = False
         if self.settings.explain:
             specs, rules, wheels_only = _explained(self.settings.explain, specs, rules)
-        self._start_git(specs, coherence.repositories() if rules else [])
+        self._start_git(specs, coherence.repositories(rules))
         from rocm_bake_checks.drift import stories  # noqa: PLC0415 (see the module's doc)
         from rocm_bake_checks.drift.verdicts import Checker  # noqa: PLC0415
 
