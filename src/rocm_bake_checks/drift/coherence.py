@@ -178,7 +178,7 @@ class Coherence:
         target = listing.commits.get(ref)
         if target is None:
             finding.status = Status.NOT_FOUND
-            finding.detail = f"tag {ref} does not exist in {spec.location}"
+            finding.detail = f"tag {ref} does not exist in {self.git.where(spec.location)}"
             return finding
         return self._finding(finding.name, ref, target == commit,
                              f"tag {ref} is {commit_name} {commit[:12]}",

@@ -124,7 +124,8 @@ class Checker:
             finding.status = Status.NOT_FOUND
             finding.detail = f"branch {spec.branch} does not exist upstream"
             return Outcome(finding)
-        _not_a_tag_object(spec, listing)
+        asked = self.git.where(spec.location)   # the address asked, as messages name it
+        _not_a_tag_object(spec, listing, asked)
         if not releases and not spec.branch:
             raise UnavailableError("no tag matches the release pattern and no branch is declared")
         names = [r.raw for r in releases]
@@ -133,12 +134,12 @@ class Checker:
                                    finding.explanation)
         if history.get("tag_object"):
             raise UnavailableError(
-                f"{spec.value[:12]} is an annotated tag object in {spec.location}, not a "
+                f"{spec.value[:12]} is an annotated tag object in {asked}, not a "
                 f"commit: pin the commit it tags, {str(history['tag_object'])[:12]}")
         if not history.get("present"):
             finding.status = Status.NOT_FOUND
             where = f"tags or {spec.branch}" if spec.branch else "tags"
-            finding.detail = f"commit {spec.value[:12]} is not in {spec.location} ({where} " \
+            finding.detail = f"commit {spec.value[:12]} is not in {asked} ({where} " \
                              "fetched, and not fetchable by id)"
             return Outcome(finding)
         outcome = _judge_commit(spec, finding, releases, history,
@@ -148,12 +149,12 @@ class Checker:
         return outcome
 
 
-def _not_a_tag_object(spec: PinSpec, listing: Listing) -> None:
+def _not_a_tag_object(spec: PinSpec, listing: Listing, asked: str) -> None:
     """A commit pin holding the id of an annotated tag object is named as such."""
     for tag, oid in listing.tag_objects.items():
         if oid == spec.value:
             raise UnavailableError(
-                f"{spec.value[:12]} is the annotated tag object of {tag} in {spec.location}, "
+                f"{spec.value[:12]} is the annotated tag object of {tag} in {asked}, "
                 f"not a commit: pin the commit it tags, {listing.commits.get(tag, '?')[:12]}")
 
 

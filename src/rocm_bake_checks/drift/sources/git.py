@@ -48,6 +48,10 @@ class GitSource:
         self._first_fetch: set[str] = set()  # planned URLs with no cache repository yet
         self.listed: set[str] = set()       # every URL whose refs were asked for (warmup.py)
 
+    def where(self, url: str) -> str:
+        """The address asked for a declared repository, credentials masked (messages)."""
+        return self.fetched(url).shown
+
     # -- one blob-less fetch per repository and run ---------------------------------------
     def plan(self, url: str, branch: str = "") -> None:
         """Declare, before the run, that ``url``'s history (and ``branch``) will be needed."""
@@ -222,7 +226,7 @@ class GitSource:
     def _show(self, url: str, commit: str, path: str) -> tuple[str | None, str]:
         repo = self._synced_repo(url)
         if not self._has_commit(repo, commit) and not self._fetch_commit(repo, commit, url):
-            raise UnavailableError(f"commit {commit[:12]} not found in {url}")
+            raise UnavailableError(f"commit {commit[:12]} not found in {self.where(url)}")
         try:
             text = self._git(repo, ["cat-file", "-p", f"{commit}:{path}"], url,
                              quiet_fail=True)
