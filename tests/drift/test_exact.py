@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.drift import gitweb, gitworld
+from tests.drift import gitweb, gitworld, webworld
 from tests.drift.conftest import Checker, pin
 from tests.drift.upstream import CUPY_TAGS
 from tests.drift.webworld import Route
@@ -219,3 +219,18 @@ def test_a_dumb_http_git_server_is_refused_in_one_line_not_looped(checker: Check
         f"http://{host}/cupy/cupy.git speaks only git's dumb HTTP protocol (info/refs is "
         "application/octet-stream, not application/x-git-upload-pack-advertisement): commit "
         "history needs smart HTTP")
+
+
+def test_credentials_never_follow_a_redirect_to_another_host(checker: Checker) -> None:
+    other = webworld.World()
+    other.pypi("moved-project", {"1.0": []})
+    with webworld.Server(other) as server:
+        checker.world.web.add("/pypi/moved-project/json", Route(
+            status=302, etag=False, basic=f"ci:{CANARY}",
+            headers={"Location": f"{server.url}/pypi/moved-project/json"}))
+        pypi = checker.world.http_url.replace("://", f"://ci:{CANARY}@")
+        rewrites = [r for r in checker.world.rewrites() if not r.startswith("https://pypi.org=")]
+        result = checker.run(pin("MOVED_VERSION", "1.0", pypi="moved-project"), pypi=pypi,
+                             rewrites=rewrites)
+    assert result.pin("MOVED_VERSION")["status"] == "up to date", result.out
+    assert [headers.get("Authorization") for _, headers in other.requests] == [None]

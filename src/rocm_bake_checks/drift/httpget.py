@@ -17,9 +17,11 @@ import os
 import re
 import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from email.message import Message
+from typing import IO
 
 import certifi
 
@@ -56,8 +58,23 @@ class Response:
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):
+    """At most ``MAX_REDIRECTS``; credentials (Basic or a token) never follow a redirect to
+    another host."""
+
     max_redirections = MAX_REDIRECTS
     max_repeats = MAX_REDIRECTS
+
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int,
+                         msg: str, headers: http.client.HTTPMessage, newurl: str,
+                         ) -> urllib.request.Request | None:
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _host(new.full_url) != _host(req.full_url):
+            new.remove_header("Authorization")
+        return new
+
+
+def _host(url: str) -> str:
+    return urllib.parse.urlsplit(url).netloc.rpartition("@")[2].lower()
 
 
 @functools.cache
