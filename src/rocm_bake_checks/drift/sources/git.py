@@ -94,10 +94,11 @@ class GitSource:
             raise UnavailableError(self._synced[url])
 
     def _require_smart_http(self, url: str) -> None:
-        """Refuse, in one line, an http(s) repository that only speaks git's dumb protocol:
-        a blob-less fetch from one never ends (each missing object is fetched on its own,
-        the promisor asking again for what the dumb walker cannot filter). Refs listed over
-        it (``ls-remote``) are served correctly. Any other answer is left to git to report."""
+        """Refuse, in one line, an http(s) repository that only speaks git's dumb protocol
+        (a static file server): a blob-less fetch from one does not end until the watchdog
+        kills it, while its refs (``ls-remote``) are served correctly. One GET of
+        ``info/refs?service=git-upload-pack`` tells: a smart server answers with its
+        advertisement's content type. Any other answer is left to git to report."""
         address = self.fetched(url)
         if not address.url.startswith(("http://", "https://")):
             return
@@ -107,10 +108,15 @@ class GitSource:
         if address.authorization():
             headers["Authorization"] = address.authorization()
         probe = address.url.rstrip("/") + "/info/refs?service=git-upload-pack"
+        clock = self.deadline.clock
         try:
             with self.hosts.slot(address.url):
-                response = httpget.get(probe, headers, max(0.05, min(self._budget(url),
-                                                                     self.deadline.check())))
+                started = clock.monotonic()
+                try:
+                    response = httpget.get(probe, headers, max(0.05, min(
+                        self._budget(url), self.deadline.check())), clock)
+                finally:
+                    self._spend(url, clock.monotonic() - started)
         except (httpget.TimeoutExceededError, httpget.ConnectionFailedError,
                 httpget.RedirectLoopError):
             return
