@@ -97,6 +97,22 @@ def test_password_protected_index_and_git_mirror_work_and_the_password_stays_in_
     assert "ci:" not in "".join(p.read_text() for p in stored if p.name == "config")
 
 
+def test_a_git_mirrors_password_is_in_no_file_of_the_cache(checker: Checker) -> None:
+    """git itself takes user-info in a URL; what it must not do is keep it: not in the cache
+    repository's config (origin), nor in its directory name, nor in the plan."""
+    seen: list[str] = []
+    cupy = checker.world.repos["cupy/cupy"]
+    with gitweb.smart(cupy.path.parent.parent, f"ci:{CANARY}", seen) as host:
+        rewrites = [f"https://github.com/cupy/=http://ci:{CANARY}@{host}/cupy/",
+                    *checker.world.rewrites()]
+        text = pin("CUPY_COMMIT", cupy.commits["v14.1.0"], git="https://github.com/cupy/cupy.git")
+        results = [checker.run(text, rewrites=rewrites) for _ in ["cold", "warm"]]
+    assert [r.pin("CUPY_COMMIT")["status"] for r in results] == ["behind", "behind"], results
+    stored = [p for p in checker.cache.rglob("*") if p.is_file()]
+    assert any(p.name == "config" for p in stored)
+    assert not [p for p in stored if CANARY.encode() in p.read_bytes()]
+
+
 # -- --timeout bounds a whole source -------------------------------------------------------
 def test_a_silent_http_source_is_given_timeout_once_not_per_attempt(checker: Checker) -> None:
     route = checker.world.web.add("/pypi/silent-project/json", Route("{}", fault="hang"))
