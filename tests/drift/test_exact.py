@@ -141,6 +141,20 @@ def test_a_trickling_http_source_is_bounded_by_timeout_too(checker: Checker) -> 
         "attempt (--timeout 0.5 s bounds every attempt)")
 
 
+def test_a_timeout_names_the_pypi_mirror_asked_not_pypi_org(checker: Checker) -> None:
+    route = checker.world.web.add("/mirror/pypi/quiet-project/json", Route("{}", fault="hang"))
+    try:
+        result = checker.run(pin("QUIET_VERSION", "1.0", pypi="quiet-project"), timeout=0.5,
+                             pypi=f"{checker.world.http_url}/mirror",
+                             rewrites=[r for r in checker.world.rewrites()
+                                       if not r.startswith("https://pypi.org=")])
+    finally:
+        route.release.set()
+    detail = result.pin("QUIET_VERSION")["detail"]
+    assert detail.startswith(f"timed out after 0.5 s at {checker.world.http_url}/mirror/pypi/"
+                             "quiet-project/json "), detail
+
+
 def test_retries_and_their_back_off_stay_within_timeout(checker: Checker) -> None:
     clock = ManualClock()
     route = checker.world.web.add("/pypi/failing-project/json", Route("oops", status=503))
