@@ -12,7 +12,9 @@ _HELP = {
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "json": "print the report as JSON",
     "markdown": "print the report as Markdown (also appended to $GITHUB_STEP_SUMMARY when set)",
-    "explain": "show the queries, candidates, dropping rules and winner for one pin",
+    "explain": "show the queries, candidates, dropping rules and winner for one pin (or "
+               "NAME[wheel], or a coherence rule): only it is checked, and the exit status "
+               "is its own",
     "pr": "report only drift introduced since this git ref (e.g. origin/main): the pins added or "
           "changed since it, checked on both sides; unchanged pins are not fetched",
     "record": "write a snapshot of everything fetched to this file",
@@ -23,15 +25,19 @@ _HELP = {
     "check": "with --docs: exit 1 when the committed page differs, write nothing",
     "deadline": "total time budget in seconds (default 120); unfinished pins: exit 2",
     "workers": "concurrent requests (default 32)",
-    "timeout": "seconds without an answer before an HTTP request or a git operation (any "
-               "transport) gives up (default 20)",
-    "retries": "retries for 5xx, timeouts and broken connections (default 2)",
+    "timeout": "seconds one upstream may take in all, every attempt and back-off included: "
+               "an HTTP URL with its retries, a git repository's operations (git is not "
+               "retried, any transport); a request that times out has used it all "
+               "(default 20)",
+    "retries": "retries for 5xx and broken connections, within --timeout (default 2)",
     "max_wait": "longest rate-limit reset to wait for, in seconds (default 60)",
-    "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers)",
+    "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers); "
+               "user:password@ in a URL is sent as Basic auth, masked, never stored",
     "github_api": "GitHub API base URL (default https://api.github.com)",
     "pypi": "PyPI base URL (default https://pypi.org)",
     "cache_dir": "git/ETag cache (default $XDG_CACHE_HOME/rocm-bake/drift; env "
-                 "ROCM_BAKE_DRIFT_CACHE, 'off' disables)",
+                 "ROCM_BAKE_DRIFT_CACHE); 'off': none (commit pins fetch into a temporary "
+                 "directory, removed after the run)",
     "only": "check only these pins (repeatable or comma-separated; skips coherence)",
     "list_undeclared": "list the variables that declare no source (default: only their count)",
 }

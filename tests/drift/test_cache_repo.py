@@ -19,8 +19,8 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def test_cache_repository_is_a_bare_partial_clone_for_git(tmp_path: Path) -> None:
-    rewrite = WebSettings(rewrites=(("https://github.com/", "git://127.0.0.1:9/"),)).rewrite
-    source = GitSource(Fetcher(Deadline(60.0)), Deadline(60.0), tmp_path, rewrite)
+    fetched = WebSettings(rewrites=(("https://github.com/", "git://127.0.0.1:9/"),)).fetched
+    source = GitSource(Fetcher(Deadline(60.0)), Deadline(60.0), tmp_path, fetched)
     repo = source._repo(URL)
     assert _git(repo, "rev-parse", "--is-bare-repository") == "true"
     assert _git(repo, "config", "remote.origin.url") == "git://127.0.0.1:9/ROCm/ROCm.git"

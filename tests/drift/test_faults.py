@@ -36,14 +36,17 @@ def test_timeout(checker: Checker) -> None:
         result = faulty(checker, "slow-project", route, timeout=0.5, retries=0)
     finally:
         route.release.set()
-    assert reason(result).startswith("timed out after 0.5 s at https://pypi.org/pypi/slow-project")
+    web = checker.world.http_url     # every message names the address asked, not the declared
+    assert reason(result) == (f"timed out after 0.5 s at {web}/pypi/slow-project/json after 1 "
+                              "attempt (--timeout 0.5 s bounds every attempt)")
 
 
 def test_http_500_after_bounded_retries(checker: Checker) -> None:
     route = Route("oops", status=500)
     result = faulty(checker, "broken-project", route, retries=2)
     assert reason(result) == ("HTTP 500 Internal Server Error at "
-                              "https://pypi.org/pypi/broken-project/json after 3 attempts")
+                              f"{checker.world.http_url}/pypi/broken-project/json after 3 "
+                              "attempts")
     assert route.hits == 3
 
 
@@ -64,7 +67,7 @@ def test_rate_limit_with_a_far_reset_is_reported_not_waited(checker: Checker) ->
     assert clock.sleeps == []                       # reported at once, never waited for
     assert result.code == 2 and result.pin("TRITON_VERSION")["status"] == "up to date"
     detail = result.pin("BAD_VERSION")["detail"]
-    assert detail.startswith("rate limited at https://api.github.com/repos/limited/repo/"
+    assert detail.startswith(f"rate limited at {checker.world.http_url}/repos/limited/repo/"
                              "releases?per_page=100 until 01:00:00 UTC (in 3600 s"), detail
     assert "set GITHUB_TOKEN" in detail and route.hits == 1
 
@@ -109,13 +112,14 @@ def test_a_rate_limit_longer_than_the_deadline_is_not_waited_for(checker: Checke
     checker.world.web.add("/pypi/patient-project/json", route)
     result = faulty(checker, "patient-project", None, deadline=3, clock=clock)
     assert clock.sleeps == []
-    assert reason(result).startswith("rate limited at https://pypi.org/pypi/patient-project/"
-                                      "json until "), reason(result)
+    assert reason(result).startswith(f"rate limited at {checker.world.http_url}/pypi/"
+                                      "patient-project/json until "), reason(result)
 
 
 def test_malformed_json(checker: Checker) -> None:
     result = faulty(checker, "garbled-project", Route('{"releases": {"1.0.0": [}'))
-    assert reason(result) == "malformed JSON from https://pypi.org/pypi/garbled-project/json"
+    assert reason(result) == (f"malformed JSON from {checker.world.http_url}/pypi/"
+                              "garbled-project/json")
 
 
 def test_truncated_html(checker: Checker) -> None:
@@ -126,18 +130,19 @@ def test_truncated_html(checker: Checker) -> None:
                                     index=["https://download.pytorch.org/whl/cut"]))
     assert result.code == 2 and result.pin("TRITON_VERSION")["status"] == "up to date"
     assert result.pin("BAD_VERSION")["detail"] == (
-        "truncated HTML from https://download.pytorch.org/whl/cut/torch/ (no closing </html>)")
+        f"truncated HTML from {checker.world.http_url}/pytorch/whl/cut/torch/ (no closing "
+        "</html>)")
 
 
 def test_redirect_loop(checker: Checker) -> None:
     result = faulty(checker, "loop-project", Route(fault="redirect-loop"))
-    assert reason(result) == ("redirect loop at https://pypi.org/pypi/loop-project/json "
-                              "(over 10 redirects)")
+    assert reason(result) == (f"redirect loop at {checker.world.http_url}/pypi/loop-project/"
+                              "json (over 10 redirects)")
 
 
 def test_unknown_package(checker: Checker) -> None:
     result = faulty(checker, "no-such-project", None)
-    assert reason(result).startswith("HTTP 404 Not Found at https://pypi.org/pypi/"
+    assert reason(result).startswith(f"HTTP 404 Not Found at {checker.world.http_url}/pypi/"
                                      "no-such-project/json (unknown package")
 
 
@@ -145,7 +150,8 @@ def test_unknown_git_repository(checker: Checker) -> None:
     result = checker.run(GOOD + pin("BAD_REF", "v1.0.0", git="https://github.com/no/such.git"))
     assert result.code == 2 and result.pin("TRITON_VERSION")["status"] == "up to date"
     detail = result.pin("BAD_REF")["detail"]
-    assert detail.startswith("git ls-remote failed for https://github.com/no/such.git:"), detail
+    assert detail.startswith(f"git ls-remote failed for {checker.world.git_url}no/such.git:"), \
+        detail
 
 
 def test_total_deadline_caps_each_request(checker: Checker) -> None:

@@ -200,7 +200,7 @@ def test_annotated_tag_resolves_to_its_commit_not_the_tag_object(checker: Checke
     assert finding["status"] == "could not check" and result.code == 2
     assert finding["detail"] == (
         f"{repo.objects['v1.2.2'][:12]} is the annotated tag object of v1.2.2 in "
-        f"{fixture('ROCm__mori')}, not a commit: pin the commit it tags, "
+        f"{checker.world.git_url}fixture/ROCm__mori.git, not a commit: pin the commit it tags, "
         f"{repo.commits['v1.2.2'][:12]}")
     assert result.pin("MORI_REF~COMMIT")["status"] == "incoherent"
 

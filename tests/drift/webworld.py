@@ -4,6 +4,7 @@ with ETags, pagination, injectable latency and faults."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import html
@@ -27,9 +28,10 @@ class Route:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     etag: bool = True
-    fault: str = ""            # hang | truncated | redirect-loop | flaky-500
+    fault: str = ""            # hang | trickle | truncated | redirect-loop | flaky-500
     delay: float = 0.0
     token: str = ""            # required bearer token
+    basic: str = ""            # required Basic credentials, "user:password"
     alternate: Route | None = None   # served for a PEP 691 Accept header
     hits: int = 0
     conditional_hits: int = 0
@@ -134,6 +136,10 @@ class Handler(BaseHTTPRequestHandler):
         if route.token and self.headers.get("Authorization") != f"Bearer {route.token}":
             self._send(401, "application/json", '{"message": "Bad credentials"}')
             return
+        if route.basic and self.headers.get("Authorization") != "Basic " + base64.b64encode(
+                route.basic.encode()).decode():
+            self._send(401, "text/plain", "Unauthorized", {"WWW-Authenticate": "Basic"})
+            return
         if route.fault and FAULTS[route.fault](self, route):
             return
         accept = self.headers.get("Accept", "")
@@ -175,6 +181,23 @@ def _hang(handler: Handler, route: Route) -> bool:
     return True
 
 
+def _trickle(handler: Handler, route: Route) -> bool:
+    """Answer 200 and then one byte of the body every 50 ms, never finishing until the test
+    sets ``route.release`` (or a minute passes): each read succeeds, the whole never comes."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", route.content_type)
+    handler.send_header("Content-Length", "1000000")
+    handler.end_headers()
+    with contextlib.suppress(OSError):
+        for _ in range(1200):
+            if route.release.wait(0.05):
+                break
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+    handler.close_connection = True
+    return True
+
+
 def _truncated(handler: Handler, route: Route) -> bool:
     body = route.body[: len(route.body) // 2]
     handler.send_response(200)
@@ -200,7 +223,7 @@ def _flaky(handler: Handler, route: Route) -> bool:
 
 
 FAULTS: dict[str, Callable[[Handler, Route], bool]] = {
-    "hang": _hang, "truncated": _truncated, "redirect-loop": _redirect_loop,
+    "hang": _hang, "trickle": _trickle, "truncated": _truncated, "redirect-loop": _redirect_loop,
     "flaky-500": _flaky}
 
 

@@ -19,6 +19,7 @@ from rocm_bake_checks.drift.web import WebSettings
 
 DEFAULT_GITHUB_API = "https://api.github.com"
 DEFAULT_PYPI = "https://pypi.org"
+CACHE_OFF = "off"
 
 
 @dataclass
@@ -158,7 +159,7 @@ def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Setting
         rewrites.append((DEFAULT_GITHUB_API, options.github_api.rstrip("/")))
     if options.pypi:
         rewrites.append((DEFAULT_PYPI, options.pypi.rstrip("/")))
-    cache = Path(options.cache_dir) if options.cache_dir else _default_cache(env)
+    cache = _cache(options.cache_dir) if options.cache_dir else _default_cache(env)
     web = WebSettings(github_api=DEFAULT_GITHUB_API, pypi=DEFAULT_PYPI,
                       token=env.get("GITHUB_TOKEN", ""), timeout=options.timeout,
                       retries=options.retries, max_wait=options.max_wait, cache_dir=cache,
@@ -180,11 +181,14 @@ def _rewrite(text: str) -> tuple[str, str]:
     return prefix, replacement
 
 
+def _cache(value: str) -> Path | None:
+    """``--cache-dir`` / ``ROCM_BAKE_DRIFT_CACHE``: a directory, or ``off`` for none."""
+    return None if value == CACHE_OFF else Path(value)
+
+
 def _default_cache(env: Mapping[str, str]) -> Path | None:
     configured = env.get("ROCM_BAKE_DRIFT_CACHE")
-    if configured == "off":
-        return None
     if configured:
-        return Path(configured)
+        return _cache(configured)
     base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".cache")
     return Path(base) / "rocm-bake" / "drift"

@@ -41,17 +41,27 @@ class Coherence:
         self.git = git
 
     def rules(self) -> list[Rule]:
-        rules: list[Rule] = [("triton-pin", self.triton_pin), ("vllm-torch", self.vllm_torch),
-                             ("rocm-labels", self.rocm_labels), ("arch-lists", self.arch_lists)]
+        """The rules that apply to this bake file (those whose variables it has)."""
+        rules: list[Rule] = [(name, check) for name, check, needs in (
+            ("triton-pin", self.triton_pin, ("TRITON_COMMIT", "PYTORCH_COMMIT", "PYTORCH_REPO")),
+            ("vllm-torch", self.vllm_torch, ("VLLM_COMMIT", "VLLM_REPO", "PYTORCH_VERSION")),
+            ("rocm-labels", self.rocm_labels, ("ROCM_VERSION",)),
+            ("arch-lists", self.arch_lists, ("GPU_ARCHS", "ALL_ARCHS")),
+        ) if all(self._has(n) for n in needs)]
         for name in sorted(self.specs):
             ref = name.removesuffix("_COMMIT") + "_REF"
-            if name.endswith("_COMMIT") and self._has(ref):
+            spec = self.specs[name]
+            if name.endswith("_COMMIT") and self._has(ref) and spec.upstream == "git" and \
+                    self._str(ref) and spec.tags.match(self._str(ref)):
                 rules.append((f"{ref}~COMMIT", functools.partial(self.ref_commit, name)))
         return rules
 
-    def repositories(self) -> list[str]:
-        """Repositories whose files the rules read (their history is fetched early)."""
-        return [self._str(n) for n in ("PYTORCH_REPO", "VLLM_REPO") if self._has(n)]
+    def repositories(self, rules: list[Rule]) -> list[str]:
+        """Repositories whose files ``rules`` read (their history is fetched early)."""
+        names = {r[0] for r in rules}
+        return [self._str(variable) for rule, variable in (("triton-pin", "PYTORCH_REPO"),
+                                                           ("vllm-torch", "VLLM_REPO"))
+                if rule in names and self._has(variable)]
 
     @staticmethod
     def run(rule: Rule) -> Finding | None:
@@ -168,7 +178,7 @@ class Coherence:
         target = listing.commits.get(ref)
         if target is None:
             finding.status = Status.NOT_FOUND
-            finding.detail = f"tag {ref} does not exist in {spec.location}"
+            finding.detail = f"tag {ref} does not exist in {self.git.where(spec.location)}"
             return finding
         return self._finding(finding.name, ref, target == commit,
                              f"tag {ref} is {commit_name} {commit[:12]}",

@@ -1,7 +1,7 @@
 """One HTTP GET through the standard library's ``urllib.request``: proxies from the environment
 (``https_proxy``, ``no_proxy``), the certificate authorities requests would trust
 (``REQUESTS_CA_BUNDLE`` or ``CURL_CA_BUNDLE`` when set, else certifi's bundle), at most
-``MAX_REDIRECTS`` redirects, gzip, and ``timeout`` per blocking operation (connect, each read).
+``MAX_REDIRECTS`` redirects, gzip, and ``timeout`` for the whole request.
 
 The checker makes a handful of requests per run, most of them in parallel to different hosts,
 so a keep-alive pool buys nothing; importing ``urllib.request`` costs about a third of what
@@ -17,11 +17,15 @@ import os
 import re
 import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from email.message import Message
+from typing import IO
 
 import certifi
+
+from rocm_bake.clock import SYSTEM, Clock
 
 MAX_REDIRECTS = 10
 _NEXT = re.compile(r'<([^>]*)>[^,]*;\s*rel="?next"?')
@@ -54,8 +58,23 @@ class Response:
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):
+    """At most ``MAX_REDIRECTS``; credentials (Basic or a token) never follow a redirect to
+    another host."""
+
     max_redirections = MAX_REDIRECTS
     max_repeats = MAX_REDIRECTS
+
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int,
+                         msg: str, headers: http.client.HTTPMessage, newurl: str,
+                         ) -> urllib.request.Request | None:
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _host(new.full_url) != _host(req.full_url):
+            new.remove_header("Authorization")
+        return new
+
+
+def _host(url: str) -> str:
+    return urllib.parse.urlsplit(url).netloc.rpartition("@")[2].lower()
 
 
 @functools.cache
@@ -74,12 +93,16 @@ class _Https(urllib.request.HTTPSHandler):
 _OPENER = urllib.request.build_opener(_Redirects(), _Https())
 
 
-def get(url: str, headers: dict[str, str], timeout: float) -> Response:
-    """The answer to ``GET url``, whatever its status (a 304 or a 500 is a response too)."""
+def get(url: str, headers: dict[str, str], timeout: float, clock: Clock = SYSTEM) -> Response:
+    """The answer to ``GET url``, whatever its status (a 304 or a 500 is a response too),
+    within ``timeout`` in all: each blocking operation is bounded by it, and a body still
+    trickling in when it has passed (on ``clock``) is given up."""
     request = urllib.request.Request(url, headers={**headers, "Accept-Encoding": "gzip"})
+    end = clock.monotonic() + timeout
     try:
         with _OPENER.open(request, timeout=timeout) as answer:
-            return _response(answer.status, answer.reason, answer.headers, answer.read())
+            return _response(answer.status, answer.reason, answer.headers,
+                             _read(answer, end, clock))
     except urllib.error.HTTPError as error:
         if error.msg.startswith(urllib.request.HTTPRedirectHandler.inf_msg):
             raise RedirectLoopError from None
@@ -93,6 +116,15 @@ def get(url: str, headers: dict[str, str], timeout: float) -> Response:
         raise ConnectionFailedError(_short(error.reason)) from None
     except (http.client.HTTPException, OSError) as error:
         raise ConnectionFailedError(_short(error)) from None
+
+
+def _read(answer: http.client.HTTPResponse, end: float, clock: Clock) -> bytes:
+    chunks = []
+    while chunk := answer.read1(65536):
+        chunks.append(chunk)
+        if clock.monotonic() > end:
+            raise TimeoutExceededError
+    return b"".join(chunks)
 
 
 def _body(error: urllib.error.HTTPError) -> bytes:

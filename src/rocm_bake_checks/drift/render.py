@@ -1,10 +1,13 @@
 """The report as a terminal table, JSON, or Markdown (for PR comments and step summaries).
 
-tabulate is imported by the tables that use it: a ``--json`` run never loads it."""
+Every output shows a pin's text as the bake file spells it: tabulate is only ever called
+through ``_tabulate``, which turns its number parsing off (``7.10`` stays ``7.10``, never
+``7.1``). tabulate is imported by the tables that use it: a ``--json`` run never loads it."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rocm_bake_checks.drift.model import Finding, Report, Status
 
@@ -52,13 +55,11 @@ def _rule_status(finding: Finding) -> str:
 
 def table(report: Report, list_undeclared: bool = False) -> str:
     """The pins, then the coherence rules, each under headed columns, then the summary."""
-    from tabulate import tabulate  # noqa: PLC0415 (see the module's doc)
-
-    parts = [tabulate(_rows(report.findings), headers=HEADERS, maxcolwidths=WIDTHS)] \
+    parts = [_tabulate(_rows(report.findings), HEADERS, maxcolwidths=WIDTHS)] \
         if report.findings or not report.unchanged else []
     if report.coherence:
-        parts.append(tabulate(_rule_rows(report.coherence), headers=RULE_HEADERS,
-                              maxcolwidths=[None, 24, 14, 16, 82]))
+        parts.append(_tabulate(_rule_rows(report.coherence), RULE_HEADERS,
+                               maxcolwidths=[None, 24, 14, 16, 82]))
     parts.append(summary(report, list_undeclared))
     return "\n\n".join(parts)
 
@@ -114,10 +115,15 @@ def markdown(report: Report) -> str:
 
 def pipe_table(rows: list[list[str]], headers: list[str]) -> str:
     """A GitHub-flavoured Markdown table by tabulate; cells escaped for Markdown."""
+    return _tabulate([[_cell(c) for c in row] for row in rows], headers, tablefmt="github")
+
+
+def _tabulate(rows: list[list[str]], headers: list[str], **options: Any) -> str:
+    """The one call of tabulate: cells are text, printed as they are (no number parsing,
+    no float formatting)."""
     from tabulate import tabulate  # noqa: PLC0415 (see the module's doc)
 
-    return tabulate([[_cell(c) for c in row] for row in rows], headers=headers,
-                    tablefmt="github", disable_numparse=True)
+    return str(tabulate(rows, headers=headers, disable_numparse=True, **options))
 
 
 def _cell(text: str) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -29,6 +31,7 @@ from rocm_bake_checks.drift.web import Web, WebSettings
 
 if TYPE_CHECKING:
     from rocm_bake.bakefile import Definition
+    from rocm_bake_checks.drift.coherence import Rule
     from rocm_bake_checks.drift.declarations import PinSpec
     from rocm_bake_checks.drift.verdicts import Checker
 
@@ -58,8 +61,12 @@ class Session:
         self.fetcher = Fetcher(self.deadline, settings.offline, settings.record,
                                settings.cache_dir / "answers" if settings.cache_dir else None)
         self.web = Web(settings.web, self.fetcher, self.deadline)
-        self.git = GitSource(self.fetcher, self.deadline, settings.cache_dir,
-                             settings.web.rewrite, settings.web.timeout)
+        # commit history needs a repository to fetch into: with no cache, a temporary one
+        self.scratch = tempfile.mkdtemp(prefix="rocm-bake-drift-") if \
+            settings.cache_dir is None and settings.offline is None else ""
+        self.git = GitSource(self.fetcher, self.deadline,
+                             Path(self.scratch) if self.scratch else settings.cache_dir,
+                             settings.web.fetched, settings.web.timeout)
         if settings.offline is not None:
             self.checked_at = settings.offline.recorded_at
         else:
@@ -70,7 +77,11 @@ class Session:
                                           thread_name_prefix="drift")
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the pool; with a temporary git directory, wait for the git processes still
+        at work in it (each bounded by --timeout and the deadline), then remove it."""
+        self.pool.shutdown(wait=bool(self.scratch), cancel_futures=True)
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     # -- the plan of the last run (warmup.py) ----------------------------------------------
     def _planned(self) -> bool:
@@ -118,19 +129,19 @@ class Session:
         coherence = Coherence(definition, specs, self.git)
         rules = [] if self.settings.only or (names is not None and not specs) else \
             coherence.rules()
+        wheels_only = False
         if self.settings.explain:
-            checked = [*(s.name for s in specs), *(r[0] for r in rules)]
-            _known([self.settings.explain.removesuffix("[wheel]")], checked, "--explain",
-                   "pin or rule")
-        self._start_git(specs, coherence.repositories() if rules else [])
+            specs, rules, wheels_only = _explained(self.settings.explain, specs, rules)
+        self._start_git(specs, coherence.repositories(rules))
         from rocm_bake_checks.drift import stories  # noqa: PLC0415 (see the module's doc)
         from rocm_bake_checks.drift.verdicts import Checker  # noqa: PLC0415
 
         checker = Checker(self.web, self.git)
         tasks: list[tuple[str, Task]] = []
         for spec in specs:
-            tasks.append((spec.name,
-                          lambda s=spec: [self._pin(checker, s)]))  # type: ignore[misc]
+            if not wheels_only:
+                tasks.append((spec.name,
+                              lambda s=spec: [self._pin(checker, s)]))  # type: ignore[misc]
             if spec.wheels is not None:
                 tasks.append((f"{spec.name}[wheel]",
                               lambda s=spec: [self._wheel(s)]))  # type: ignore[misc]
@@ -210,6 +221,18 @@ class Session:
         line = f"[{done}/{total}] {name}" if total else ""
         sys.stderr.write(f"\r\033[K{line}")
         sys.stderr.flush()
+
+
+def _explained(name: str, specs: list[PinSpec], rules: list[Rule],
+               ) -> tuple[list[PinSpec], list[Rule], bool]:
+    """``--explain NAME``: only what NAME needs (the pin, its wheel, or the rule), checked;
+    an unknown NAME is exit 2 with the names that apply to this bake file."""
+    valid = [*(s.name for s in specs), *(f"{s.name}[wheel]" for s in specs if s.wheels),
+             *(r[0] for r in rules)]
+    _known([name], valid, "--explain", "pin or rule")
+    pin = name.removesuffix("[wheel]")
+    return [s for s in specs if s.name == pin], [r for r in rules if r[0] == name], \
+        name != pin
 
 
 def _known(asked: Sequence[str], names: Sequence[str], option: str, what: str) -> None:

@@ -124,7 +124,8 @@ class Checker:
             finding.status = Status.NOT_FOUND
             finding.detail = f"branch {spec.branch} does not exist upstream"
             return Outcome(finding)
-        _not_a_tag_object(spec, listing)
+        asked = self.git.where(spec.location)   # the address asked, as messages name it
+        _not_a_tag_object(spec, listing, asked)
         if not releases and not spec.branch:
             raise UnavailableError("no tag matches the release pattern and no branch is declared")
         names = [r.raw for r in releases]
@@ -133,26 +134,27 @@ class Checker:
                                    finding.explanation)
         if history.get("tag_object"):
             raise UnavailableError(
-                f"{spec.value[:12]} is an annotated tag object in {spec.location}, not a "
+                f"{spec.value[:12]} is an annotated tag object in {asked}, not a "
                 f"commit: pin the commit it tags, {str(history['tag_object'])[:12]}")
         if not history.get("present"):
             finding.status = Status.NOT_FOUND
             where = f"tags or {spec.branch}" if spec.branch else "tags"
-            finding.detail = f"commit {spec.value[:12]} is not in {spec.location} ({where} " \
+            finding.detail = f"commit {spec.value[:12]} is not in {asked} ({where} " \
                              "fetched, and not fetchable by id)"
             return Outcome(finding)
-        outcome = _judge_commit(spec, finding, releases, history)
+        outcome = _judge_commit(spec, finding, releases, history,
+                                listing.heads.get(spec.branch, ""))
         if not finding.newest and spec.branch:   # no release: the branch head is the newest
             finding.newest = listing.heads.get(spec.branch, "")
         return outcome
 
 
-def _not_a_tag_object(spec: PinSpec, listing: Listing) -> None:
+def _not_a_tag_object(spec: PinSpec, listing: Listing, asked: str) -> None:
     """A commit pin holding the id of an annotated tag object is named as such."""
     for tag, oid in listing.tag_objects.items():
         if oid == spec.value:
             raise UnavailableError(
-                f"{spec.value[:12]} is the annotated tag object of {tag} in {spec.location}, "
+                f"{spec.value[:12]} is the annotated tag object of {tag} in {asked}, "
                 f"not a commit: pin the commit it tags, {listing.commits.get(tag, '?')[:12]}")
 
 
@@ -232,7 +234,9 @@ def _branch(spec: PinSpec, finding: Finding, listing: Listing) -> Outcome:
 
 
 def _judge_commit(spec: PinSpec, finding: Finding, releases: list[Release],
-                  history: dict[str, object]) -> Outcome:
+                  history: dict[str, object], branch_head: str = "") -> Outcome:
+    """Where a commit pin stands: behind the newest release, behind its branch's head (when
+    it declares one), ahead of every release (how many commits past which), or up to date."""
     merged = _strs(history.get("merged"))
     contained = _strs(history.get("contained_in"))
     newest_counts = _counts(history.get("newest"))
@@ -251,20 +255,26 @@ def _judge_commit(spec: PinSpec, finding: Finding, releases: list[Release],
         finding.newest_version = str(releases[0].version)
     behind = newest_counts.get("behind", 0)
     branch_behind = branch_counts.get("behind", 0)
+    ahead = newest_counts.get("ahead", 0) if releases and not behind else 0
+    moved = f"{spec.branch} head moved: {_commits(branch_behind)} since the pin" \
+        if spec.branch and branch_behind else ""
+    past = f"{_commits(ahead)} ahead of {releases[0].raw}" if ahead else ""
     if releases and behind:
         finding.status = Status.BEHIND
         finding.behind = f"{_commits(behind)} behind {releases[0].raw}"
-    elif spec.branch and branch_behind:
+    elif moved:   # a declared branch is what the pin follows: behind its head is drift
         finding.status = Status.BEHIND
-        finding.behind = f"{spec.branch} head moved: {_commits(branch_behind)} since the pin"
-    elif releases and newest_counts.get("ahead", 0) and not spec.branch:
+        finding.behind = moved
+        if past:
+            facts.insert(0, past)
+            finding.newest = branch_head
+    elif past and not spec.branch:
         finding.status = Status.AHEAD
-        finding.behind = f"{_commits(newest_counts['ahead'])} after {releases[0].raw}"
+        finding.behind = past
     else:
         finding.status = Status.UP_TO_DATE
         at = f"head of {spec.branch}" if spec.branch else f"at {releases[0].raw}"
-        finding.behind = at if not releases or not newest_counts.get("ahead") else \
-            f"{at}, {_commits(newest_counts['ahead'])} after {releases[0].raw}"
+        finding.behind = f"{at}, {past}" if past else at
     finding.detail = "; ".join([finding.behind, *facts])
     commits = max(behind, branch_behind)
     return Outcome(finding, distance if finding.status == Status.BEHIND else None, commits)

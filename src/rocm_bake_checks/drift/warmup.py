@@ -6,7 +6,9 @@ this run put them all in flight before the bake file is even loaded, so loading 
 importing the verdict code overlap the network's round trip. Every answer is still this run's
 own; only the order of asking is learnt. A question the bake file no longer needs costs one
 request; runs that ask less than everything (``--only``, ``--explain``) or must ask exactly
-what they need (``--record``, ``--offline``) neither use nor change the plan.
+what they need (``--record``, ``--offline``) neither use nor change the plan. The plan is
+kept on disk, so it never holds a URL with credentials: such a URL (user-info in the bake
+file) is asked by the check itself, once the bake file has given its credentials again.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocm_bake import redact
 from rocm_bake_checks.drift.cache import DiskCache
 
 
@@ -40,5 +43,6 @@ def load(cache: DiskCache, files: Sequence[Path]) -> Plan:
 
 
 def save(cache: DiskCache, files: Sequence[Path], plan: Plan) -> None:
-    cache.put(_key(files), {"git": sorted(plan.git),
-                            "http": [list(p) for p in sorted(plan.http)]})
+    cache.put(_key(files), {
+        "git": sorted(u for u in plan.git if not redact.has_credentials(u)),
+        "http": [list(p) for p in sorted(plan.http) if not redact.has_credentials(p[0])]})

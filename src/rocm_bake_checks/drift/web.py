@@ -1,12 +1,17 @@
 """HTTP GETs for the sources: bounded retries, rate limits honoured, ETag revalidation.
 
-- 5xx, timeouts and broken connections are retried (``retries`` times, short backoff);
+- 5xx and broken connections are retried (``retries`` times, short backoff), all attempts
+  and back-offs of one URL within ``timeout`` (a request gets what is left of it, so one that
+  times out has used it all and is not retried); rate-limit waits are ``max_wait``'s;
 - 403/429 with ``Retry-After`` or ``X-RateLimit-Remaining: 0`` + ``X-RateLimit-Reset`` wait
   until the reset when that is soon enough (``max_wait`` and the deadline), else the reason is
   reported ("rate limited until ..."), never retried blindly;
 - a response with an ``ETag`` is cached on disk; the next run sends ``If-None-Match`` and a
   ``304`` is answered from the cache (GitHub does not count those against the rate limit);
-- ``GITHUB_TOKEN`` is sent only to the GitHub API base and never printed or recorded.
+- ``GITHUB_TOKEN`` is sent only to the GitHub API base and never printed or recorded;
+- a URL's user-info is sent as Basic authorization (credentials.py), never stored: the ETag
+  cache is keyed by the address without it, and every message names the address fetched
+  (after ``--rewrite``), credentials masked.
 
 The request itself is ``httpget.get`` (the standard library's urllib), imported at the first
 request: an offline run never pays for it.
@@ -16,11 +21,12 @@ from __future__ import annotations
 
 import email.utils
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocm_bake_checks.drift.cache import DiskCache
+from rocm_bake_checks.drift.credentials import Address, Keyring, clean
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
 from rocm_bake_checks.drift.polite import HostLimits
@@ -44,6 +50,19 @@ class WebSettings:
     max_wait: float = 60.0
     cache_dir: Path | None = None
     rewrites: tuple[tuple[str, str], ...] = ()
+    keyring: Keyring = field(default_factory=Keyring, compare=False)
+
+    def __post_init__(self) -> None:
+        for _, replacement in self.rewrites:
+            self.keyring.learn(replacement)
+
+    def fetched(self, url: str) -> Address:
+        """Where a declared URL is asked: rewritten, split from its credentials."""
+        return self.keyring.address(self.rewrite(url))
+
+    def where(self, url: str) -> str:
+        """The address a declared URL is fetched from, as messages name it."""
+        return self.fetched(url).shown
 
     def rewrite(self, url: str) -> str:
         """The URL actually fetched for a declared one (``--rewrite PREFIX=REPLACEMENT``)."""
@@ -53,11 +72,13 @@ class WebSettings:
         return url
 
     def unrewrite(self, url: str) -> str:
-        """A fetched URL (a ``Link: rel=next``) back in the bake file's terms."""
+        """A fetched URL (a ``Link: rel=next``) back in the bake file's terms, without
+        user-info (it is stored; its origin's credentials are applied when it is asked)."""
         for prefix, replacement in self.rewrites:
-            if url.startswith(replacement):
-                return prefix + url[len(replacement):]
-        return url
+            for form in (replacement, clean(replacement)):
+                if url.startswith(form):
+                    return clean(prefix + url[len(form):])
+        return clean(url)
 
 
 class Web:
@@ -73,6 +94,10 @@ class Web:
         self.etags = DiskCache(cache / "http" if cache is not None else None)
         self.asked: set[tuple[str, str]] = set()   # every (URL, Accept) asked (warmup.py)
 
+    def where(self, url: str) -> str:
+        """The address a declared URL is fetched from, credentials masked (for messages)."""
+        return self.settings.where(url)
+
     def get(self, url: str, accept: str, log: Explanation) -> dict[str, Any]:
         self.asked.add((url, accept))
         key = _key(url, accept)
@@ -85,80 +110,102 @@ class Web:
         """GET ``url`` now, for the check that will ask (``get``)."""
         self.fetcher.prefetch(_key(url, accept), lambda: self._get(url, accept))
 
-    # -- one request, retried -----------------------------------------------------------
+    # -- one request, retried within --timeout -------------------------------------------
     def _get(self, declared: str, accept: str) -> tuple[dict[str, Any], str]:
-        url = self.settings.rewrite(declared)
-        attempts = self.settings.retries + 1
-        last = ""
-        for attempt in range(attempts):
-            if attempt:
-                self._sleep(min(0.2 * 2 ** attempt, 2.0))
-            outcome = self._attempt(declared, url, accept)
-            if isinstance(outcome, tuple):
+        address = self.settings.fetched(declared)
+        budget = _Budget(self.settings.timeout)
+        failed = _Failed("")
+        attempts = 0
+        for attempt in range(self.settings.retries + 1):
+            pause = min(0.2 * 2 ** attempt, 2.0) if attempt else 0.0
+            if budget.left <= pause:
+                failed.why = " (no time left for another within --timeout " \
+                             f"{self.settings.timeout:g} s)"
+                break
+            if pause:
+                budget.left -= pause
+                self._sleep(pause)
+            attempts += 1
+            outcome = self._attempt(address, declared, accept, budget)
+            if not isinstance(outcome, _Failed):
                 return outcome
-            last = outcome
-        raise UnavailableError(f"{last} at {declared} after {attempts} attempts")
+            failed = outcome
+            if failed.timed_out:   # it was given all that was left of the budget
+                failed.why = f" (--timeout {self.settings.timeout:g} s bounds every attempt)"
+                break
+        plural = "s" if attempts != 1 else ""
+        raise UnavailableError(f"{failed.reason} at {address.shown} after {attempts} "
+                               f"attempt{plural}{failed.why}")
 
-    def _attempt(self, declared: str, url: str, accept: str) -> tuple[dict[str, Any], str] | str:
+    def _attempt(self, address: Address, declared: str, accept: str, budget: _Budget,
+                 ) -> tuple[dict[str, Any], str] | _Failed:
         from rocm_bake_checks.drift import httpget  # noqa: PLC0415 (offline runs never import it)
 
-        left = self.deadline.check()
+        url = address.url
         cached = self._cached(url, accept)
         headers = {"Accept": accept, "User-Agent": USER_AGENT}
         if cached:
             headers["If-None-Match"] = cached["etag"]
-        if self.settings.token and declared.startswith(self.settings.github_api):
+        if address.authorization():
+            headers["Authorization"] = address.authorization()
+        elif self.settings.token and declared.startswith(self.settings.github_api):
             headers["Authorization"] = f"Bearer {self.settings.token}"
-        timeout = max(0.05, min(self.settings.timeout, left))
         try:
-            with self.hosts.slot(url):
-                response = httpget.get(url, headers, timeout)
+            with self.hosts.slot(url):   # a wait for a free slot is no time of this source
+                timeout = max(0.05, min(budget.left, self.deadline.check()))
+                started = self.clock.monotonic()
+                try:
+                    response = httpget.get(url, headers, timeout, self.clock)
+                finally:
+                    budget.left -= self.clock.monotonic() - started
         except httpget.RedirectLoopError:
-            raise UnavailableError(f"redirect loop at {declared} (over "
+            raise UnavailableError(f"redirect loop at {address.shown} (over "
                                    f"{httpget.MAX_REDIRECTS} redirects)") from None
         except httpget.TimeoutExceededError:
-            return f"timed out after {timeout:.1f} s"
+            return _Failed(f"timed out after {timeout:.1f} s", timed_out=True)
         except httpget.ConnectionFailedError as exc:
-            return f"connection failed ({exc})"
-        return self._answer(declared, url, accept, cached, response)
+            return _Failed(f"connection failed ({exc})")
+        return self._answer(address, accept, cached, response, budget)
 
-    def _answer(self, declared: str, url: str, accept: str, cached: dict[str, Any] | None,
-                response: Response) -> tuple[dict[str, Any], str] | str:
+    def _answer(self, address: Address, accept: str, cached: dict[str, Any] | None,
+                response: Response, budget: _Budget) -> tuple[dict[str, Any], str] | _Failed:
         status = response.status
+        where = address.shown
         if status == 304 and cached:
             self.fetcher.count(from_cache=True)
             return cached["response"], "HTTP 304 Not Modified: answered from the ETag cache"
         self.fetcher.count(from_cache=False)
         if status in (403, 429):
-            return self._rate_limited(declared, response)
+            return _Failed(self._rate_limited(where, response, budget))
         if status >= 500:
-            return f"HTTP {status} {response.reason}"
+            return _Failed(f"HTTP {status} {response.reason}")
         if status == 404:
-            raise UnavailableError(f"HTTP 404 Not Found at {declared} (unknown package, project or "
-                              "repository?)")
+            raise UnavailableError(f"HTTP 404 Not Found at {where} (unknown package, project or "
+                                   "repository?)")
         if status != 200:
-            raise UnavailableError(f"HTTP {status} {response.reason} at {declared}")
+            raise UnavailableError(f"HTTP {status} {response.reason} at {where}")
         body = response.text
         data = {"status": status, "content_type": response.headers.get("Content-Type", ""),
                 "body": body, "next": self.settings.unrewrite(response.next_url)}
         etag = response.headers.get("ETag")
         if etag:
-            self._store(url, accept, etag, data)
+            self._store(address.url, accept, etag, data)
         return data, f"HTTP 200 ({len(body)} bytes)"
 
-    def _rate_limited(self, declared: str, response: Response) -> str:
+    def _rate_limited(self, where: str, response: Response, budget: _Budget) -> str:
         wait = _rate_limit_wait(response, self.clock.time())
         if wait is None:
-            raise UnavailableError(f"HTTP {response.status} {response.reason} at {declared}")
+            raise UnavailableError(f"HTTP {response.status} {response.reason} at {where}")
         left = self.deadline.remaining()
         if wait <= self.settings.max_wait and wait < left - 1:
             self._sleep(wait)
+            # a rate limit's wait is --max-wait's, not --timeout's
             return f"rate limited (waited {wait:.0f} s for the reset)"
         until = time.strftime("%H:%M:%S UTC", time.gmtime(self.clock.time() + wait))
         hint = "" if self.settings.token else "; set GITHUB_TOKEN for a higher limit"
-        raise UnavailableError(f"rate limited at {declared} until {until} (in {wait:.0f} s, longer "
-                          f"than the {min(self.settings.max_wait, left):.0f} s this run may "
-                          f"wait){hint}")
+        raise UnavailableError(f"rate limited at {where} until {until} (in {wait:.0f} s, "
+                               f"longer than the {min(self.settings.max_wait, left):.0f} s this "
+                               f"run may wait){hint}")
 
     def _sleep(self, seconds: float) -> None:
         left = self.deadline.remaining()
@@ -173,6 +220,22 @@ class Web:
 
     def _store(self, url: str, accept: str, etag: str, data: dict[str, Any]) -> None:
         self.etags.put(f"{url}\0{accept}", {"etag": etag, "response": data})
+
+
+@dataclass
+class _Failed:
+    """An attempt that may be retried: why it failed."""
+
+    reason: str
+    timed_out: bool = False
+    why: str = ""   # why no further attempt was made, when that is not the retry count
+
+
+@dataclass
+class _Budget:
+    """What is left of ``--timeout`` for one URL: its requests and back-offs spend it."""
+
+    left: float
 
 
 def _key(url: str, accept: str) -> str:

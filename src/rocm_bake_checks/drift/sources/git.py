@@ -1,6 +1,9 @@
-"""Git upstreams through the git CLI, every call under the ``--timeout`` watchdog
-(sources/gitrun.py): refs by ``ls-remote`` (annotated tags peeled to their commits) and
-commit history from a blob-less bare fetch kept in a cache directory (the
+"""Git upstreams through the git CLI, every call under a watchdog (sources/gitrun.py): the
+git operations of one repository share its ``--timeout`` (git is not retried), each is cut
+short by the total deadline too. Credentials never reach the disk: a cache repository's
+``origin`` is the address without user-info, and the credentials travel in the environment
+of each git process (credentials.py). Refs by ``ls-remote`` (annotated tags peeled to their
+commits) and commit history from a blob-less bare fetch kept in a cache directory (the
 commits and trees of the release tags and the branch, never a checkout, never blobs).
 
 One connection per repository and run: a repository whose history is fetched for the first
@@ -12,34 +15,42 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import atomic, redact
+from rocm_bake import atomic
+from rocm_bake_checks.drift.credentials import Address, clean
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
 from rocm_bake_checks.drift.polite import HostLimits
 from rocm_bake_checks.drift.sources import Listing, gitrun
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
+SMART_HTTP = "application/x-git-upload-pack-advertisement"
 _REPO_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
 
 
 class GitSource:
     def __init__(self, fetcher: Fetcher, deadline: Deadline, cache_dir: Path | None,
-                 rewrite: Any, timeout: float = 20.0) -> None:
+                 fetched: Callable[[str], Address], timeout: float = 20.0) -> None:
         self.fetcher = fetcher
         self.timeout = timeout
         self.hosts = HostLimits()
         self.deadline = deadline
         self.cache_dir = cache_dir
-        self.rewrite = rewrite
+        self.fetched = fetched        # declared URL -> the address asked, credentials apart
+        self._spent: dict[str, float] = {}   # url -> seconds its git operations took
+        self._budget_lock = threading.Lock()
         self._branches: dict[str, set[str]] = {}
         self._synced: dict[str, str] = {}   # url -> "" (done) or the error
         self._first_fetch: set[str] = set()  # planned URLs with no cache repository yet
         self.listed: set[str] = set()       # every URL whose refs were asked for (warmup.py)
+
+    def where(self, url: str) -> str:
+        """The address asked for a declared repository, credentials masked (messages)."""
+        return self.fetched(url).shown
 
     # -- one blob-less fetch per repository and run ---------------------------------------
     def plan(self, url: str, branch: str = "") -> None:
@@ -72,7 +83,8 @@ class GitSource:
                 refspecs = ["+refs/tags/*:refs/tags/*", *(
                     f"+refs/heads/{b}:refs/heads/{b}" for b in sorted(self._branches.get(url,
                                                                                    ())))]
-                with self.hosts.slot(self.rewrite(url)):
+                self._require_smart_http(url)
+                with self.hosts.slot(self.fetched(url).url):
                     self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
                                      "--no-write-fetch-head", "origin", *refspecs], url)
                 self._synced[url] = ""
@@ -80,6 +92,39 @@ class GitSource:
                 self._synced[url] = str(exc)
         if self._synced[url]:
             raise UnavailableError(self._synced[url])
+
+    def _require_smart_http(self, url: str) -> None:
+        """Refuse, in one line, an http(s) repository that only speaks git's dumb protocol
+        (a static file server): a blob-less fetch from one does not end until the watchdog
+        kills it, while its refs (``ls-remote``) are served correctly. One GET of
+        ``info/refs?service=git-upload-pack`` tells: a smart server answers with its
+        advertisement's content type. Any other answer is left to git to report."""
+        address = self.fetched(url)
+        if not address.url.startswith(("http://", "https://")):
+            return
+        from rocm_bake_checks.drift import httpget  # noqa: PLC0415 (http(s) repositories only)
+
+        headers = {"User-Agent": "git/2 (rocm-bake-version-check)"}
+        if address.authorization():
+            headers["Authorization"] = address.authorization()
+        probe = address.url.rstrip("/") + "/info/refs?service=git-upload-pack"
+        clock = self.deadline.clock
+        try:
+            with self.hosts.slot(address.url):
+                started = clock.monotonic()
+                try:
+                    response = httpget.get(probe, headers, max(0.05, min(
+                        self._budget(url), self.deadline.check())), clock)
+                finally:
+                    self._spend(url, clock.monotonic() - started)
+        except (httpget.TimeoutExceededError, httpget.ConnectionFailedError,
+                httpget.RedirectLoopError):
+            return
+        kind = response.headers.get_content_type()
+        if response.status == 200 and kind != SMART_HTTP:
+            raise UnavailableError(
+                f"{address.shown} speaks only git's dumb HTTP protocol (info/refs is {kind}, "
+                f"not {SMART_HTTP}): commit history needs smart HTTP")
 
     # -- refs ---------------------------------------------------------------------------
     def listing(self, url: str, log: Explanation) -> Listing:
@@ -115,9 +160,9 @@ class GitSource:
                                                 "refs/heads"], url))
 
     def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
-        with self.hosts.slot(self.rewrite(url)):
-            output = self._git(None, ["ls-remote", "--tags", "--heads", self.rewrite(url)],
-                               url)
+        address = self.fetched(url).url
+        with self.hosts.slot(address):
+            output = self._git(None, ["ls-remote", "--tags", "--heads", address], url)
         return parse_ls_remote(output), "git ls-remote"
 
     # -- history ------------------------------------------------------------------------
@@ -187,7 +232,7 @@ class GitSource:
     def _show(self, url: str, commit: str, path: str) -> tuple[str | None, str]:
         repo = self._synced_repo(url)
         if not self._has_commit(repo, commit) and not self._fetch_commit(repo, commit, url):
-            raise UnavailableError(f"commit {commit[:12]} not found in {url}")
+            raise UnavailableError(f"commit {commit[:12]} not found in {self.where(url)}")
         try:
             text = self._git(repo, ["cat-file", "-p", f"{commit}:{path}"], url,
                              quiet_fail=True)
@@ -199,14 +244,16 @@ class GitSource:
     def _path(self, url: str) -> Path:
         if self.cache_dir is None:
             raise UnavailableError("commit history needs a cache directory (--cache-dir)")
-        return self.cache_dir / "git" / (hashlib.sha256(url.encode()).hexdigest()[:20] + ".git")
+        digest = hashlib.sha256(clean(url).encode()).hexdigest()[:20]
+        return self.cache_dir / "git" / f"{digest}.git"
 
     def _repo(self, url: str) -> Path:
         """The cache repository of ``url``: a bare partial clone whose ``origin`` is the
-        rewritten URL. Its layout (gitrepository-layout(5): objects, refs, config, then HEAD,
-        which makes it a repository) is written here, with no git process, and none per use."""
+        rewritten URL without user-info. Its layout (gitrepository-layout(5): objects, refs,
+        config, then HEAD, which makes it a repository) is written here, with no git
+        process, and none per use."""
         path = self._path(url)
-        fetched_from = self.rewrite(url)
+        fetched_from = self.fetched(url).url
         if not (path / "HEAD").exists():
             for directory in ("objects/info", "objects/pack", "refs/heads", "refs/tags"):
                 (path / directory).mkdir(parents=True, exist_ok=True)
@@ -247,23 +294,50 @@ class GitSource:
 
     def _git(self, repo: Path | None, args: list[str], url: str,
              quiet_fail: bool = False) -> str:
-        """``git ARGS`` under the watchdog (``--timeout`` of silence, the total deadline);
-        a timeout is always reported, other failures are _MissingError when ``quiet_fail``."""
+        """``git ARGS`` for ``url`` (its address, credentials in the environment), under the
+        watchdog: what is left of ``url``'s ``--timeout``, or of the total deadline; a timeout
+        is always reported, other failures are _MissingError when ``quiet_fail``."""
         left = self.deadline.check()
         extra = {"GIT_DIR": str(repo)} if repo is not None else {}
-        where = redact.text(url)
+        env = gitrun.environment(extra)
+        address = self.fetched(url) if url else Address("")
+        env.update(address.git_environment(env))
+        budget = self._budget(url)
+        if budget <= 0:
+            raise UnavailableError(f"git {args[0]} not started for {address.shown}: its "
+                                   f"--timeout of {self.timeout:g} s is used up")
+        reason = f"not done within the --timeout of {self.timeout:g} s" if budget <= left \
+            else f"the total deadline ran out ({left:.1f} s left when git started)"
+        started = self.deadline.clock.monotonic()
         try:
-            result = gitrun.run(args, gitrun.environment(extra), self.timeout, left)
+            result = gitrun.run(args, env, min(budget, left), reason)
         except gitrun.GitTimeoutError as exc:
-            raise UnavailableError(f"git {args[0]} timed out for {where}: {exc}") from None
+            raise UnavailableError(f"git {args[0]} timed out for {address.shown}: {exc}") \
+                from None
         except OSError as exc:
             raise UnavailableError(f"cannot run git: {exc.strerror or exc}") from None
+        finally:
+            self._spend(url, self.deadline.clock.monotonic() - started)
         if result.status != 0:
             if quiet_fail:
                 raise _MissingError
-            raise UnavailableError(f"git {args[0]} failed for {where}: "
+            raise UnavailableError(f"git {args[0]} failed for {address.shown}: "
                                    f"{gitrun.error_line(result.stderr, result.status)}")
         return result.stdout
+
+    def _budget(self, url: str) -> float:
+        """Seconds left of ``url``'s ``--timeout``: what its git operations have not taken
+        yet (waits for a free slot are not theirs); a local operation (no URL) has a
+        ``--timeout`` of its own."""
+        if not url:
+            return self.timeout
+        with self._budget_lock:
+            return self.timeout - self._spent.get(url, 0.0)
+
+    def _spend(self, url: str, seconds: float) -> None:
+        if url:
+            with self._budget_lock:
+                self._spent[url] = self._spent.get(url, 0.0) + seconds
 
 
 # for-each-ref printing what ls-remote prints: "oid<TAB>ref", and for an annotated tag a second

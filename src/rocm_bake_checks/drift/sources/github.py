@@ -51,11 +51,11 @@ def _pages(web: Web, url: str, log: Explanation) -> list[dict[str, Any]]:
         try:
             page = json.loads(response["body"])
         except (ValueError, KeyError):
-            raise UnavailableError(f"malformed JSON from {url}") from None
+            raise UnavailableError(f"malformed JSON from {web.where(url)}") from None
         if not isinstance(page, list):
-            raise UnavailableError(f"unexpected JSON from {url}: not a list")
+            raise UnavailableError(f"unexpected JSON from {web.where(url)}: not a list")
         items.extend(i for i in page if isinstance(i, dict))
         url = response.get("next") or ""
         if not url:
             return items
-    raise UnavailableError(f"more than {MAX_PAGES} pages at {url}")
+    raise UnavailableError(f"more than {MAX_PAGES} pages at {web.where(url)}")

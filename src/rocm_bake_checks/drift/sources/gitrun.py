@@ -1,15 +1,16 @@
-"""Running git with ``--timeout`` applied to every operation, whatever the transport.
+"""Running git under a bound, whatever the transport.
 
-git has no connect or idle timeout of its own for ``git://``; a server that accepts and then
-says nothing would hold ``git ls-remote`` forever. So each git process runs under a
-no-progress watchdog: any output (stdout, or stderr, where ``fetch --progress`` reports)
-restarts the idle timer, and ``timeout`` seconds of silence kill the process; the total
-deadline kills it too. It is the one mechanism for git://, https and ssh alike (connect and
-no progress), so the reason always names the limit that fired; ssh runs in batch mode (no
-password prompt).
+git has no connect or overall timeout of its own for ``git://``; a server that accepts and
+then says nothing would hold ``git ls-remote`` forever, and one that trickles would hold a
+fetch for as long as it likes. So each git process runs under a watchdog that kills it (and
+the helpers it started) once ``seconds`` have passed: the caller gives it what is left of the
+repository's ``--timeout`` budget or of the total deadline, whichever ends first, and the
+reason to report. It is the one mechanism for git://, https and ssh alike; ssh runs in batch
+mode (no password prompt), and no transport ever prompts (credentials come in the
+environment, see credentials.py).
 
-gitpython's ``execute`` only offers a total ``kill_after_timeout``, which would cut off a long
-fetch that is still making progress, hence subprocess here.
+git runs in a session of its own, so the watchdog kills its whole process group: the
+helpers it started (git-remote-https, ssh) hold its pipes and would outlive it otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
@@ -48,26 +48,24 @@ def environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 class _Pump(threading.Thread):
-    """Reads one pipe to its end, noting when the last chunk came."""
+    """Reads one pipe to its end."""
 
     def __init__(self, pipe: IO[bytes]) -> None:
         super().__init__(daemon=True)
         self.pipe = pipe
         self.chunks: list[bytes] = []
-        self.last = time.monotonic()
 
     def run(self) -> None:
         while chunk := self.pipe.read1(65536):  # type: ignore[attr-defined]
             self.chunks.append(chunk)
-            self.last = time.monotonic()
 
     def text(self) -> str:
         return b"".join(self.chunks).decode("utf-8", "replace")
 
 
-def run(args: list[str], env: Mapping[str, str], idle: float, total: float,
+def run(args: list[str], env: Mapping[str, str], seconds: float, reason: str,
         cwd: str | None = None) -> GitResult:
-    """``git ARGS``; raises GitTimeoutError after ``idle`` s of silence or ``total`` s."""
+    """``git ARGS``; raises GitTimeoutError(``reason``) when it is not done in ``seconds``."""
     proc = subprocess.Popen(["git", *args], env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)   # its helpers die with it
@@ -75,34 +73,17 @@ def run(args: list[str], env: Mapping[str, str], idle: float, total: float,
     pumps = [_Pump(proc.stdout), _Pump(proc.stderr)]
     for pump in pumps:
         pump.start()
-    fired = _watch(proc, pumps, idle, total)
+    try:
+        proc.wait(timeout=max(0.0, seconds))
+        fired = False
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        fired = True
     for pump in pumps:
         pump.join()
     if fired:
-        raise GitTimeoutError(fired)
+        raise GitTimeoutError(reason)
     return GitResult(proc.returncode, pumps[0].text(), pumps[1].text())
-
-
-def _watch(proc: subprocess.Popen[bytes], pumps: list[_Pump], idle: float, total: float) -> str:
-    """Wait for git to exit; kill it and say why when it falls silent or runs out of time."""
-    end = time.monotonic() + total
-    while True:
-        now = time.monotonic()
-        quiet_until = max(p.last for p in pumps) + idle
-        try:
-            proc.wait(timeout=max(0.0, min(quiet_until, end) - now))
-            return ""
-        except subprocess.TimeoutExpired:
-            pass
-        now = time.monotonic()
-        if now >= end:
-            fired = f"the total deadline ran out ({total:.1f} s left when git started)"
-        elif now >= max(p.last for p in pumps) + idle:
-            fired = f"no answer for {idle:g} s (--timeout)"
-        else:
-            continue
-        _kill_group(proc)
-        return fired
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -42,14 +42,15 @@ def project_listing(web: Web, root: str, package: str, log: Explanation) -> List
             failures.append(name)
             continue
         return parse_project_listing(response["body"], response.get("content_type", ""),
-                                     f"{base}/{name}/")
-    raise UnavailableError(f"HTTP 404 Not Found at {base}/{failures[0]}/ (also tried "
-                      f"{', '.join(failures[1:]) or 'no other spelling'}): unknown package?")
+                                     web.where(f"{base}/{name}/"))
+    where = web.where(f"{base}/{failures[0]}/")
+    raise UnavailableError(f"HTTP 404 Not Found at {where} (also tried "
+                           f"{', '.join(failures[1:]) or 'no other spelling'}): unknown package?")
 
 
 def listing_files(web: Web, url: str, log: Explanation) -> list[str]:
     response = web.get(url, HTML_ACCEPT, log)
-    return [name for name, _ in _html_files(response["body"], url) if name]
+    return [name for name, _ in _html_files(response["body"], web.where(url)) if name]
 
 
 def parse_project_page(body: str, content_type: str, url: str) -> list[str]:

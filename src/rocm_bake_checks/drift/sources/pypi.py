@@ -16,10 +16,10 @@ def releases(web: Web, project: str, log: Explanation) -> Listing:
     try:
         data = json.loads(response["body"])
     except (ValueError, KeyError):
-        raise UnavailableError(f"malformed JSON from {url}") from None
+        raise UnavailableError(f"malformed JSON from {web.where(url)}") from None
     found = data.get("releases") if isinstance(data, dict) else None
     if not isinstance(found, dict):
-        raise UnavailableError(f"unexpected JSON from {url}: no 'releases' object")
+        raise UnavailableError(f"unexpected JSON from {web.where(url)}: no 'releases' object")
     listing = Listing()
     for version, files in found.items():
         listing.names.append(version)
