@@ -28,7 +28,7 @@ _HELP = {
     "timeout": "seconds one upstream may take in all, every attempt and back-off included: "
                "an HTTP URL with its retries, a git repository's operations (git is not "
                "retried, any transport); a request that times out has used it all "
-               "(default 20)",
+               "(default 60: a cold blob-less fetch of a large repository fits)",
     "retries": "retries for 5xx and broken connections, within --timeout (default 2)",
     "max_wait": "longest rate-limit reset to wait for, in seconds (default 60)",
     "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers); "
@@ -49,7 +49,7 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
                   json_: bool = False, markdown: bool = False, explain: str = "", pr: str = "",
                   record: str = "", offline: str = "", docs: bool = False, docs_file: str = "",
                   check: bool = False,
-                  deadline: float = 120.0, workers: int = 32, timeout: float = 20.0,
+                  deadline: float = 120.0, workers: int = 32, timeout: float = 60.0,
                   retries: int = 2, max_wait: float = 60.0, github_api: str = "",
                   pypi: str = "", cache_dir: str = "", list_undeclared: bool = False) -> None:
     """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check."""

@@ -35,7 +35,7 @@ class Options:
     check: bool = False
     deadline: float = 120.0
     workers: int = 32
-    timeout: float = 20.0
+    timeout: float = 60.0
     retries: int = 2
     max_wait: float = 60.0
     rewrites: list[str] = field(default_factory=list)

@@ -45,7 +45,7 @@ class WebSettings:
     github_api: str = "https://api.github.com"
     pypi: str = "https://pypi.org"
     token: str = ""
-    timeout: float = 20.0
+    timeout: float = 60.0
     retries: int = 2
     max_wait: float = 60.0
     cache_dir: Path | None = None
