@@ -121,7 +121,9 @@ def test_a_silent_http_source_is_given_timeout_once_not_per_attempt(checker: Che
                              timeout=0.5, retries=2)
     finally:
         route.release.set()
-    assert route.hits == 1, route.hits        # the attempt had the whole budget: no retry
+    # The attempt had the whole budget: no retry ("after 1 attempt" is the client's own count;
+    # the server may count the request only after the client gave up, so at most one hit).
+    assert route.hits <= 1, route.hits
     assert result.pin("SILENT_VERSION")["detail"] == (
         f"timed out after 0.5 s at {checker.world.http_url}/pypi/silent-project/json after 1 "
         "attempt (--timeout 0.5 s bounds every attempt)")
@@ -135,7 +137,7 @@ def test_a_trickling_http_source_is_bounded_by_timeout_too(checker: Checker) -> 
                              timeout=0.5, retries=2)
     finally:
         route.release.set()
-    assert route.hits == 1, route.hits
+    assert route.hits <= 1, route.hits
     assert result.pin("TRICKLE_VERSION")["detail"] == (
         f"timed out after 0.5 s at {checker.world.http_url}/pypi/trickle-project/json after 1 "
         "attempt (--timeout 0.5 s bounds every attempt)")
