@@ -11,9 +11,13 @@
 #                HIP_CLANG_PATH never lands in the image's ENV).
 # Fails fast when the requested tool is missing (no silent uncached fallback) and when an
 # sccache server cannot start (a dead remote backend fails every compile anyway).
-# Zeroes the statistics before and writes them to STATS_DIR/<name>.{json,txt} after -- also
-# when the command fails -- and prints them (sccache: also one line
+# Counts this command's compiles only and writes them to STATS_DIR/<name>.{json,txt} after --
+# also when the command fails -- and prints them (sccache: also one line
 # `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log).
+# sccache: its own server per command, zeroed first. ccache: the cache directory is a cache
+# mount other steps (other arches, other components) use at the same time, so its counters are
+# never zeroed or read; each compile of this command appends to a private stats log
+# (CCACHE_STATSLOG) and the statistics are that log's (`ccache --show-log-stats`).
 # The `wheels` stages copy STATS_DIR to /compiler-cache, so a wheels export carries them
 # (runtime images do not).
 # Remote-cache settings and credentials come only from a BuildKit secret mounted at
@@ -60,8 +64,9 @@ write_stats() {
             printf 'rocm-bake-cache-stats %s %s\n' "$name" "$(tr -d '\n' < "$stats_dir/$name.json")"
             sccache --stop-server > /dev/null 2>&1 || true ;;
         ccache)
-            ccache --show-stats --verbose > "$stats_dir/$name.txt" 2>&1 || true
-            cat "$stats_dir/$name.txt" ;;
+            ccache --show-log-stats --verbose > "$stats_dir/$name.txt" 2>&1 || true
+            cat "$stats_dir/$name.txt"
+            rm -f "$CCACHE_STATSLOG" ;;
         *) echo "CACHE_TYPE=none: compiled without a compiler cache" > "$stats_dir/$name.txt" ;;
     esac
 }
@@ -95,7 +100,8 @@ case "$cache_type" in
             sccache --zero-stats > /dev/null
         else
             export CCACHE_DIR=${CCACHE_DIR:-/root/.cache/ccache} CCACHE_COMPILERCHECK=content
-            ccache --zero-stats > /dev/null
+            CCACHE_STATSLOG=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-ccache-stats.XXXXXX")
+            export CCACHE_STATSLOG
         fi
         ;;
     none) export COMPILER_LAUNCHER= ;;
