@@ -48,3 +48,32 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
     if findings:
         raise Exit(f"lint: {len(findings)} finding(s)", code=EXIT_FINDINGS)
     print("lint: clean", file=sys.stderr)
+
+
+@task(iterable=["component", "file"], auto_shortflags=False, help={
+    "component": "lock only this component (repeatable; default: every component with a lock)",
+    "file": "bake file (repeatable; default: rocm-bake.hcl)",
+    "index_url": "the package index to resolve against (default: https://pypi.org/simple)",
+})
+@reports_errors
+def lock(c: Context, component: list[str], file: list[str], index_url: str = "") -> None:
+    """Regenerate the locks dockerfiles/locks/<component>.txt (uv pip compile, hashed).
+
+    Each lock pins, by version and sha256, every distribution the component's stages install,
+    resolved for the image's Python and platform from its inputs: dockerfiles/requirements,
+    the upstream requirement files at the pinned commits (the committed snapshot of `inv
+    lint`'s conformance family) and the runtime requirements of the cell's own wheels.
+    """
+    import time
+
+    from rocm_bake import bakefile, extras
+
+    extras.require("lock", "inv lock")
+    from rocm_bake_checks.lint import lockfile, locks
+
+    files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
+    start = time.monotonic()
+    for written in locks.lock(Path.cwd(), files, tuple(component),
+                              index_url or lockfile.DEFAULT_INDEX):
+        print(f"{written.path.relative_to(Path.cwd())}: {written.pins} distributions")
+    print(f"lock: done in {time.monotonic() - start:.1f}s", file=sys.stderr)
