@@ -42,7 +42,11 @@ from rocm_bake_checks.lint.findings import LintError
 from rocm_bake_checks.lint.upstream import Config, Metadata, canonical
 
 LOCK_DIR = Path("dockerfiles") / "locks"
-PLATFORM = "x86_64-manylinux_2_28"
+# The images' platform, for the resolver: the glibc of the ROCm base image's Ubuntu release
+# (bake variable ROCM_BASE_IMAGE), so the lock picks the wheels pip picks in the image.
+BASE_IMAGE_VARIABLE = "ROCM_BASE_IMAGE"
+GLIBC = {"22.04": "2_35", "24.04": "2_39"}
+_UBUNTU = re.compile(r"ubuntu-(\d+\.\d+)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s+install\b")
 _FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.I | re.M)
 _TARGET = re.compile(r"^target:(.+)$")
@@ -61,6 +65,7 @@ class Inputs:
     component: str
     dockerfile: str
     python: str
+    platform: str
     origins: tuple[str, ...]
     requirements: tuple[str, ...]
     excluded: tuple[str, ...]
@@ -76,7 +81,7 @@ class Inputs:
     def digest(self) -> str:
         """sha256 of everything the lock is resolved from (the lock header records it)."""
         hashed = hashlib.sha256()
-        for part in (f"python {self.python}\n", f"platform {PLATFORM}\n", self.text(),
+        for part in (f"python {self.python}\n", f"platform {self.platform}\n", self.text(),
                      "--\n", self.overrides()):
             hashed.update(part.encode())
         return hashed.hexdigest()
@@ -92,6 +97,9 @@ def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTar
     variables = {v.name: v.value for v in definition.variables()}
     python = str(variables.get("PYTHON_VERSION") or "3.12")
     components, cells = _components(bake_files, targets)
+    if not components:
+        return []
+    platform = _platform(variables)
     deriver = _Deriver(root, metadata, config, variables, python, components, cells)
     out = []
     for component in deriver.components:
@@ -99,10 +107,20 @@ def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTar
         if target.dockerfile is None or not _installs(deriver.files.get(target.dockerfile)):
             continue
         layers = deriver.layers(component)
-        out.append(Inputs(component, relative(target.dockerfile, root), python,
+        out.append(Inputs(component, relative(target.dockerfile, root), python, platform,
                           tuple(dict.fromkeys(layer.origin for layer in layers)),
                           _merge(layers), tuple(sorted(config.built))))
     return out
+
+
+def _platform(variables: Mapping[str, object]) -> str:
+    image = str(variables.get(BASE_IMAGE_VARIABLE) or "")
+    match = _UBUNTU.search(image)
+    if match is None or match.group(1) not in GLIBC:
+        raise LintError(f"lock inputs: {BASE_IMAGE_VARIABLE} {image!r} is not a known Ubuntu "
+                        f"release ({', '.join(f'ubuntu-{r}' for r in GLIBC)}): its glibc is "
+                        "the images' platform")
+    return f"x86_64-manylinux_{GLIBC[match.group(1)]}"
 
 
 def _components(bake_files: list[Path], targets: list[BakeTarget]
