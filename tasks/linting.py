@@ -18,9 +18,9 @@ EXIT_FINDINGS = 1
 @task(iterable=["file", "only", "rewrite"], auto_shortflags=False, help={
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "only": "run only these rule families (repeatable): hadolint, consistency, pins, "
-            "downloads, caching, recipes, conformance",
-    "online": "conformance: fetch upstream build metadata instead of replaying the committed "
-              "snapshot (src/rocm_bake_checks/lint/upstream-metadata.json)",
+            "downloads, caching, recipes, conformance, locks",
+    "online": "conformance and locks: fetch upstream build metadata instead of replaying the "
+              "committed snapshot (src/rocm_bake_checks/lint/upstream-metadata.json)",
     "offline": "conformance: replay this snapshot file (default: the committed one)",
     "record": "conformance, with --online: write everything fetched to this snapshot file",
     "rewrite": "conformance, with --online: PREFIX=REPLACEMENT applied to every upstream URL "
@@ -57,7 +57,7 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
 })
 @reports_errors
 def lock(c: Context, component: list[str], file: list[str], index_url: str = "") -> None:
-    """Regenerate the locks dockerfiles/locks/<component>.txt (uv pip compile, hashed).
+    """Regenerate the hashed lock of each component, dockerfiles/locks/*.txt (uv pip compile).
 
     Each lock pins, by version and sha256, every distribution the component's stages install,
     resolved for the image's Python and platform from its inputs: dockerfiles/requirements,
