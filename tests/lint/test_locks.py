@@ -157,6 +157,17 @@ def test_a_lock_missing_an_input_is_stale(tmp_path: Path, index: str) -> None:
         "inputs require: run `inv lock`"]
 
 
+def test_a_component_installing_another_components_lock_is_caught(tmp_path: Path,
+                                                                   index: str) -> None:
+    root = project(tmp_path)
+    lock(root, index)
+    dockerfile = root / "dockerfiles/app.Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace("locks/app.txt", "locks/base.txt"))
+    assert run_locks_lint(root) == [
+        "dockerfiles/app.Dockerfile:1: pip-unlocked: app: the stages install with pip but "
+        "never from the component's own lock locks/app.txt"]
+
+
 def pip_install(index: str, target: Path, *requirement_files: Path
                 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}

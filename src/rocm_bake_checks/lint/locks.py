@@ -5,10 +5,11 @@ lock (``dockerfiles/locks/<component>.txt``, made by ``inv lock``), by version a
   recorded inputs digest is that of its inputs today (``lockinputs``: the requirement files,
   the upstream files at the pinned commits, the bake variables they use), and it pins every
   distribution its inputs name (the cell's own excepted).  Fix: ``inv lock``.
-- ``pip-unlocked``: every ``pip install`` runs ``--require-hashes`` with requirements only from
-  a lock (``-r .../locks/<name>.txt``, which must exist) and from the cell's wheel list that
-  ``write-constraints.py --wheels FILE`` writes in the same RUN (each wheel file with its
-  sha256); no requirement on the command line.  ``pip wheel`` runs ``--no-deps
+- ``pip-unlocked``: a component's Dockerfile installs its own lock, and every ``pip install``
+  runs ``--require-hashes`` with requirements only from a lock (``-r .../locks/<name>.txt``,
+  which must exist) and from the cell's wheel list that ``write-constraints.py --wheels FILE``
+  writes in the same RUN (each wheel file with its sha256); no requirement on the command
+  line.  ``pip wheel`` runs ``--no-deps
   --no-build-isolation`` (otherwise pip fetches dependencies or build requirements unlocked).
 """
 
@@ -74,6 +75,11 @@ def check_locks(definition: Definition, bake_files: list[Path], targets: list[Ba
 def _stale(inputs: lockinputs.Inputs, root: Path) -> list[Finding]:
     path = inputs.lock_path(root)
     name = relative(path, root)
+    own = f"locks/{path.name}"
+    if own not in (root / inputs.dockerfile).read_text(encoding="utf-8"):
+        return [Finding(inputs.dockerfile, 1, "pip-unlocked",
+                        f"{inputs.component}: the stages install with pip but never from "
+                        f"the component's own lock {own}")]
     if not path.is_file():
         return [Finding(inputs.dockerfile, 1, "lock-stale",
                         f"{inputs.component}: no lock {name}: run `inv lock`")]
