@@ -64,6 +64,10 @@ class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-cache")   # a release added later is seen
+        super().end_headers()
+
 
 @contextmanager
 def serve(root: Path) -> Iterator[str]:

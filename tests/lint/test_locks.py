@@ -86,8 +86,20 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def lock(root: Path, index: str) -> dict[str, lockfile.Written]:
-    return {w.component: w for w in locks.lock(root, [root / "docker-bake.hcl"], (), index)}
+def lock(root: Path, index: str, upgrade: bool = False) -> dict[str, lockfile.Written]:
+    return {w.component: w
+            for w in locks.lock(root, [root / "docker-bake.hcl"], (), index, upgrade)}
+
+
+def release(tmp_path: Path, name: str, version: str, requires: list[str]) -> None:
+    """A new release on the index."""
+    root = tmp_path / "index"
+    make_wheel(root / "files", name, version, requires)
+    write_index(root, sorted((root / "files").glob("*.whl")))
+
+
+def app_pins(root: Path) -> dict[str, str]:
+    return lockfile.pins((root / "dockerfiles/locks/app.txt").read_text())
 
 
 def run_locks_lint(root: Path) -> list[str]:
@@ -119,7 +131,7 @@ def test_inv_lock_names_each_lock_and_its_size(tmp_path: Path, index: str) -> No
     result = run_cli(["inv", "--search-root", str(ROOT), "lock", "--file", "docker-bake.hcl",
                       "--index-url", index, "--component", "base"], cwd=root, env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "dockerfiles/locks/base.txt: 1 distributions\n"
+    assert result.stdout == "dockerfiles/locks/base.txt: 1 distributions (resolved)\n"
     assert not (root / "dockerfiles/locks/app.txt").exists()
     unknown = run_cli(["inv", "--search-root", str(ROOT), "lock", "--file", "docker-bake.hcl",
                        "--index-url", index, "--component", "nope"], cwd=root, env=env)
@@ -144,6 +156,23 @@ def test_a_lock_whose_inputs_changed_is_stale(tmp_path: Path, index: str) -> Non
         "run `inv lock`",
         "dockerfiles/app.Dockerfile:4: pip-unlocked: pip install: lock app.txt does not exist "
         "in dockerfiles/locks (`inv lock`)"]
+
+
+def test_a_changed_input_moves_only_what_it_must(tmp_path: Path, index: str) -> None:
+    root = project(tmp_path)
+    lock(root, index)
+    release(tmp_path, "beta", "3.0", ["gamma<2"])
+    before = (root / "dockerfiles/locks/app.txt").read_text()
+    assert not any(w.resolved for w in lock(root, index).values())   # inputs unchanged: kept
+    assert (root / "dockerfiles/locks/app.txt").read_text() == before
+    (root / "dockerfiles/requirements/tools.txt").write_text("alpha==2.0\n")
+    written = lock(root, index)
+    assert written["app"].resolved and written["base"].resolved
+    # the changed pin moved; beta stayed at the version the lock had, though 3.0 is out
+    assert app_pins(root) == {"alpha": "2.0", "beta": "2.0", "gamma": "1.0"}
+    lock(root, index, upgrade=True)
+    assert app_pins(root) == {"alpha": "2.0", "beta": "3.0", "gamma": "1.0"}
+    assert run_locks_lint(root) == []
 
 
 def test_a_lock_missing_an_input_is_stale(tmp_path: Path, index: str) -> None:

@@ -42,6 +42,7 @@ class Written:
     component: str
     path: Path
     pins: int
+    resolved: bool      # False: the lock's inputs had not changed, it was kept as it was
 
 
 def header(inputs: Inputs) -> str:
@@ -86,10 +87,21 @@ def uv_binary() -> str:
     return str(binary)
 
 
-def resolve(inputs: Inputs, uv: str, index_url: str = DEFAULT_INDEX) -> str:
-    """uv's hashed lock of ``inputs`` (its text, without our header)."""
+def is_fresh(inputs: Inputs, root: Path) -> bool:
+    """The lock exists and was made from these very inputs."""
+    path = inputs.lock_path(root)
+    return path.is_file() and recorded_digest(path.read_text(encoding="utf-8")) == inputs.digest()
+
+
+def resolve(inputs: Inputs, uv: str, index_url: str = DEFAULT_INDEX,
+            previous: str | None = None) -> str:
+    """uv's hashed lock of ``inputs`` (its text, without our header).  ``previous``, the lock
+    as it was, is uv's output file to begin with: uv keeps its versions wherever the inputs
+    still allow them, so a changed input moves only what it must."""
     with tempfile.TemporaryDirectory(prefix="rocm-bake-lock-") as tmp:
         work = Path(tmp)
+        if previous is not None:
+            (work / "lock.txt").write_text(previous, encoding="utf-8")
         (work / "inputs.txt").write_text(inputs.text(), encoding="utf-8")
         (work / "overrides.txt").write_text(inputs.overrides(), encoding="utf-8")
         command = [uv, "pip", "compile", "--quiet", "--no-config", "--no-header",
@@ -110,9 +122,18 @@ def resolve(inputs: Inputs, uv: str, index_url: str = DEFAULT_INDEX) -> str:
         return (work / "lock.txt").read_text(encoding="utf-8")
 
 
-def write(inputs: Inputs, root: Path, uv: str, index_url: str = DEFAULT_INDEX) -> Written:
-    body = resolve(inputs, uv, index_url)
+def write(inputs: Inputs, root: Path, uv: str, index_url: str = DEFAULT_INDEX,
+          upgrade: bool = False) -> Written:
+    """Resolve the lock again (from the previous one's versions unless ``upgrade``)."""
     path = inputs.lock_path(root)
+    previous = path.read_text(encoding="utf-8") if path.is_file() and not upgrade else None
+    body = resolve(inputs, uv, index_url, previous)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, header(inputs) + body)
-    return Written(inputs.component, path, len(pins(body)))
+    return Written(inputs.component, path, len(pins(body)), resolved=True)
+
+
+def kept(inputs: Inputs, root: Path) -> Written:
+    path = inputs.lock_path(root)
+    return Written(inputs.component, path, len(pins(path.read_text(encoding="utf-8"))),
+                   resolved=False)

@@ -45,9 +45,11 @@ _WITH_VALUE = frozenset({
 
 # -- inv lock -------------------------------------------------------------------------------
 def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
-         index_url: str = lockfile.DEFAULT_INDEX,
+         index_url: str = lockfile.DEFAULT_INDEX, upgrade: bool = False,
          metadata: upstream.Settings | None = None) -> Iterator[lockfile.Written]:
-    """Resolve and write the lock of every component (or of ``components``), one by one."""
+    """The lock of every component (or of ``components``), one by one: resolved again when
+    its inputs changed (or it is missing), keeping its other versions; kept as it is when
+    they did not.  ``upgrade``: every one resolved afresh, to the newest versions allowed."""
     definition = bakemodel.load(bake_files)
     targets = bakemodel.targets(definition, root)
     fetched = Metadata(metadata or upstream.Settings())
@@ -59,8 +61,12 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
                         f"{', '.join(known)}")
     uv = lockfile.uv_binary()
     for inputs in every:
-        if not components or inputs.component in components:
-            yield lockfile.write(inputs, root, uv, index_url)
+        if components and inputs.component not in components:
+            continue
+        if not upgrade and lockfile.is_fresh(inputs, root):
+            yield lockfile.kept(inputs, root)
+        else:
+            yield lockfile.write(inputs, root, uv, index_url, upgrade)
 
 
 # -- lock-stale -----------------------------------------------------------------------------
