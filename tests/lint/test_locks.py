@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake_checks import lint
-from rocm_bake_checks.lint import lockfile, locks
+from rocm_bake_checks.lint import bakemodel, lockfile, lockinputs, locks, upstream
 from tests.conftest import ROOT, run_cli
 from tests.lint.pyindex import make_wheel, serve, sha256, write_index
 from tests.lint.test_rules import write
@@ -235,3 +235,25 @@ def test_pip_installs_the_lock_and_the_cells_wheels_by_sha256(tmp_path: Path,
     extra.write_text("alpha==2.0\n")
     unhashed = pip_install(index, tmp_path / "third", extra)
     assert unhashed.returncode != 0 and "Hashes are required" in unhashed.stderr
+
+
+def test_the_repositorys_lock_inputs_follow_its_stages() -> None:
+    bake_file = ROOT / "rocm-bake.hcl"
+    definition = bakemodel.load([bake_file])
+    every = {i.component: i for i in lockinputs.derive(
+        definition, [bake_file], bakemodel.targets(definition, ROOT), ROOT,
+        upstream.Metadata(upstream.Settings()))}
+    # the bake file's component table, less the wheels export (it runs no pip install)
+    assert list(every) == ["base", "torch", "triton", "aiter", "cupy", "nixl", "vllm", "lmcache"]
+    variables = {v.name: v.value for v in definition.variables()}
+    assert f"cmake=={variables['CMAKE_VERSION']}" in every["base"].requirements
+    aiter = every["aiter"].requirements
+    assert "pybind11==3.0.4" in aiter and "pybind11==2.13.6" not in aiter  # its own pin wins
+    vllm = every["vllm"].requirements
+    assert "setuptools-rust==1.11.1" in vllm and "setuptools==79.0.1" in vllm
+    assert not any(r.startswith(("triton", "amdsmi", "torch=")) for r in vllm)  # dropped
+    lmcache = every["lmcache"].requirements
+    assert set(vllm) <= set(lmcache)            # LMCache's runtime image is built FROM vLLM's
+    assert "numpy<=2.2.6" in lmcache and not any("cupy-rocm" in r for r in lmcache)
+    assert every["vllm"].platform == "x86_64-manylinux_2_35"     # rocm/dev-ubuntu-22.04
+    assert "torch" in every["vllm"].excluded
