@@ -15,11 +15,16 @@ ARG CACHE_TYPE
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's constraints file (write-constraints.py): every later pip runs against it, so
-# AITER's requirements.txt cannot replace the cell's torch or triton.
+# AITER's requirements.txt cannot replace the cell's torch or triton.  The cell's wheels are
+# installed by sha256 (--wheels), everything else -- AITER's requirements.txt among it -- from
+# the aiter lock (locks/aiter.txt, made by `inv lock` from that file at AITER_REF).
+COPY locks/aiter.txt /opt/rocm-bake/locks/aiter.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
-    pip install --no-cache-dir /deps/torch/torch-*.whl /deps/triton/*.whl \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton
+    write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
+        /deps/torch /deps/triton \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/aiter.txt \
+        -r /tmp/cell-wheels.txt
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 # Tags stay in the clone: setuptools_scm derives amd-aiter's version from them.
@@ -28,7 +33,8 @@ RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter 
 
 # GPU_ARCHS must be explicit: AITER's default "native" means the build host's GPU.
 # PREBUILD_KERNELS=1 compiles the kernels into the wheel instead of JIT at first use;
-# AITER_USE_SYSTEM_TRITON=1 keeps the triton built above.
+# AITER_USE_SYSTEM_TRITON=1 keeps the triton built above.  AITER's `pip install -r
+# requirements.txt` was the aiter lock's install above.
 # `python setup.py bdist_wheel`, not `pip wheel .`: pip first runs setup.py for metadata only
 # (egg_info/dist_info), where ROCm/aiter setup.py skips its sys.path insert of aiter/ but its
 # PREBUILD_KERNELS block still imports jit.utils... ("No module named 'jit'").  Follows
@@ -39,7 +45,6 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
-    && pip install --no-cache-dir -r requirements.txt \
     && PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1 \
        with-compiler-cache.sh python setup.py bdist_wheel --dist-dir=/wheels \
     && ls -l /wheels/amd_aiter-*.whl

@@ -62,11 +62,15 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 # One interpreter for every stage: a venv, first on PATH, checked to be the pinned Python.
-COPY requirements/build-tools.txt /opt/rocm-bake/requirements/build-tools.txt
+# Its tools (requirements/build-tools.txt: pip, setuptools, ..., cmake and ninja at
+# CMAKE_VERSION and NINJA_VERSION) come from the base lock, by version and sha256
+# (dockerfiles/locks/base.txt, made by `inv lock`); the versions are checked against the pins.
+COPY locks/base.txt /opt/rocm-bake/locks/base.txt
 RUN "python${PYTHON_VERSION}" -m venv /opt/venv \
     && python -c "import sys; v = '%d.%d' % sys.version_info[:2]; assert v == '${PYTHON_VERSION}', v" \
-    && python -m pip install --no-cache-dir -r /opt/rocm-bake/requirements/build-tools.txt \
-    && python -m pip install --no-cache-dir "cmake==${CMAKE_VERSION}" "ninja==${NINJA_VERSION}" \
+    && python -m pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/base.txt \
+    && python -c "from importlib.metadata import version as v; \
+assert (v('cmake'), v('ninja')) == ('${CMAKE_VERSION}', '${NINJA_VERSION}'), (v('cmake'), v('ninja'))" \
     && cmake --version && ninja --version
 
 # Compiler caches: sccache from the allow-list (version -> sha256; unknown versions fail),

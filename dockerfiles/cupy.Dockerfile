@@ -21,14 +21,15 @@ RUN fetch-source.sh "${CUPY_REPO}" "${CUPY_REF}" "${CUPY_COMMIT}" /src/cupy --su
 # "numpy>=2.0", "setuptools>=77", "wheel"), installed by hand because of --no-build-isolation
 # (install/cupy_builder/cupy_setup_build.py imports numpy; the freethreading_compatible
 # Cython directive exists from Cython 3.1 on).  Pinned in requirements/cupy-build.txt;
-# `inv lint` (conformance) checks them against that pyproject.toml.
-COPY requirements/cupy-build.txt /opt/rocm-bake/requirements/cupy-build.txt
+# `inv lint` (conformance) checks them against that pyproject.toml.  Installed from the cupy
+# lock made from it (locks/cupy.txt, `inv lock`), by version and sha256.
+COPY locks/cupy.txt /opt/rocm-bake/locks/cupy.txt
 WORKDIR /src/cupy
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     test -n "${HCC_AMDGPU_TARGET}" && test -z "$(printf '%s' "${HCC_AMDGPU_TARGET}" | tr -dc ';')" \
-    && pip install --no-cache-dir -r /opt/rocm-bake/requirements/cupy-build.txt \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/cupy.txt \
     && CUPY_INSTALL_USE_HIP=1 ROCM_HOME=/opt/rocm \
        CUPY_NUM_BUILD_JOBS="${MAX_JOBS}" \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \

@@ -18,15 +18,20 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
+# The cell's wheels by sha256 (--wheels), everything else from the lmcache lock
+# (locks/lmcache.txt, `inv lock`: the vllm lock's inputs with LMCache's requirements/common.txt,
+# resolved together, so numpy<=2.2.6 is the lock's choice, not a silent downgrade).
+COPY locks/lmcache.txt /opt/rocm-bake/locks/lmcache.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
     --mount=type=bind,from=vllm,source=/wheels,target=/deps/vllm \
     shopt -s nullglob \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton \
-        /deps/cupy /deps/vllm \
+    && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
+        /deps/torch /deps/triton /deps/cupy /deps/vllm \
     && PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt \
-       pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/cupy/*.whl /deps/vllm/*.whl
+       pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/lmcache.txt \
+        -r /tmp/cell-wheels.txt
 # The cell's constraints file (write-constraints.py): every later pip runs against it.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
@@ -64,11 +69,15 @@ ARG SOURCE_DATE_EPOCH
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
+COPY locks/lmcache.txt /opt/rocm-bake/locks/lmcache.txt
 RUN --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
     --mount=type=bind,from=wheels,source=/wheels,target=/deps/lmcache \
     shopt -s nullglob \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/cupy /deps/lmcache \
-    && pip install --no-cache-dir /deps/cupy/*.whl /deps/lmcache/*.whl \
+    && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
+        /deps/cupy /deps/lmcache \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/lmcache.txt \
+        -r /tmp/cell-wheels.txt \
+    && rm /tmp/cell-wheels.txt \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json /deps/cupy /deps/lmcache \
     && check-runtime.py --expect lmcache vllm cupy amdsmi \

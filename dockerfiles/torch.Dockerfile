@@ -32,6 +32,9 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 # (torch/__init__.py: "...loaded the torch/_C folder of the PyTorch repository...").  Follows
 # vllm-project/vllm docker/Dockerfile.rocm_base, which imports torch only outside the source
 # tree (its build_pytorch_runtime stage).
+# The torch wheel is installed with its requirements from the torch lock (locks/torch.txt,
+# `inv lock`), the wheel itself by its sha256 (write-constraints.py --wheels).
+COPY locks/torch.txt /opt/rocm-bake/locks/torch.txt
 WORKDIR /src/pytorch
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
@@ -42,9 +45,10 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     && USE_ROCM=1 USE_CUDA=0 BUILD_TEST=0 CMAKE_BUILD_PARALLEL_LEVEL="${MAX_JOBS}" \
        CMAKE_PREFIX_PATH="$(python -c 'import sys; print(sys.prefix)')" \
        with-compiler-cache.sh python -m build --wheel --no-isolation --outdir /wheels . \
-    && pip install --no-cache-dir /wheels/torch-*.whl \
-    && python -P -c "import torch; assert torch.version.hip, 'torch was built without HIP'; print(torch.__version__, torch.version.hip)" \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /wheels
+    && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt /wheels \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/torch.txt \
+        -r /tmp/cell-wheels.txt \
+    && python -P -c "import torch; assert torch.version.hip, 'torch was built without HIP'; print(torch.__version__, torch.version.hip)"
 
 # Every later pip in this cell runs against the cell's own wheels (write-constraints.py).
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt

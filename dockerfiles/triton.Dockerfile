@@ -12,10 +12,14 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# The cell's constraints file (write-constraints.py): every later pip runs against it.
+# The cell's constraints file (write-constraints.py): every later pip runs against it.  The
+# cell's torch wheels are installed by sha256 (--wheels), everything else from the triton lock
+# (locks/triton.txt, `inv lock`).
+COPY locks/triton.txt /opt/rocm-bake/locks/triton.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
-    pip install --no-cache-dir /deps/torch/torch-*.whl \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch
+    write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt /deps/torch \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/triton.txt \
+        -r /tmp/cell-wheels.txt
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_REF}" "${TRITON_COMMIT}" /src/triton
@@ -31,8 +35,9 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     src=. && if [ ! -f setup.py ]; then src=python; fi \
     && TRITON_BUILD_PROTON=OFF \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels "${src}" \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /wheels \
-    && pip install --no-cache-dir /wheels/triton-*.whl \
+    && write-constraints.py --wheels /tmp/triton-wheel.txt /opt/rocm-bake/constraints.txt /wheels \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/triton.txt \
+        -r /tmp/triton-wheel.txt \
     && python -P -c "import torch, triton; print('triton', triton.__version__, 'torch', torch.__version__)"
 
 FROM scratch AS wheels

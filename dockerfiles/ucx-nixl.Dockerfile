@@ -17,8 +17,10 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 ENV UCX_HOME=/usr/local/ucx \
     NIXL_HOME=/usr/local/nixl
 
-COPY requirements/nixl-build.txt /opt/rocm-bake/requirements/nixl-build.txt
-RUN pip install --no-cache-dir -r /opt/rocm-bake/requirements/nixl-build.txt
+# Build tools: requirements/nixl-build.txt, installed from the nixl lock made from it
+# (locks/nixl.txt, `inv lock`), by version and sha256.
+COPY locks/nixl.txt /opt/rocm-bake/locks/nixl.txt
+RUN pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/nixl.txt
 
 RUN fetch-source.sh "${UCX_REPO}" "${UCX_REF}" "${UCX_COMMIT}" /src/ucx \
     && fetch-source.sh "${NIXL_REPO}" "${NIXL_REF}" "${NIXL_COMMIT}" /src/nixl

@@ -39,20 +39,24 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# The cell's own torch/triton/aiter/nixl/amdsmi, installed together so pip resolves their
-# dependencies once, then the cell's constraints file (write-constraints.py): every later pip
-# runs against it, so no requirements file can swap in a PyPI (CUDA) torch or triton.
+# The cell's own torch/triton/aiter/nixl/amdsmi, installed together by sha256 (--wheels) with
+# everything else from the vllm lock -- vLLM's requirements/build/rocm.txt (less what
+# use_existing_torch.py and drop-requirement.py take out below), requirements/rocm.txt and
+# requirements/vllm-build.txt -- by version and sha256 (locks/vllm.txt, `inv lock`); then the
+# cell's constraints file (write-constraints.py): every later pip runs against it, so no
+# requirements file can swap in a PyPI (CUDA) torch or triton.
+COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
     --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
     shopt -s nullglob \
-    && pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl \
-        /deps/nixl/*.whl /deps/amdsmi/*.whl \
-    && pip check \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton \
-        /deps/aiter /deps/nixl /deps/amdsmi
+    && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/amdsmi \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/vllm.txt \
+        -r /tmp/cell-wheels.txt \
+    && pip check
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 RUN fetch-source.sh "${VLLM_REPO}" "${VLLM_REF}" "${VLLM_COMMIT}" /src/vllm
@@ -74,7 +78,8 @@ ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels
 
 # use_existing_torch.py drops vLLM's torch pins so the torch above is kept; drop-requirement.py
 # does the same for the other wheels the cell built (requirements/build/rocm.txt also pins
-# PyPI's triton and amdsmi).
+# PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
+# were installed from the vllm lock above.
 # (The Rust frontend, vllm-rs, is optional: without cargo in the image setup.py
 # skips it; a later pass adds a pinned Rust toolchain to base.)
 WORKDIR /src/vllm
@@ -83,7 +88,6 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=secret,id=sccache \
     python use_existing_torch.py \
     && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
-    && pip install --no-cache-dir -r requirements/build/rocm.txt "setuptools-rust==1.11.1" \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && VLLM_TARGET_DEVICE=rocm \
        SETUPTOOLS_SCM_PRETEND_VERSION="${VLLM_REF#v}" \
@@ -102,6 +106,8 @@ ARG SOURCE_DATE_EPOCH
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
+# The cell's wheels by sha256 (--wheels), everything else from the vllm lock (locks/vllm.txt).
+COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
@@ -109,11 +115,12 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
     --mount=type=bind,from=wheels,source=/wheels,target=/deps/vllm \
     shopt -s nullglob \
-    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch /deps/triton \
-        /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \
+    && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \
     && PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt \
-       pip install --no-cache-dir /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl \
-        /deps/nixl/*.whl /deps/amdsmi/*.whl /deps/vllm/*.whl \
+       pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/vllm.txt \
+        -r /tmp/cell-wheels.txt \
+    && rm /tmp/cell-wheels.txt \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
         /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \

@@ -18,9 +18,9 @@ EXIT_FINDINGS = 1
 @task(iterable=["file", "only", "rewrite"], auto_shortflags=False, help={
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "only": "run only these rule families (repeatable): hadolint, consistency, pins, "
-            "downloads, caching, recipes, conformance",
-    "online": "conformance: fetch upstream build metadata instead of replaying the committed "
-              "snapshot (src/rocm_bake_checks/lint/upstream-metadata.json)",
+            "downloads, caching, recipes, conformance, locks",
+    "online": "conformance and locks: fetch upstream build metadata instead of replaying the "
+              "committed snapshot (src/rocm_bake_checks/lint/upstream-metadata.json)",
     "offline": "conformance: replay this snapshot file (default: the committed one)",
     "record": "conformance, with --online: write everything fetched to this snapshot file",
     "rewrite": "conformance, with --online: PREFIX=REPLACEMENT applied to every upstream URL "
@@ -48,3 +48,38 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
     if findings:
         raise Exit(f"lint: {len(findings)} finding(s)", code=EXIT_FINDINGS)
     print("lint: clean", file=sys.stderr)
+
+
+@task(iterable=["component", "file"], auto_shortflags=False, help={
+    "component": "lock only this component (repeatable; default: every component with a lock)",
+    "file": "bake file (repeatable; default: rocm-bake.hcl)",
+    "index_url": "the package index to resolve against (default: https://pypi.org/simple)",
+    "upgrade": "resolve every lock afresh, to the newest versions the inputs allow (default: "
+               "only locks whose inputs changed, keeping their other versions)",
+})
+@reports_errors
+def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
+         upgrade: bool = False) -> None:
+    """Regenerate the hashed lock of each component, dockerfiles/locks/*.txt (uv pip compile).
+
+    Each lock pins, by version and sha256, every distribution the component's stages install,
+    resolved for the image's Python and platform from its inputs: dockerfiles/requirements,
+    the upstream requirement files at the pinned commits (the committed snapshot of `inv
+    lint`'s conformance family) and the runtime requirements of the cell's own wheels.
+    A lock whose inputs did not change is kept; one whose inputs changed is resolved again
+    from its own versions, so only what the change needs moves (--upgrade: all afresh).
+    """
+    import time
+
+    from rocm_bake import bakefile, extras
+
+    extras.require("lock", "inv lock")
+    from rocm_bake_checks.lint import lockfile, locks
+
+    files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
+    start = time.monotonic()
+    for written in locks.lock(Path.cwd(), files, tuple(component),
+                              index_url or lockfile.DEFAULT_INDEX, upgrade):
+        state = "resolved" if written.resolved else "inputs unchanged, kept"
+        print(f"{written.path.relative_to(Path.cwd())}: {written.pins} distributions ({state})")
+    print(f"lock: done in {time.monotonic() - start:.1f}s", file=sys.stderr)

@@ -198,4 +198,17 @@ CASES: dict[str, Case] = {
                                    "&& write-constraints.py /c.txt /deps/torch\n"
                                    "ENV PIP_CONSTRAINT=/c.txt\n"
                                    "RUN pip install -r requirements.txt\n"}),
+    "pip-unlocked": Case(
+        "locks", "pip-unlocked",
+        # a name on the command line, no hashes, no lock
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN pip install -r requirements.txt \"numpy==2.2.6\"\n"},
+        # the lock (which exists) with hashes, the cell's wheels by sha256 from the same RUN
+        good={"docker-bake.hcl": target(),
+              "locks/app.txt": "six==1.17.0 \\\n    --hash=sha256:" + "ab" * 32 + "\n",
+              "Dockerfile": FROM + "COPY locks/app.txt /opt/locks/app.txt\n"
+                                   "RUN write-constraints.py --wheels /tmp/w.txt /c.txt /deps \\\n"
+                                   "    && pip install --require-hashes -r /opt/locks/app.txt "
+                                   "-r /tmp/w.txt \\\n"
+                                   "    && pip wheel --no-build-isolation --no-deps -w /w .\n"}),
 }

@@ -9,6 +9,8 @@ real bake model across every arch. One module per rule family:
 - ``recipes``      what upstream's own ROCm builds do (import paths, constraints, ...)
 - ``conformance``  each stage against its source's own build metadata at the pinned version
                    (``conformance``, ``upstream``: replayed from the committed snapshot)
+- ``locks``        every pip install from the component's lock, with hashes; locks not stale
+                   (``locks``; the locks' inputs ``lockinputs``, their format ``lockfile``)
 
 Each finding prints as ``file:line: rule: message``; deliberate exceptions live, with their
 reasons, in ``src/rocm_bake_checks/lint/policy.toml``.

@@ -42,7 +42,8 @@ from rocm_bake_checks.lint.dockerfile import Dockerfile, csv_options
 from rocm_bake_checks.lint.findings import Finding, LintError
 from rocm_bake_checks.lint.upstream import Built, Component, Config, Metadata, canonical
 
-_LOCAL_REQUIREMENTS = re.compile(r"requirements/([A-Za-z0-9_.-]+\.txt)")
+# A local requirements file or lock a Dockerfile names (``requirements/x.txt``, ``locks/x.txt``).
+LOCAL_REQUIREMENTS = re.compile(r"(requirements|locks)/([A-Za-z0-9_.-]+\.txt)")
 _PIN = re.compile(r"[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\"'\\]+)")
 _DROP = re.compile(r"drop-requirement\.py\s+(\S+)((?:\s+[A-Za-z0-9][A-Za-z0-9._-]*)+)")
 _BUILD = re.compile(r"\bpip3?\s+wheel\b|\bbdist_wheel\b|-m\s+build\b|\bpip3?\s+install\s+\.")
@@ -114,7 +115,8 @@ def check(definition: Definition, root: Path, metadata: Metadata,
 def _stage(path: Path, files: Dockerfiles, root: Path, variables: Mapping[str, object],
            dists: Mapping[str, tuple[str, ...]]) -> Stage:
     parsed = files.get(path)
-    stage = Stage(relative(path, root), _build_line(parsed))
+    stage = Stage(relative(path, root), _build_line(parsed), drops=stage_drops(parsed),
+                  drops_torch=drops_torch(parsed))
     base = path.with_name("base.Dockerfile")
     for source in ([files.get(base)] if base.is_file() and base != path else []) + [parsed]:
         _tools_of(source, root, variables, stage)
@@ -125,14 +127,28 @@ def _stage(path: Path, files: Dockerfiles, root: Path, variables: Mapping[str, o
             for mount in instruction.flags.get("mount", []):
                 context = csv_options(mount).get("from", "")
                 stage.cell_wheels.update(dists.get(context, ()))
-            for match in _DROP.finditer(instruction.body):
-                names = {canonical(n) for n in match.group(2).split()}
-                stage.drops.setdefault(match.group(1).strip("\"'"), set()).update(names)
-            stage.drops_torch |= "use_existing_torch.py" in instruction.body
             if (_CHECKING_FRONTEND.search(instruction.body)
                     and not _SKIP_CHECK.search(instruction.body)):
                 stage.checking_frontend = True
     return stage
+
+
+def stage_drops(parsed: Dockerfile) -> dict[str, set[str]]:
+    """upstream file -> the requirement names ``drop-requirement.py`` removes from it."""
+    drops: dict[str, set[str]] = {}
+    for st in parsed.stages:
+        for instruction in st.instructions:
+            if instruction.keyword == "RUN":
+                for match in _DROP.finditer(instruction.body):
+                    names = {canonical(n) for n in match.group(2).split()}
+                    drops.setdefault(match.group(1).strip("\"'"), set()).update(names)
+    return drops
+
+
+def drops_torch(parsed: Dockerfile) -> bool:
+    """The stage runs vLLM's ``use_existing_torch.py`` (its requirement files lose torch)."""
+    return any(i.keyword == "RUN" and "use_existing_torch.py" in i.body
+               for st in parsed.stages for i in st.instructions)
 
 
 def _build_line(parsed: Dockerfile) -> int:
@@ -144,11 +160,11 @@ def _build_line(parsed: Dockerfile) -> int:
 def _tools_of(parsed: Dockerfile, root: Path, variables: Mapping[str, object],
               stage: Stage) -> None:
     text = parsed.path.read_text(encoding="utf-8")
-    for name in dict.fromkeys(_LOCAL_REQUIREMENTS.findall(text)):
-        local = parsed.path.parent / "requirements" / name
+    for folder, name in dict.fromkeys(LOCAL_REQUIREMENTS.findall(text)):
+        local = parsed.path.parent / folder / name
         if local.is_file():
             for number, line in enumerate(local.read_text(encoding="utf-8").splitlines(), 1):
-                match = _PIN.match(line.strip())
+                match = _PIN.match(expand(line.strip(), variables))
                 if match:
                     stage.tools[canonical(match.group(1))] = Tool(
                         match.group(2), (relative(local, root), number))
@@ -157,12 +173,12 @@ def _tools_of(parsed: Dockerfile, root: Path, variables: Mapping[str, object],
             if instruction.keyword != "RUN" or "pip" not in instruction.body:
                 continue
             for match in _PIN.finditer(instruction.body):
-                version = _expand(match.group(2), variables)
+                version = expand(match.group(2), variables)
                 stage.tools[canonical(match.group(1))] = Tool(
                     version, (relative(parsed.path, root), instruction.line))
 
 
-def _expand(text: str, variables: Mapping[str, object]) -> str:
+def expand(text: str, variables: Mapping[str, object]) -> str:
     return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
                   lambda m: str(variables.get(m.group(1), m.group(0))), text)
 

@@ -41,7 +41,9 @@ _PYTHON_C = re.compile(r"\bpython3?((?:\s+-[A-Za-z]+)*)\s+-c\s+([\"'])(.*?)\2", 
 _IMPORT = re.compile(r"\bimport\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)")
 _CHECK_RUNTIME = re.compile(r"check-runtime\.py[^&|;]*?--expect((?:\s+[A-Za-z_][\w.]*)+)")
 _PIP = re.compile(r"\bpip3?\s+(?:install|wheel)\b")
-_PIP_LOCAL_WHEELS = re.compile(r"\bpip3?\s+install\b[^&|;]*(?:/deps/|/wheels/)")
+# The cell's own wheels installed: named on pip's command line, or listed by sha256 for it.
+_PIP_LOCAL_WHEELS = re.compile(r"\bpip3?\s+install\b[^&|;]*(?:/deps/|/wheels/)"
+                               r"|write-constraints\.py\s+--wheels\b")
 _BUILDS = re.compile(r"\bpip3?\s+wheel\b|\bpip3?\s+install\s+(?:[^&|;]*\s)?\.(?:\s|$)")
 
 

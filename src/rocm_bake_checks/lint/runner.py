@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from rocm_bake_checks.lint import (
     consistency,
     downloads,
     hadolint,
+    locks,
     pins,
     pinuse,
     policy,
@@ -23,7 +25,11 @@ from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
 
-FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes", "conformance")
+FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes", "conformance",
+            "locks")
+# Rules whose policy exceptions are judged (applied, or reported stale) only when their family
+# runs: the lint of another bake file (the engine test variant) cannot tell.
+FAMILY_RULES = {"locks": locks.RULES}
 
 
 def metadata_settings(online: bool = False, offline: str = "", record: str = "",
@@ -62,16 +68,21 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
         if not path.is_file():
             raise LintError(f"bake file {path} does not exist")
     rules = policy.load(policy_file)
+    unjudged = {rule for family, names in FAMILY_RULES.items() if family not in families
+                for rule in names}
+    rules = dataclasses.replace(rules, exceptions=tuple(
+        e for e in rules.exceptions if e.rule not in unjudged))
     findings: list[Finding] = []
     if "hadolint" in families:
         findings += hadolint.check(hadolint.discover(root, rules.hadolint_exclude), root)
     if set(families) - {"hadolint"}:
-        findings += _bake_rules(root, bake_files, families, metadata or upstream.Settings())
+        findings += _bake_rules(root, list(bake_files), families,
+                                metadata or upstream.Settings())
     kept = policy.apply(rules, findings, relative(policy_file, root))
     return sorted(set(kept))
 
 
-def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
+def _bake_rules(root: Path, bake_files: list[Path], families: Sequence[str],
                 metadata: upstream.Settings) -> list[Finding]:
     definition = bakemodel.load(list(bake_files))
     declared = components.check(definition, root) if "consistency" in families else []
@@ -98,8 +109,12 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         findings += caching.check(paths, files, root)
     if "recipes" in families:
         findings += recipes.check(paths, files, root)
-    if "conformance" in families:
+    if {"conformance", "locks"} & set(families):
         fetched = upstream.Metadata(metadata)
-        findings += conformance.check(definition, root, fetched)
+        if "conformance" in families:
+            findings += conformance.check(definition, root, fetched)
+        if "locks" in families:
+            findings += locks.check_installs(paths, files, root)
+            findings += locks.check_locks(definition, bake_files, targets, root, fetched)
         fetched.save()
     return findings

@@ -39,6 +39,7 @@ class Component:
 class Built:
     packages: tuple[str, ...]
     version: str = ""
+    requires: tuple[str, ...] = ()   # the wheel's own install_requires (``inv lock``'s input)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def load_config(path: Path = CONFIG) -> Config:
             installs=tuple(str(f) for f in c.get("installs", [])),
             runtime=tuple(str(f) for f in c.get("runtime", [])))
             for c in data.get("component", []))
-        built = {canonical(k): Built(tuple(v["packages"]), str(v.get("version", "")))
+        built = {canonical(k): Built(tuple(v["packages"]), str(v.get("version", "")),
+                                     tuple(str(r) for r in v.get("requires", [])))
                  for k, v in data.get("built", {}).items()}
         pypi = {canonical(k): tuple(v) for k, v in data.get("pypi-packages", {}).items()}
     except (KeyError, TypeError, AttributeError) as exc:

@@ -7,9 +7,12 @@ ARG APP_VERSION
 ARG CACHE_TYPE
 ARG SOURCE_DATE_EPOCH
 
+# The cell's wheels by their sha256, as dockerfiles/ installs them (write-constraints.py --wheels).
 RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core \
     --mount=type=bind,from=plugin,source=/wheels,target=/deps/plugin \
-    pip install --no-cache-dir --no-index /deps/core/*.whl /deps/plugin/*.whl
+    write-constraints.py --wheels /tmp/cell-wheels.txt /tmp/constraints.txt /deps/core \
+        /deps/plugin \
+    && pip install --no-cache-dir --no-index --require-hashes -r /tmp/cell-wheels.txt
 
 COPY src/app /src/app
 WORKDIR /src/app

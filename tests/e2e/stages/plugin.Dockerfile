@@ -1,7 +1,9 @@
 # plugin.Dockerfile (test variant, ~ triton/aiter) - CMake-built shared libraries (through
 # CMAKE_C/CXX/HIP_COMPILER_LAUNCHER): a host library and a HIP library compiled by ROCm's clang
 # for CMAKE_HIP_ARCHITECTURES=${GPU_ARCHS}, packed into a wheel that needs the cell's rb-core,
-# which is installed from the core stage's /wheels by a bind mount.
+# which is installed from the core stage's /wheels by a bind mount, by its sha256 as
+# dockerfiles/ installs the cell's wheels (write-constraints.py --wheels; the test variant needs
+# nothing from a package index, so it has no lock).
 FROM base AS build
 
 ARG PLUGIN_VERSION
@@ -9,7 +11,8 @@ ARG CACHE_TYPE
 ARG SOURCE_DATE_EPOCH
 
 RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core \
-    pip install --no-cache-dir --no-index --no-deps /deps/core/*.whl
+    write-constraints.py --wheels /tmp/cell-wheels.txt /tmp/constraints.txt /deps/core \
+    && pip install --no-cache-dir --no-index --no-deps --require-hashes -r /tmp/cell-wheels.txt
 
 COPY src/plugin /src/plugin
 WORKDIR /src/plugin

@@ -1,0 +1,263 @@
+"""What each component's lock (``dockerfiles/locks/<component>.txt``) is resolved from.
+
+The components are the bake file's component table (``rocm_bake.graph``: ``ARCHS``); a
+component has a lock when its Dockerfile runs ``pip install``.  Its inputs, in layers:
+
+- inherited: the whole input of every component whose image a stage is built ``FROM`` (the
+  ``base`` context, ``vllm`` for LMCache's runtime image);
+- installed wheels: for every ``RUN --mount=...,from=X`` of the cell's own wheels, their runtime
+  requirements (``upstream.toml`` ``[built]`` ``requires``, and the component's ``runtime``
+  files when X is a component with upstream metadata, e.g. vLLM's ``requirements/rocm.txt``);
+- its own: the local ``requirements/*.txt`` files its Dockerfile names (``${VARIABLE}``
+  replaced by the bake variable's value), the upstream files it installs and those that
+  become its wheel's install_requires (``upstream.toml``, read through the replayable
+  snapshot ``upstream.Metadata``), less what the stage drops first (``drop-requirement.py``,
+  ``use_existing_torch.py``).
+
+An exact ``==`` pin of a later layer replaces the exact pins of earlier layers on that
+distribution (a stage's own tool version over the base image's, as its ``pip install`` does);
+every other requirement is kept, for the resolver to meet together.  The cell's own
+distributions (``[built]``: torch, triton, ...) are never resolved from an index: the build
+provides them, so the resolver gets them as overrides that never apply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+from rocm_bake import graph
+from rocm_bake.bakefile import Definition
+from rocm_bake.errors import RocmBakeError
+from rocm_bake_checks.lint import conformance, upstream
+from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
+from rocm_bake_checks.lint.consistency import Dockerfiles
+from rocm_bake_checks.lint.dockerfile import Dockerfile, csv_options
+from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.upstream import Config, Metadata, canonical
+
+LOCK_DIR = Path("dockerfiles") / "locks"
+# The images' platform, for the resolver: the glibc of the ROCm base image's Ubuntu release
+# (bake variable ROCM_BASE_IMAGE), so the lock picks the wheels pip picks in the image.
+BASE_IMAGE_VARIABLE = "ROCM_BASE_IMAGE"
+GLIBC = {"22.04": "2_35", "24.04": "2_39"}
+_UBUNTU = re.compile(r"ubuntu-(\d+\.\d+)")
+_PIP_INSTALL = re.compile(r"\bpip3?\s+install\b")
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.I | re.M)
+_TARGET = re.compile(r"^target:(.+)$")
+
+
+@dataclass(frozen=True)
+class Layer:
+    origin: str                      # where the lines come from, for the lock's header
+    lines: tuple[str, ...]           # requirement strings
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """One component's resolver input: the requirements, the cell's own distributions."""
+
+    component: str
+    dockerfile: str
+    python: str
+    platform: str
+    origins: tuple[str, ...]
+    requirements: tuple[str, ...]
+    excluded: tuple[str, ...]
+
+    def text(self) -> str:
+        return "".join(f"{line}\n" for line in self.requirements)
+
+    def overrides(self) -> str:
+        """The cell's own distributions as overrides no environment matches: the resolver
+        drops them and what only they require (the build provides them)."""
+        return "".join(f"{name} ; sys_platform == 'never'\n" for name in self.excluded)
+
+    def digest(self) -> str:
+        """sha256 of everything the lock is resolved from (the lock header records it)."""
+        hashed = hashlib.sha256()
+        for part in (f"python {self.python}\n", f"platform {self.platform}\n", self.text(),
+                     "--\n", self.overrides()):
+            hashed.update(part.encode())
+        return hashed.hexdigest()
+
+    def lock_path(self, root: Path) -> Path:
+        return root / LOCK_DIR / f"{self.component}.txt"
+
+
+def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTarget],
+           root: Path, metadata: Metadata, config: Config | None = None) -> list[Inputs]:
+    """Every component's inputs, in the bake file's component order."""
+    config = config or upstream.load_config(metadata.settings.config)
+    variables = {v.name: v.value for v in definition.variables()}
+    python = str(variables.get("PYTHON_VERSION") or "3.12")
+    components, cells = _components(bake_files, targets)
+    if not components:
+        return []
+    platform = _platform(variables)
+    deriver = _Deriver(root, metadata, config, variables, python, components, cells)
+    out = []
+    for component in deriver.components:
+        target = deriver.components[component]
+        if target.dockerfile is None or not _installs(deriver.files.get(target.dockerfile)):
+            continue
+        layers = deriver.layers(component)
+        out.append(Inputs(component, relative(target.dockerfile, root), python, platform,
+                          tuple(dict.fromkeys(layer.origin for layer in layers)),
+                          _merge(layers), tuple(sorted(config.built))))
+    return out
+
+
+def _platform(variables: Mapping[str, object]) -> str:
+    image = str(variables.get(BASE_IMAGE_VARIABLE) or "")
+    match = _UBUNTU.search(image)
+    if match is None or match.group(1) not in GLIBC:
+        raise LintError(f"lock inputs: {BASE_IMAGE_VARIABLE} {image!r} is not a known Ubuntu "
+                        f"release ({', '.join(f'ubuntu-{r}' for r in GLIBC)}): its glibc is "
+                        "the images' platform")
+    return f"x86_64-manylinux_{GLIBC[match.group(1)]}"
+
+
+def _components(bake_files: list[Path], targets: list[BakeTarget]
+                ) -> tuple[dict[str, BakeTarget], dict[str, str]]:
+    """component -> the target of its first built cell, and cell target -> component (the
+    bake file's component table)."""
+    by_name = {t.name: t for t in targets}
+    try:
+        cells = graph.cells([str(f) for f in bake_files], env={})
+    except RocmBakeError:
+        return {}, {}   # no component table (ARCHS): nothing is locked
+    out: dict[str, BakeTarget] = {}
+    for cell in cells:
+        if cell.target and cell.target in by_name and cell.component not in out:
+            out[cell.component] = by_name[cell.target]
+    return out, {c.target: c.component for c in cells if c.target}
+
+
+def _installs(parsed: Dockerfile) -> bool:
+    return any(i.keyword == "RUN" and _PIP_INSTALL.search(i.body)
+               for s in parsed.stages for i in s.instructions)
+
+
+class _Deriver:
+    def __init__(self, root: Path, metadata: Metadata, config: Config,
+                 variables: Mapping[str, object], python: str,
+                 components: dict[str, BakeTarget], cells: dict[str, str]) -> None:
+        self.root, self.metadata, self.config = root, metadata, config
+        self.variables, self.python, self.components = variables, python, components
+        self.cells = cells
+        self.files = Dockerfiles()
+        self.upstream = {c.dockerfile: c for c in config.components}
+        self._memo: dict[str, list[Layer]] = {}
+
+    def layers(self, component: str, seen: tuple[str, ...] = ()) -> list[Layer]:
+        if component in seen:
+            raise LintError(f"lock inputs: component {component} is built FROM itself "
+                            f"({' -> '.join((*seen, component))})")
+        if component not in self._memo:
+            self._memo[component] = self._layers(component, (*seen, component))
+        return self._memo[component]
+
+    def _layers(self, component: str, seen: tuple[str, ...]) -> list[Layer]:
+        target = self.components[component]
+        assert target.dockerfile is not None
+        parsed = self.files.get(target.dockerfile)
+        contexts = self._context_components(target)
+        inherited: list[Layer] = []
+        mounted: list[Layer] = []
+        for name in dict.fromkeys(_FROM.findall(target.dockerfile.read_text(encoding="utf-8"))):
+            if name in contexts:
+                inherited += self.layers(contexts[name], seen)
+        for source in self._mounts(parsed):
+            mounted += self._runtime(source, contexts)
+        return [*inherited, *mounted, *self._own(component, target, parsed)]
+
+    def _context_components(self, target: BakeTarget) -> dict[str, str]:
+        """Named context -> the component whose cell its ``target:`` builds."""
+        out = {}
+        for name, value in target.contexts.items():
+            match = _TARGET.match(str(value))
+            if match and match.group(1) in self.cells:
+                out[name] = self.cells[match.group(1)]
+        return out
+
+    @staticmethod
+    def _mounts(parsed: Dockerfile) -> list[str]:
+        names = []
+        for stage in parsed.stages:
+            for instruction in stage.instructions:
+                if instruction.keyword == "RUN":
+                    for mount in instruction.flags.get("mount", []):
+                        source = csv_options(mount).get("from", "")
+                        if source:
+                            names.append(source)
+        return list(dict.fromkeys(names))
+
+    def _runtime(self, source: str, contexts: Mapping[str, str]) -> list[Layer]:
+        out = []
+        for dist in conformance.CONTEXT_DISTS.get(source, ()):
+            built = self.config.built.get(dist)
+            if built and built.requires:
+                out.append(Layer(f"upstream.toml [built] {dist}", built.requires))
+        component = contexts.get(source)
+        target = self.components.get(component or "")
+        declared = self.upstream.get(relative(target.dockerfile, self.root)) \
+            if target and target.dockerfile else None
+        if declared is not None:
+            base = upstream.resolve(declared.base, self.variables, f"component {declared.name}")
+            out += [self._file(f"{base}/{path}", path, set())
+                    for path in declared.runtime]
+        return out
+
+    def _own(self, component: str, target: BakeTarget, parsed: Dockerfile) -> list[Layer]:
+        assert target.dockerfile is not None
+        text = target.dockerfile.read_text(encoding="utf-8")
+        out = []
+        for dist in conformance.CONTEXT_DISTS.get(component, ()):   # the wheels it builds
+            built = self.config.built.get(dist)
+            if built and built.requires:
+                out.append(Layer(f"upstream.toml [built] {dist}", built.requires))
+        for folder, name in dict.fromkeys(conformance.LOCAL_REQUIREMENTS.findall(text)):
+            local = target.dockerfile.parent / folder / name
+            if folder == "requirements" and local.is_file():
+                text = conformance.expand(local.read_text(encoding="utf-8"), self.variables)
+                lines = [line for line, _ in conformance.requirement_lines(text, str(local))]
+                out.append(Layer(relative(local, self.root), tuple(lines)))
+        declared = self.upstream.get(relative(target.dockerfile, self.root))
+        if declared is not None:
+            stage = conformance.stage_drops(parsed)
+            base = upstream.resolve(declared.base, self.variables, f"component {component}")
+            for path in (*declared.installs, *declared.runtime):
+                out.append(self._file(f"{base}/{path}", path, stage.get(path, set()),
+                                      conformance.drops_torch(parsed)))
+        return out
+
+    def _file(self, url: str, path: str, dropped: set[str], torch: bool = False) -> Layer:
+        kept = []
+        for line, requirement in conformance.requirement_lines(self.metadata.text(url), url):
+            if canonical(requirement.name) in dropped or (torch and "torch" in line.lower()):
+                continue
+            kept.append(line)
+        return Layer(url, tuple(kept))
+
+
+def _exact(line: str) -> str | None:
+    requirement = Requirement(line)
+    if any(s.operator == "==" for s in requirement.specifier):
+        return canonical(requirement.name)
+    return None
+
+
+def _merge(layers: list[Layer]) -> tuple[str, ...]:
+    """The layers' requirements, a later exact pin replacing earlier exact pins of its name."""
+    kept: list[str] = []
+    for layer in layers:
+        pinned = {name for name in map(_exact, layer.lines) if name}
+        kept = [line for line in kept if _exact(line) not in pinned]
+        kept += layer.lines
+    return tuple(sorted(dict.fromkeys(kept), key=lambda line: (line.lower(), line)))

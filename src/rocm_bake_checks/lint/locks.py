@@ -1,0 +1,202 @@
+"""The locks family: every Python distribution an image installs comes from its component's
+lock (``dockerfiles/locks/<component>.txt``, made by ``inv lock``), by version and sha256.
+
+- ``lock-stale``: a component whose Dockerfile installs with pip has a lock, the lock's
+  recorded inputs digest is that of its inputs today (``lockinputs``: the requirement files,
+  the upstream files at the pinned commits, the bake variables they use), and it pins every
+  distribution its inputs name (the cell's own excepted).  Fix: ``inv lock``.
+- ``pip-unlocked``: a component's Dockerfile installs its own lock, and every ``pip install``
+  runs ``--require-hashes`` with requirements only from a lock (``-r .../locks/<name>.txt``,
+  which must exist) and from the cell's wheel list that ``write-constraints.py --wheels FILE``
+  writes in the same RUN (each wheel file with its sha256); no requirement on the command
+  line.  ``pip wheel`` runs ``--no-deps
+  --no-build-isolation`` (otherwise pip fetches dependencies or build requirements unlocked).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+from rocm_bake.bakefile import Definition
+from rocm_bake_checks.lint import bakemodel, lockfile, lockinputs, upstream
+from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
+from rocm_bake_checks.lint.consistency import Dockerfiles
+from rocm_bake_checks.lint.findings import Finding, LintError
+from rocm_bake_checks.lint.upstream import Metadata, canonical
+
+RULES = ("lock-stale", "pip-unlocked")
+_PIP = re.compile(r"\bpip3?\s+(install|wheel)\b(.*?)(?=&&|\|\||;|\||$)", re.S)
+_WHEEL_LIST = re.compile(r"write-constraints\.py\s+--wheels\s+(\S+)")
+_LOCK = re.compile(r"(?:^|/)locks/([A-Za-z0-9_.-]+\.txt)$")
+_WITH_VALUE = frozenset({
+    "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
+    "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root",
+    "--upgrade-strategy", "--platform", "--python-version", "--implementation", "--abi",
+    "--progress-bar", "--log", "--cache-dir", "--src", "-C", "--config-settings",
+    "--global-option", "--no-binary", "--only-binary", "--report", "--trusted-host",
+    "-w", "--wheel-dir",
+})
+
+
+# -- inv lock -------------------------------------------------------------------------------
+def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
+         index_url: str = lockfile.DEFAULT_INDEX, upgrade: bool = False,
+         metadata: upstream.Settings | None = None) -> Iterator[lockfile.Written]:
+    """The lock of every component (or of ``components``), one by one: resolved again when
+    its inputs changed (or it is missing), keeping its other versions; kept as it is when
+    they did not.  ``upgrade``: every one resolved afresh, to the newest versions allowed."""
+    definition = bakemodel.load(bake_files)
+    targets = bakemodel.targets(definition, root)
+    fetched = Metadata(metadata or upstream.Settings())
+    every = lockinputs.derive(definition, bake_files, targets, root, fetched)
+    known = [i.component for i in every]
+    unknown = sorted(set(components) - set(known))
+    if unknown:
+        raise LintError(f"no lock for component {unknown[0]}; components with a lock: "
+                        f"{', '.join(known)}")
+    uv = lockfile.uv_binary()
+    for inputs in every:
+        if components and inputs.component not in components:
+            continue
+        if not upgrade and lockfile.is_fresh(inputs, root):
+            yield lockfile.kept(inputs, root)
+        else:
+            yield lockfile.write(inputs, root, uv, index_url, upgrade)
+
+
+# -- lock-stale -----------------------------------------------------------------------------
+def check_locks(definition: Definition, bake_files: list[Path], targets: list[BakeTarget],
+                root: Path, metadata: Metadata) -> list[Finding]:
+    found: list[Finding] = []
+    for inputs in lockinputs.derive(definition, bake_files, targets, root, metadata):
+        found += _stale(inputs, root)
+    return found
+
+
+def _stale(inputs: lockinputs.Inputs, root: Path) -> list[Finding]:
+    path = inputs.lock_path(root)
+    name = relative(path, root)
+    own = f"locks/{path.name}"
+    if own not in (root / inputs.dockerfile).read_text(encoding="utf-8"):
+        return [Finding(inputs.dockerfile, 1, "pip-unlocked",
+                        f"{inputs.component}: the stages install with pip but never from "
+                        f"the component's own lock {own}")]
+    if not path.is_file():
+        return [Finding(inputs.dockerfile, 1, "lock-stale",
+                        f"{inputs.component}: no lock {name}: run `inv lock`")]
+    text = path.read_text(encoding="utf-8")
+    recorded = lockfile.recorded_digest(text)
+    line = _line_of(text, lockfile.DIGEST_KEY)
+    if recorded != inputs.digest():
+        return [Finding(name, line, "lock-stale",
+                        f"{inputs.component}: the lock's inputs changed since it was made "
+                        "(its inputs-sha256 is not theirs): run `inv lock`")]
+    pinned = lockfile.pins(text)
+    excluded = set(inputs.excluded)
+    missing = sorted({canonical(r.name) for r in map(Requirement, inputs.requirements)
+                      if _applies(r, inputs.python)} - set(pinned) - excluded)
+    built = sorted(set(pinned) & excluded)
+    out = []
+    if missing:
+        out.append(Finding(name, line, "lock-stale",
+                           f"{inputs.component}: the lock does not pin {', '.join(missing)}, "
+                           "which its inputs require: run `inv lock`"))
+    if built:
+        out.append(Finding(name, line, "lock-stale",
+                           f"{inputs.component}: the lock pins {', '.join(built)}, which the "
+                           "cell builds itself: run `inv lock`"))
+    return out
+
+
+def _applies(requirement: Requirement, python: str) -> bool:
+    environment = {"python_version": python, "python_full_version": f"{python}.0",
+                   "sys_platform": "linux", "platform_system": "Linux",
+                   "platform_machine": "x86_64", "os_name": "posix",
+                   "implementation_name": "cpython",
+                   "platform_python_implementation": "CPython", "extra": ""}
+    return requirement.marker is None or requirement.marker.evaluate(environment)
+
+
+def _line_of(text: str, prefix: str) -> int:
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith(prefix):
+            return number
+    return 1
+
+
+# -- pip-unlocked ---------------------------------------------------------------------------
+def check_installs(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
+    found: list[Finding] = []
+    for path in paths:
+        name = relative(path, root)
+        for stage in files.get(path).stages:
+            for instruction in stage.instructions:
+                if instruction.keyword == "RUN":
+                    found += _run(name, path.parent, instruction.body, instruction.line)
+    return found
+
+
+def _run(name: str, context: Path, body: str, line: int) -> list[Finding]:
+    wheel_lists = set(_WHEEL_LIST.findall(body))
+    out = []
+    for match in _PIP.finditer(body):
+        verb, arguments = match.group(1), _tokens(match.group(2))
+        problems = list(_install(arguments, wheel_lists, context) if verb == "install"
+                        else _wheel(arguments))
+        if problems:
+            out.append(Finding(name, line, "pip-unlocked", f"pip {verb}: {'; '.join(problems)}"))
+    return out
+
+
+def _install(arguments: list[str], wheel_lists: set[str], context: Path) -> Iterator[str]:
+    if "--require-hashes" not in arguments:
+        yield "without --require-hashes (install from the component's lock: `-r locks/...`)"
+    files, positional = _split(arguments)
+    if not any(_LOCK.search(f) for f in files):
+        yield "installs from no lock (-r .../locks/<component>.txt)"
+    for file in files:
+        lock = _LOCK.search(file)
+        if lock and not (context / "locks" / lock.group(1)).is_file():
+            yield f"lock {lock.group(1)} does not exist in {context.name}/locks (`inv lock`)"
+        elif not lock and file not in wheel_lists:
+            yield (f"-r {file} is neither a lock nor the cell's wheel list "
+                   "(write-constraints.py --wheels FILE in the same RUN)")
+    for argument in positional:
+        yield f"'{argument}' is installed outside the lock"
+
+
+def _wheel(arguments: list[str]) -> Iterator[str]:
+    for flag in ("--no-deps", "--no-build-isolation"):
+        if flag not in arguments:
+            yield f"without {flag} (pip would fetch unlocked distributions)"
+
+
+def _split(arguments: list[str]) -> tuple[list[str], list[str]]:
+    """(-r files, positional arguments) of one pip command line."""
+    files: list[str] = []
+    positional: list[str] = []
+    value_of = ""
+    for token in arguments:
+        if value_of:
+            if value_of in ("-r", "--requirement"):
+                files.append(token)
+            value_of = ""
+        elif token in _WITH_VALUE:
+            value_of = token
+        elif token.startswith("--requirement=") or (token.startswith("-r") and len(token) > 2):
+            files.append(token.split("=", 1)[1] if "=" in token else token[2:])
+        elif not token.startswith("-"):
+            positional.append(token)
+    return files, positional
+
+
+def _tokens(text: str) -> list[str]:
+    try:
+        return shlex.split(text.replace("\\\n", " "), comments=False)
+    except ValueError:
+        return text.split()
