@@ -53,7 +53,8 @@ _SKIP_CHECK = re.compile(r"\s(?:-x|--skip-dependency-check)\b")
 # the bake file (``rocm_bake.components``) not listed here builds the one distribution named
 # after it (top-level package: the name with ``_`` for ``-``, e.g. flash-attn -> flash_attn),
 # unless upstream.toml's [built] says otherwise; only the exceptions are written down.
-CONTEXT_DISTS = {"base": (), "torch": ("torch", "torchvision", "torchaudio"),
+# base and wheels (the export) build none.
+CONTEXT_DISTS = {"base": (), "wheels": (), "torch": ("torch", "torchvision", "torchaudio"),
                  "aiter": ("amd-aiter",), "nixl": ("nixl-rocm",), "amdsmi": ("amdsmi",)}
 
 

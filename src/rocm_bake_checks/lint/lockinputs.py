@@ -99,6 +99,8 @@ def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTar
     components, cells = _components(bake_files, targets)
     if not components:
         return []
+    # A component not in upstream.toml's [built] builds the distribution named after it.
+    config = conformance.with_components(config, list(components))
     platform = _platform(variables)
     deriver = _Deriver(root, metadata, config, variables, python, components, cells)
     out = []
@@ -151,6 +153,7 @@ class _Deriver:
         self.root, self.metadata, self.config = root, metadata, config
         self.variables, self.python, self.components = variables, python, components
         self.cells = cells
+        self.dists = conformance.context_dists(list(components))   # context -> its wheels
         self.files = Dockerfiles()
         self.upstream = {c.dockerfile: c for c in config.components}
         self._memo: dict[str, list[Layer]] = {}
@@ -200,7 +203,7 @@ class _Deriver:
 
     def _runtime(self, source: str, contexts: Mapping[str, str]) -> list[Layer]:
         out = []
-        for dist in conformance.CONTEXT_DISTS.get(source, ()):
+        for dist in self.dists.get(source, ()):
             built = self.config.built.get(dist)
             if built and built.requires:
                 out.append(Layer(f"upstream.toml [built] {dist}", built.requires))
@@ -218,7 +221,7 @@ class _Deriver:
         assert target.dockerfile is not None
         text = target.dockerfile.read_text(encoding="utf-8")
         out = []
-        for dist in conformance.CONTEXT_DISTS.get(component, ()):   # the wheels it builds
+        for dist in self.dists.get(component, ()):   # the wheels it builds
             built = self.config.built.get(dist)
             if built and built.requires:
                 out.append(Layer(f"upstream.toml [built] {dist}", built.requires))
