@@ -66,8 +66,10 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
     resolved for the image's Python and platform from its inputs: dockerfiles/requirements,
     the upstream requirement files at the pinned commits (the committed snapshot of `inv
     lint`'s conformance family) and the runtime requirements of the cell's own wheels.
-    A lock whose inputs did not change is kept; one whose inputs changed is resolved again
-    from its own versions, so only what the change needs moves (--upgrade: all afresh).
+    A lock whose inputs did not change is kept; a missing or stale one made from the very same
+    inputs as another component's lock takes that lock's pins (no index asked); any other is
+    resolved again from its own versions, so only what the change needs moves (--upgrade: all
+    afresh).
     """
     import time
 
@@ -80,6 +82,6 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
     start = time.monotonic()
     for written in locks.lock(Path.cwd(), files, tuple(component),
                               index_url or lockfile.DEFAULT_INDEX, upgrade):
-        state = "resolved" if written.resolved else "inputs unchanged, kept"
-        print(f"{written.path.relative_to(Path.cwd())}: {written.pins} distributions ({state})")
+        print(f"{written.path.relative_to(Path.cwd())}: {written.pins} distributions "
+              f"({written.state()})")
     print(f"lock: done in {time.monotonic() - start:.1f}s", file=sys.stderr)

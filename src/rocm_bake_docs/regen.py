@@ -8,7 +8,10 @@
    127.0.0.1, the world's commit pins derived from the bake file);
 3. ``docs/reference/variables.md`` -- ``inv version-check --offline <that snapshot> --docs``;
 4. the generated pages of ``docs/`` and the generated regions of README.md and docs/index.md
-   (``inv docs`` without building the site).
+   (``inv docs`` without building the site);
+5. the Python locks that need no package index (``inv lock`` offline: a lock whose inputs did
+   not change is kept, a new component's lock is taken from a lock made from the very same
+   inputs); one that must be resolved is an error naming ``inv lock``.
 
 Steps 1 and 2 are recorders that live in ``tests/`` (they drive the test fixtures): they need
 the checkout's ``tests/`` and the ``dev`` dependency group (pytest).
@@ -27,6 +30,7 @@ from pathlib import Path
 
 from rocm_bake.errors import RocmBakeError
 from rocm_bake_checks.drift import cli
+from rocm_bake_checks.lint import locks
 from rocm_bake_docs import pages
 from rocm_bake_docs.source import Source
 
@@ -79,3 +83,5 @@ def regenerate(root: Path, say: Callable[[str], None]) -> None:
     say(f"regen: inv version-check --offline {SNAPSHOT} --docs")
     changed = pages.write(Source(root))
     say(f"regen: inv docs ({len(changed)} generated file(s) changed)")
+    written = list(locks.lock(root, [root / "rocm-bake.hcl"], offline=True))
+    say(f"regen: inv lock, offline ({len(written)} lock(s) fresh)")

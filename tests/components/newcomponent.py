@@ -148,10 +148,14 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# The cell's constraints file (write-constraints.py): every later pip runs against it.
+# The cell's constraints file (write-constraints.py): every later pip runs against it.  The
+# cell's torch wheels by sha256 (--wheels), everything else from the component's lock
+# (locks/flash-attn.txt: `inv regen` takes it from a lock of the very same inputs).
+COPY locks/flash-attn.txt /opt/rocm-bake/locks/flash-attn.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \\
-    pip install --no-cache-dir /deps/torch/torch-*.whl \\
-    && write-constraints.py /opt/rocm-bake/constraints.txt /deps/torch
+    write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt /deps/torch \\
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/flash-attn.txt \\
+        -r /tmp/cell-wheels.txt
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 RUN fetch-source.sh "${FLASH_ATTN_REPO}" "${FLASH_ATTN_REF}" "${FLASH_ATTN_COMMIT}" /src/fa

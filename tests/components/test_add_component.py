@@ -57,6 +57,10 @@ def test_a_component_is_three_hand_edits_and_one_command(buildx: Buildx,
                              text=True, check=True).stdout.split("\n")
     generated = {line[3:] for line in changed if line} - set(touched)
     assert "tests/buildx/recorded/print.json" in generated, generated
+    # Its Python lock, made by regen without an index: flash-attn's inputs are triton's.
+    assert "dockerfiles/locks/flash-attn.txt" in generated, generated
+    lock = (root / "dockerfiles" / "locks" / "flash-attn.txt").read_text()
+    assert lock.startswith("# The lock of component flash-attn "), lock[:200]
 
     for args in (["inv", "lint"], ["inv", "docs", "--check"], ["inv", "targets"],
                  ["inv", "version-check", "--offline",

@@ -43,6 +43,12 @@ class Written:
     path: Path
     pins: int
     resolved: bool      # False: the lock's inputs had not changed, it was kept as it was
+    twin: str = ""      # taken from this lock, made from the very same inputs
+
+    def state(self) -> str:
+        if self.twin:
+            return f"the same inputs as {self.twin}: its pins"
+        return "resolved" if self.resolved else "inputs unchanged, kept"
 
 
 def header(inputs: Inputs) -> str:
@@ -131,6 +137,25 @@ def write(inputs: Inputs, root: Path, uv: str, index_url: str = DEFAULT_INDEX,
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, header(inputs) + body)
     return Written(inputs.component, path, len(pins(body)), resolved=True)
+
+
+def twin(inputs: Inputs, root: Path) -> Path | None:
+    """Another component's lock made from the very same inputs (its recorded digest is
+    theirs): its resolution is this one's, so it serves without asking the index."""
+    own = inputs.lock_path(root)
+    for path in sorted(own.parent.glob("*.txt")) if own.parent.is_dir() else []:
+        if path != own and recorded_digest(path.read_text(encoding="utf-8")) == inputs.digest():
+            return path
+    return None
+
+
+def copied(inputs: Inputs, root: Path, source: Path) -> Written:
+    """This component's lock from ``source``'s pins (``twin``), under its own header."""
+    text = source.read_text(encoding="utf-8")
+    body = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("#"))
+    path = inputs.lock_path(root)
+    atomic.write_text(path, header(inputs) + body)
+    return Written(inputs.component, path, len(pins(body)), resolved=False, twin=source.name)
 
 
 def kept(inputs: Inputs, root: Path) -> Written:

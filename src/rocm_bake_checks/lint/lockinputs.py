@@ -79,10 +79,12 @@ class Inputs:
         return "".join(f"{name} ; sys_platform == 'never'\n" for name in self.excluded)
 
     def digest(self) -> str:
-        """sha256 of everything the lock is resolved from (the lock header records it)."""
+        """sha256 of the requirements the lock is resolved from, for its Python and platform
+        (the lock header records it). The cell's own distributions are not part of it: adding
+        a component leaves the other locks fresh, and a lock that pins a distribution the
+        graph now builds is stale by its content (``locks._stale``)."""
         hashed = hashlib.sha256()
-        for part in (f"python {self.python}\n", f"platform {self.platform}\n", self.text(),
-                     "--\n", self.overrides()):
+        for part in (f"python {self.python}\n", f"platform {self.platform}\n", self.text()):
             hashed.update(part.encode())
         return hashed.hexdigest()
 

@@ -46,10 +46,13 @@ _WITH_VALUE = frozenset({
 # -- inv lock -------------------------------------------------------------------------------
 def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
          index_url: str = lockfile.DEFAULT_INDEX, upgrade: bool = False,
-         metadata: upstream.Settings | None = None) -> Iterator[lockfile.Written]:
-    """The lock of every component (or of ``components``), one by one: resolved again when
-    its inputs changed (or it is missing), keeping its other versions; kept as it is when
-    they did not.  ``upgrade``: every one resolved afresh, to the newest versions allowed."""
+         metadata: upstream.Settings | None = None,
+         offline: bool = False) -> Iterator[lockfile.Written]:
+    """The lock of every component (or of ``components``), one by one: kept as it is when its
+    inputs did not change; else taken from another component's lock made from the very same
+    inputs (``lockfile.twin``, no index asked); else resolved again, keeping its other
+    versions.  ``upgrade``: every one resolved afresh, to the newest versions allowed.
+    ``offline`` (``inv regen``): a lock that needs the index is an error naming ``inv lock``."""
     definition = bakemodel.load(bake_files)
     targets = bakemodel.targets(definition, root)
     fetched = Metadata(metadata or upstream.Settings())
@@ -59,14 +62,19 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
     if unknown:
         raise LintError(f"no lock for component {unknown[0]}; components with a lock: "
                         f"{', '.join(known)}")
-    uv = lockfile.uv_binary()
     for inputs in every:
         if components and inputs.component not in components:
             continue
+        twin = None if upgrade else lockfile.twin(inputs, root)
         if not upgrade and lockfile.is_fresh(inputs, root):
             yield lockfile.kept(inputs, root)
+        elif twin is not None:
+            yield lockfile.copied(inputs, root, twin)
+        elif offline:
+            raise LintError(f"{relative(inputs.lock_path(root), root)}: {inputs.component}'s "
+                            "lock must be resolved against the package index: run `inv lock`")
         else:
-            yield lockfile.write(inputs, root, uv, index_url, upgrade)
+            yield lockfile.write(inputs, root, lockfile.uv_binary(), index_url, upgrade)
 
 
 # -- lock-stale -----------------------------------------------------------------------------
