@@ -24,12 +24,14 @@ _DOWNLOAD = re.compile(r"(?:^|&&|\|\||;|\||\(|\bthen|\bdo|\bexec)\s*(?:\w+=\S*\s
                        re.M)
 _VERIFIED = re.compile(r"sha256sum|sha256")
 _PIP_INSTALL = re.compile(r"\bpip3?\s+install\b(.*?)(?:&&|\|\||;|\||$)", re.S)
-_OPTIONS_WITH_VALUE = frozenset({
+# pip's options that take a value (install and wheel): the token after one is not a requirement.
+PIP_OPTIONS_WITH_VALUE = frozenset({
     "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
     "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root",
     "--upgrade-strategy", "--platform", "--python-version", "--implementation", "--abi",
     "--progress-bar", "--log", "--cache-dir", "--src", "-C", "--config-settings",
     "--global-option", "--no-binary", "--only-binary", "--report", "--trusted-host",
+    "-w", "--wheel-dir",
 })
 _REQUIREMENT_LINE = re.compile(r"^[A-Za-z0-9._\-\[\],]+==[^\s;]+(\s*;.*)?(\s+--hash=\S+)*$")
 
@@ -49,7 +51,7 @@ def unpinned_requirements(command: str) -> list[str]:
         if skip:
             skip = False
             continue
-        if token in _OPTIONS_WITH_VALUE:
+        if token in PIP_OPTIONS_WITH_VALUE:
             skip = True
             continue
         if token.startswith("-") or token.startswith("$") or "/" in token or token == ".":

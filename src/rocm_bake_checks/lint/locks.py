@@ -23,7 +23,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from rocm_bake.bakefile import Definition
-from rocm_bake_checks.lint import bakemodel, lockfile, lockinputs, upstream
+from rocm_bake_checks.lint import bakemodel, downloads, lockfile, lockinputs, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
@@ -33,14 +33,6 @@ RULES = ("lock-stale", "pip-unlocked")
 _PIP = re.compile(r"\bpip3?\s+(install|wheel)\b(.*?)(?=&&|\|\||;|\||$)", re.S)
 _WHEEL_LIST = re.compile(r"write-constraints\.py\s+--wheels\s+(\S+)")
 _LOCK = re.compile(r"(?:^|/)locks/([A-Za-z0-9_.-]+\.txt)$")
-_WITH_VALUE = frozenset({
-    "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
-    "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root",
-    "--upgrade-strategy", "--platform", "--python-version", "--implementation", "--abi",
-    "--progress-bar", "--log", "--cache-dir", "--src", "-C", "--config-settings",
-    "--global-option", "--no-binary", "--only-binary", "--report", "--trusted-host",
-    "-w", "--wheel-dir",
-})
 
 
 # -- inv lock -------------------------------------------------------------------------------
@@ -194,7 +186,7 @@ def _split(arguments: list[str]) -> tuple[list[str], list[str]]:
             if value_of in ("-r", "--requirement"):
                 files.append(token)
             value_of = ""
-        elif token in _WITH_VALUE:
+        elif token in downloads.PIP_OPTIONS_WITH_VALUE:
             value_of = token
         elif token.startswith("--requirement=") or (token.startswith("-r") and len(token) > 2):
             files.append(token.split("=", 1)[1] if "=" in token else token[2:])
