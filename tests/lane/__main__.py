@@ -42,13 +42,23 @@ def git(*args: str, cwd: Path) -> str:
 
 def clone(repo: Path, into: Path) -> tuple[Path, str]:
     """A full clone of ``repo``'s current commit (``actions/checkout`` with fetch-depth 0:
-    origin/BASE_REF exists), alone in ``into`` (no ``shared`` folder beside it)."""
+    origin/BASE_REF exists), alone in ``into`` (no ``shared`` folder beside it). A checkout
+    with no branch BASE_REF (a detached clone of it) is its own base, said in one line: the
+    pull request changes nothing against it."""
     commit = git("rev-parse", "HEAD", cwd=repo)
     dest = into / repo.resolve().name
     git("clone", "--quiet", "--no-checkout", str(repo.resolve()), str(dest), cwd=into)
     git("checkout", "--quiet", "--detach", commit, cwd=dest)
-    git("rev-parse", "--verify", "--quiet", f"origin/{BASE_REF}", cwd=dest)
+    if not has_ref(f"origin/{BASE_REF}", dest):
+        git("update-ref", f"refs/remotes/origin/{BASE_REF}", commit, cwd=dest)
+        print(f"lane: {repo} has no branch {BASE_REF}: origin/{BASE_REF} is its HEAD "
+              f"{commit[:12]} (the pull request is compared with itself)", flush=True)
     return dest, commit
+
+
+def has_ref(ref: str, cwd: Path) -> bool:
+    return subprocess.run(["git", "rev-parse", "--verify", "--quiet", ref], cwd=cwd,
+                          capture_output=True, check=False).returncode == 0
 
 
 def base_env(environ: Mapping[str, str], workspace: Path, home: Path) -> dict[str, str]:

@@ -205,3 +205,20 @@ def test_a_step_that_always_runs_and_an_upload_follow_a_failure(tmp_path: Path) 
     assert "FAILED: step 6 (actions/upload-artifact@v6): no file nothing.md to upload as " \
            "absent" in proc.stdout
     assert proc.stdout.splitlines()[-1] == "0 passed, 2 failed, 0 skipped"
+
+
+def test_a_checkout_without_a_main_branch_is_its_own_base(tmp_path: Path) -> None:
+    """CI may hand the lane a detached clone with no branch main: origin/main is then its
+    HEAD, said in one line, and `--pr origin/main` compares the change with itself."""
+    repo = _repo(tmp_path, """\
+      - run: git rev-parse origin/main HEAD
+""")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"}
+    for argv in (["checkout", "-q", "--detach"], ["branch", "-q", "-D", "main"]):
+        subprocess.run(["git", *argv], cwd=repo, env=env, check=True, timeout=30)
+    proc = _lane(repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"has no branch main: origin/main is its HEAD {head[:12]}" in proc.stdout
+    assert proc.stdout.count(head) >= 2, proc.stdout     # origin/main and HEAD: one commit
