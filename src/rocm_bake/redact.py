@@ -9,6 +9,7 @@ so they can travel as a BuildKit secret instead.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -66,8 +67,22 @@ class Stream:
         self.wrapped = wrapped
 
     def write(self, value: str) -> int:
-        self.wrapped.write(text(value))
+        try:
+            self.wrapped.write(text(value))
+        except BrokenPipeError:
+            self._reader_left()
         return len(value)
+
+    def flush(self) -> None:
+        try:
+            self.wrapped.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        """The reader closed the pipe (``inv … | head``): what is still written goes to
+        /dev/null, and the task goes on to its own exit status, with no traceback."""
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self.wrapped.fileno())
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
-from tests.conftest import ROOT, missing, run_cli
+from tests.conftest import ROOT, VENV_BIN, minimal_env, missing, run_cli
 
 TASKS = ["build", "push", "list-vars", "targets", "version-check", "services", "doctor"]
 
@@ -95,3 +97,19 @@ def test_nox_build_session_passes_posargs_to_inv_build() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     output = result.stdout + result.stderr
     assert "GPU_ARCHS=gfx950 docker buildx bake --file rocm-bake.hcl" in output
+
+
+def test_a_reader_that_left_costs_no_traceback() -> None:
+    """`inv TASK … | head`: the reader has gone before anything is written (the pipe's read
+    end is closed before the task starts), so every write fails with EPIPE; the task still
+    ends with its own status and prints no traceback."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run([str(VENV_BIN / "inv"), "list-vars"], cwd=ROOT, env=minimal_env(),
+                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+                              check=False)
+    finally:
+        os.close(write)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr, proc.stderr
