@@ -45,13 +45,21 @@ RUN test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSION}" \
     && test -z "$(printf '%s' "${HCC_AMDGPU_TARGET}" | tr -dc ';')"
 
 # OS build dependencies, CPython from the deadsnakes PPA (22.04 ships 3.10), ccache.
-# Not version-pinned (DL3008), deliberately: the base image digest fixes the Ubuntu release
-# and the PPA drops old builds, so exact apt pins would break on every PPA update; the exact
-# Python and every wheel land in the runtime images' versions.json instead.
+# Not version-pinned (DL3008; lint apt-pin and apt-repository, waived in lint/policy.toml),
+# deliberately: the base image digest fixes the Ubuntu release and the PPA drops old builds,
+# so exact apt pins would break on every PPA update; the exact Python and every wheel land in
+# the runtime images' versions.json instead.  The PPA step is tried three times, as vLLM's
+# docker/Dockerfile.rocm_base does (Launchpad's key server fails now and then); the third
+# failure fails the build.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends software-properties-common gpg-agent \
-    && add-apt-repository -y ppa:deadsnakes/ppa \
+    && for attempt in 1 2 3; do \
+           add-apt-repository -y ppa:deadsnakes/ppa && break; \
+           [ "${attempt}" -lt 3 ] || exit 1; \
+           echo "add-apt-repository failed (attempt ${attempt} of 3); retrying" >&2; \
+           sleep 5; \
+       done \
     && apt-get update \
     && apt-get install -y --no-install-recommends \
         git curl ca-certificates build-essential pkg-config ccache \

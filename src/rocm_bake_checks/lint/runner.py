@@ -11,6 +11,7 @@ from rocm_bake_checks.lint import (
     conformance,
     consistency,
     downloads,
+    fetches,
     hadolint,
     pins,
     pinuse,
@@ -62,16 +63,32 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
             raise LintError(f"bake file {path} does not exist")
     rules = policy.load(policy_file)
     findings: list[Finding] = []
+    checked: set[str] = set()  # the files the rules read
     if "hadolint" in families:
-        findings += hadolint.check(hadolint.discover(root, rules.hadolint_exclude), root)
+        discovered = hadolint.discover(root, rules.hadolint_exclude)
+        findings += hadolint.check(discovered, root)
+        checked |= {relative(p, root) for p in discovered}
     if set(families) - {"hadolint"}:
-        findings += _bake_rules(root, bake_files, families, metadata or upstream.Settings())
-    kept = policy.apply(rules, findings, relative(policy_file, root))
+        bake_findings, bake_checked = _bake_rules(root, bake_files, families,
+                                                  metadata or upstream.Settings())
+        findings += bake_findings
+        checked |= bake_checked
+    kept = policy.apply(rules, findings, relative(policy_file, root), checked)
     return sorted(set(kept))
 
 
+def _checked_files(root: Path, bake_files: Sequence[Path], paths: list[Path],
+                   targets: list[BakeTarget]) -> set[str]:
+    """The files the bake rules read: the bake files, the Dockerfiles and every file of the
+    targets' contexts (an exception for any other file cannot be judged stale by this run)."""
+    out = {relative(p, root) for p in [*bake_files, *paths]}
+    for context in {t.context for t in targets if t.context.is_dir()}:
+        out |= {relative(p, root) for p in context.rglob("*") if p.is_file()}
+    return out
+
+
 def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
-                metadata: upstream.Settings) -> list[Finding]:
+                metadata: upstream.Settings) -> tuple[list[Finding], set[str]]:
     definition = bakemodel.load(list(bake_files))
     targets = bakemodel.targets(definition, root)
     files = Dockerfiles()
@@ -87,6 +104,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
     if "downloads" in families:
         findings += downloads.check_dockerfiles(paths, files, root)
         findings += downloads.check_context_files([t.context for t in targets], root)
+        findings += fetches.check(paths, files, root)
     if "caching" in families:
         findings += caching.check(paths, files, root)
     if "recipes" in families:
@@ -95,4 +113,4 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         fetched = upstream.Metadata(metadata)
         findings += conformance.check(definition, root, fetched)
         fetched.save()
-    return findings
+    return findings, _checked_files(root, bake_files, paths, targets)
