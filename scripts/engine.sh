@@ -181,10 +181,11 @@ cleanup_install() {
 # are left alone.  FETCH_DIR is a fresh temp dir, removed on exit.  WHAT is
 # the command, for the log.
 FETCH_DIR=""
+APT_OPTS=()
 fetch_debs() {
     local what=$1
     shift
-    local mirror arch tmp p s suites=()
+    local p s suites=()
     for p in "$@"; do
         case "$p" in
         */*) ;;
@@ -196,25 +197,115 @@ fetch_debs() {
         *) suites+=("$s") ;;
         esac
     done
+    apt_state "$what" "${suites[@]}"
+    log "$what: downloading $*"
+    (cd "$FETCH_DIR/debs" && apt-get "${APT_OPTS[@]}" download -qq "$@" >&2) ||
+        die "apt-get download $* failed"
+}
+
+# apt_state WHAT SUITE...: a fresh apt state in FETCH_DIR (sources of the machine's
+# mirror for SUITEs, their package lists, a cache) and APT_OPTS, the apt-get options
+# that use it.  Removed on exit.
+apt_state() {
+    local what=$1
+    shift
+    local mirror arch tmp s
     mirror=$(debian_mirror) || die "no Debian mirror for this release found in /etc/apt/sources.list{,.d}"
     arch=$(dpkg --print-architecture)
-    tmp=$(mktemp -d /tmp/rocm-bake-apt.XXXXXX)
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-apt.XXXXXX")
     TMP_PATHS+=("$tmp")
     trap cleanup_install EXIT
     FETCH_DIR=$tmp
     chmod 755 "$tmp"
     mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/debs"
-    for s in "${suites[@]}"; do
+    for s in "$@"; do
         printf 'deb [arch=%s] %s %s main\n' "$arch" "$mirror" "$s"
     done >"$tmp/sources.list"
-    local o=(-o "Dir::Etc::sourcelist=$tmp/sources.list" -o Dir::Etc::sourceparts=/dev/null
+    APT_OPTS=(-o "Dir::Etc::sourcelist=$tmp/sources.list" -o Dir::Etc::sourceparts=/dev/null
         -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache"
         -o Acquire::Languages=none -o APT::Sandbox::User=root)
-    log "$what: fetching ${suites[*]} package lists from $mirror"
-    apt-get "${o[@]}" update -qq >&2 || die "apt-get update for ${suites[*]} failed"
-    log "$what: downloading $*"
-    (cd "$tmp/debs" && apt-get "${o[@]}" download -qq "$@" >&2) ||
-        die "apt-get download $* failed"
+    log "$what: fetching $* package lists from $mirror"
+    apt-get "${APT_OPTS[@]}" update -qq >&2 || die "apt-get update for $* failed"
+}
+
+# ---------------------------------------------------------------- pinned .debs
+# A lock file pins every .deb of a rootfs by content: one .deb a line,
+#   ROLE SHA256 SIZE POOL_PATH
+# ROLE is "install" (installed by mmdebstrap) or "unpack" (dpkg-deb -x'd by a hook);
+# POOL_PATH is the .deb's path under the Debian mirror (as apt prints it).  Lines
+# starting with '#' are comments.  Nothing is resolved against the live archive when a
+# rootfs is built: the same lock gives the same .debs on any machine.
+
+# The .debs of a lock are kept by content in ROOTFS_DIR/debs/SHA256.deb.
+locked_deb() { printf '%s/debs/%s.deb
+' "${ROOTFS_CACHE_DIR%/}" "$1"; }
+
+# lock_lines LOCK [ROLE]: the lock's .deb lines (of one ROLE, or all).
+lock_lines() {
+    [ -f "$1" ] || die "no lock file $1"
+    awk -v role="${2:-}" '!/^[ \t]*(#|$)/ && (role == "" || $1 == role)' "$1"
+}
+
+# fetch_locked WHAT LOCK: every .deb of LOCK in ROOTFS_DIR/debs, checked against its
+# sha256; a missing one is downloaded from the machine's Debian mirror by its pool path
+# (the only network use) and kept only if its sha256 is the lock's.
+fetch_locked() {
+    local what=$1 lock=$2 role sha path deb mirror="" tmp n=0 got=0
+    mkdir -p "${ROOTFS_CACHE_DIR%/}/debs" || die "cannot create ${ROOTFS_CACHE_DIR%/}/debs"
+    while read -r role sha _ path; do
+        [[ "$sha" =~ ^[0-9a-f]{64}$ ]] || die "$lock: '$role $sha ...' has no sha256"
+        n=$((n + 1))
+        deb=$(locked_deb "$sha")
+        if [ -f "$deb" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" = "$sha" ]; then continue; fi
+        if [ -z "$mirror" ]; then
+            mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
+        fi
+        tmp=$(mktemp "$deb.XXXXXX")
+        TMP_PATHS+=("$tmp")
+        trap cleanup_install EXIT
+        curl -fsSL --retry 3 -o "$tmp" "$mirror/$path" ||
+            die "$what: cannot download $mirror/$path (run this outside a network namespace)"
+        [ "$(sha256sum <"$tmp" | cut -d' ' -f1)" = "$sha" ] ||
+            die "$what: $mirror/$path does not have the sha256 of $lock ($sha): the archive changed; re-lock"
+        mv -f "$tmp" "$deb"
+        got=$((got + 1))
+    done < <(lock_lines "$lock")
+    [ "$n" -gt 0 ] || die "$lock pins no .debs"
+    log "$what: $n .debs of ${lock##*/} verified by sha256 ($got downloaded)"
+}
+
+# local_repo LOCK DIR SUITE: a flat apt repository in DIR holding exactly the lock's
+# "install" .debs (hard links into ROOTFS_DIR/debs), its Release saying it is SUITE (so
+# mmdebstrap's essential and required sets, which it selects by suite, come from it).
+# Prints the package names, comma-separated.
+local_repo() {
+    local lock=$1 dir=$2 suite=$3 role sha rest deb
+    mkdir -p "$dir"
+    while read -r role sha rest; do
+        deb=$(locked_deb "$sha")
+        ln -f "$deb" "$dir/$sha.deb" 2>/dev/null || cp -f "$deb" "$dir/$sha.deb"
+    done < <(lock_lines "$lock" install)
+    (cd "$dir" && dpkg-scanpackages --multiversion . /dev/null >Packages 2>/dev/null) ||
+        die "dpkg-scanpackages failed in $dir"
+    {
+        printf 'Origin: rocm-bake\nLabel: pinned\nSuite: %s\nCodename: %s\n' "$suite" "$suite"
+        printf 'Architectures: %s all\nSHA256:\n' "$(dpkg --print-architecture)"
+        printf ' %s %s Packages\n' "$(sha256sum <"$dir/Packages" | cut -d' ' -f1)" "$(stat -c %s "$dir/Packages")"
+    } >"$dir/Release"
+    awk '/^Package: /{print $2}' "$dir/Packages" | sort -u | paste -sd, -
+}
+
+# lock_from_uris ROLE: apt-get --print-uris lines on stdin -> lock lines of ROLE.
+lock_from_uris() {
+    local role=$1 mirror=$2
+    awk -v role="$role" -v mirror="$mirror/" -v q="'" '
+        substr($0, 1, 1) == q {
+            uri = $1; gsub(q, "", uri)
+            if (index(uri, mirror) != 1) { print "not under the mirror: " uri > "/dev/stderr"; exit 1 }
+            sha = $4; sub(/^SHA256:/, "", sha)
+            if (sha !~ /^[0-9a-f]+$/ || length(sha) != 64) { print "no SHA256 for " uri > "/dev/stderr"; exit 1 }
+            print role, sha, $3, substr(uri, length(mirror) + 1)
+        }'
 }
 
 cmd_install() {

@@ -5,8 +5,11 @@
 # dependencies need a newer glibc than trixie has), laid out like a ROCm install so that
 # dockerfiles/scripts/with-compiler-cache.sh and install-compiler-wrappers.sh run unchanged.
 #
-# Fetched once from the machine's own Debian mirror (read from its apt configuration); the
-# rootfs tarball is kept in ROOTFS_DIR, so a restarted engine re-imports it offline.
+# Every .deb is pinned by content in hip-toolchain.lock (sha256, size, pool path): the rootfs
+# is built offline, by mmdebstrap from a local repository of exactly those .debs, so it is the
+# same on any machine.  The .debs are fetched once from the machine's own Debian mirror (read
+# from its apt configuration) and checked; they and the rootfs tarball are kept in ROOTFS_DIR,
+# so a restarted engine re-imports it offline.  'lock' re-resolves the lock from the archive.
 set -Eeuo pipefail
 
 # The helpers of engine.sh (debian_mirror, fetch_debs, set_run_dir, docker_up, die, log ...).
@@ -25,6 +28,7 @@ HIP_PACKAGES=clang-$LLVM_MAJOR,lld-$LLVM_MAJOR,llvm-$LLVM_MAJOR,clang-tools-$LLV
 # libamdhip64-7 is the HIP runtime library: here only so that links (hipcc -shared, CMake's
 # hip-lang package) find libamdhip64.so; nothing can run GPU code on these machines.
 HIP_DEBS=(rocm-device-libs-$LLVM_MAJOR libamdhip64-dev libamdhip64-7 hipcc)
+HIP_LOCK=${ROCM_BAKE_HIP_LOCK:-$(dirname "${BASH_SOURCE[0]}")/hip-toolchain.lock}
 
 usage() {
     cat <<EOF
@@ -33,26 +37,34 @@ Usage: scripts/$PROG COMMAND [RUN_DIR]
 A real HIP compiler image for the tests (no GPU needed to compile).
 
 Commands:
-  image [RUN_DIR]   build (once, with mmdebstrap from the machine's Debian mirror) and import
-                    $HIP_IMAGE: Debian $HIP_SUITE + clang-$LLVM_MAJOR lld-$LLVM_MAJOR llvm-$LLVM_MAJOR clang-tools-$LLVM_MAJOR,
+  image [RUN_DIR]   build (once, offline, with mmdebstrap from the .debs of the lock) and
+                    import $HIP_IMAGE: Debian $HIP_SUITE + clang-$LLVM_MAJOR lld-$LLVM_MAJOR llvm-$LLVM_MAJOR clang-tools-$LLVM_MAJOR,
                     and ${HIP_DEBS[*]} $ROCM_VERSION from experimental,
                     in a ROCm layout under /opt/rocm (llvm/bin/clang{,++}, bin/hipcc,
                     .info/version, include/hip, amdgcn/bitcode).  No-op if the image is
                     present; the tarball is kept in ROOTFS_DIR and reused offline.
+  rootfs            'fetch', then build the tarball (no engine needed); prints its path.
+  fetch             download the lock's .debs that ROOTFS_DIR/debs lacks, each checked
+                    against its sha256 (the only step that uses the network).
+  lock              resolve the package set against the mirror's $HIP_SUITE and experimental
+                    today and rewrite the lock (then rebuild: the image changes).
   tarball           print the path of the cached tarball (nothing is built).
   -h, --help        this help.
 
 RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}; ROOTFS_DIR is
-\${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}; the image name \${ROCM_BAKE_HIP_IMAGE:-rocm-bake/hip:test}.
+\${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}; the image name \${ROCM_BAKE_HIP_IMAGE:-rocm-bake/hip:test};
+the lock \${ROCM_BAKE_HIP_LOCK:-scripts/hip-toolchain.lock}.
 Exit status: 0 ok, 2 usage error or failure.
 EOF
 }
 
+# The cached tarball: named after a hash of the lock (the exact .debs), the package list,
+# the layout and the epoch -- not of the mirror: the lock alone says what goes in.
 hip_tarball() {
-    local mirror=$1 key
-    key=$(printf '%s %s %s %s %s %s\n' "$HIP_SUITE" "$mirror" "$HIP_PACKAGES" "${HIP_DEBS[*]}" \
-        "$ROCM_VERSION" "$ROOTFS_EPOCH" | cat - <(declare -f rocm_layout) |
-        sha256sum | cut -c1-12)
+    local key
+    [ -f "$HIP_LOCK" ] || die "no lock file $HIP_LOCK"
+    key=$(printf '%s %s %s %s\n' "$HIP_PACKAGES" "${HIP_DEBS[*]}" "$ROCM_VERSION" "$ROOTFS_EPOCH" |
+        cat - "$HIP_LOCK" <(declare -f rocm_layout build_hip_tarball) | sha256sum | cut -c1-12)
     printf '%s/hip-debian-%s-rocm%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$HIP_SUITE" "$ROCM_VERSION" "$key"
 }
 
@@ -85,65 +97,111 @@ rocm_layout() {
 }
 
 build_hip_tarball() {
-    local mirror=$1 out=$2 tmp deb v p debs=()
+    local out=$1 tmp keep include sha path v hooks=()
     command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run 'engine.sh install'"
+    command -v dpkg-scanpackages >/dev/null 2>&1 || die "dpkg-scanpackages not installed (apt-get install dpkg-dev)"
     mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
-    local want=()
-    for p in "${HIP_DEBS[@]}"; do want+=("$p/experimental"); done
-    fetch_debs image "${want[@]}"
-    for p in "${HIP_DEBS[@]}"; do
-        deb=$(find "$FETCH_DIR/debs" -name "${p}_*.deb" | head -n1)
-        [ -n "$deb" ] || die "image: no $p .deb downloaded"
-        v=$(dpkg-deb -f "$deb" Version)
-        case "$v" in
-        "$ROCM_VERSION"*) ;;
-        *) die "image: experimental has $p $v, this script wants $ROCM_VERSION" ;;
-        esac
-        debs+=("$deb")
-    done
+    fetch_locked image "$HIP_LOCK"
     tmp=$(mktemp "$out.XXXXXX.tar")
     TMP_PATHS+=("$tmp")
-    # The .debs next to the tarball for the hooks (a shared /tmp is no place to keep them
-    # through a build of several minutes).
-    local keep hooks=() d
-    keep=$(mktemp -d "$out.debs.XXXXXX")
+    # The repository: mmdebstrap bind-mounts it into the chroot at its own path (its
+    # file-mirror-automount hooks: dpkg reads the .debs in place), so it is under /tmp, which
+    # mmdebstrap empties in the chroot at the end -- no trace of the path in the image.
+    keep=$(mktemp -d /tmp/rocm-bake-hip-repo.XXXXXX)
     TMP_PATHS+=("$keep")
-    cp "${debs[@]}" "$keep/"
-    for d in "${debs[@]}"; do hooks+=(--customize-hook="dpkg-deb -x '$keep/${d##*/}' \"\$1\""); done
+    chmod 755 "$keep"
+    include=$(local_repo "$HIP_LOCK" "$keep/repo" "$HIP_SUITE")
+    # mmdebstrap bind-mounts the repository into the chroot at its own path (its
+    # file-mirror-automount hooks); the empty mount point directories go afterwards.
+    hooks+=(--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount)
+    # mmdebstrap copies the host's resolv.conf and hostname: the same content on any machine.
+    # shellcheck disable=SC2016  # "$1" is mmdebstrap's, expanded by its hook
+    hooks+=(--customize-hook='printf "nameserver 127.0.0.1\n" > "$1/etc/resolv.conf"'
+        --customize-hook='printf "rocm-bake\n" > "$1/etc/hostname"')
+    while read -r _ sha _ path; do
+        v=$(dpkg-deb -f "$(locked_deb "$sha")" Version)
+        case "$v" in
+        "$ROCM_VERSION"*) ;;
+        *) die "image: $HIP_LOCK pins ${path##*/} $v, this script wants $ROCM_VERSION" ;;
+        esac
+        hooks+=(--customize-hook="dpkg-deb -x '$(locked_deb "$sha")' \"\$1\"")
+    done < <(lock_lines "$HIP_LOCK" unpack)
     hooks+=(--customize-hook="bash '${BASH_SOURCE[0]}' layout \"\$1\"")
-    # Which .debs went in, for whoever inspects the image.
-    hooks+=(--customize-hook="mkdir -p \"\$1/opt/rocm/.info\" && cd '$keep' && ls *.deb > \"\$1/opt/rocm/.info/debs\"")
-    log "image: mmdebstrap $HIP_SUITE + ${HIP_DEBS[*]} from $mirror (a few minutes, once)"
+    # Which .debs were unpacked, for whoever inspects the image; no apt source (the image
+    # was built from the lock, not from an archive).
+    hooks+=(--customize-hook="mkdir -p \"\$1/opt/rocm/.info\" && awk '!/^#/ && \$1 == \"unpack\" {n = split(\$4, p, \"/\"); print p[n]}' '$HIP_LOCK' > \"\$1/opt/rocm/.info/debs\"")
+    # shellcheck disable=SC2016  # "$1" is mmdebstrap's, expanded by its hook
+    hooks+=(--customize-hook='rm -f "$1/etc/apt/sources.list" && touch "$1/etc/apt/sources.list"')
+    log "image: mmdebstrap $HIP_SUITE from the $(lock_lines "$HIP_LOCK" | wc -l) pinned .debs of ${HIP_LOCK##*/} (offline, a few minutes, once)"
     SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase \
-        --include="$HIP_PACKAGES" --aptopt='Acquire::Languages "none"' \
+        --include="$include" --aptopt='Acquire::Languages "none"' \
         --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
         --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
-        "$HIP_SUITE" "$tmp" "$mirror" >&2 || die "mmdebstrap $HIP_SUITE failed"
+        "$HIP_SUITE" "$tmp" "deb [trusted=yes] file://$keep/repo ./" >&2 || die "mmdebstrap $HIP_SUITE failed"
     mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
-    # Older tarballs of this image (another package list or layout): ~1 GB each.
+    # Older tarballs of this image (another lock, package list or layout): ~1 GB each.
     find "$(dirname "$out")" -maxdepth 1 -name 'hip-debian-*.tar' ! -name "${out##*/}" -delete
+}
+
+# The tarball of the lock, built if it is not in ROOTFS_DIR yet.
+ensure_hip_tarball() {
+    local tarball
+    tarball=$(hip_tarball)
+    if [ -f "$tarball" ]; then
+        log "image: reusing $tarball"
+    else
+        build_hip_tarball "$tarball"
+    fi
+    printf '%s\n' "$tarball"
+}
+
+# Resolve the package set against the archive today: mmdebstrap installs it (output
+# discarded) and lists what it installed; apt prints each .deb's pool path and sha256.
+cmd_lock() {
+    command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run 'engine.sh install'"
+    local mirror list new p
+    mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
+    list=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-lock.XXXXXX")
+    new=$(mktemp "$HIP_LOCK.XXXXXX")
+    TMP_PATHS+=("$list" "$new")
+    trap cleanup_install EXIT
+    log "lock: resolving $HIP_PACKAGES on $mirror $HIP_SUITE (mmdebstrap, a few minutes)"
+    mmdebstrap --quiet --mode=root --variant=minbase --include="$HIP_PACKAGES" \
+        --aptopt='Acquire::Languages "none"' \
+        --customize-hook="chroot \"\$1\" dpkg-query -W -f='\${Package}:\${Architecture}=\${Version}\\n' > '$list'" \
+        "$HIP_SUITE" /dev/null "$mirror" >&2 || die "mmdebstrap $HIP_SUITE failed"
+    apt_state lock "$HIP_SUITE" experimental
+    local unpack=()
+    for p in "${HIP_DEBS[@]}"; do unpack+=("$p/experimental"); done
+    {
+        printf '# The .debs of %s (scripts/hip-toolchain.sh), pinned by content:\n' "$HIP_IMAGE"
+        printf '# ROLE SHA256 SIZE POOL_PATH (under the Debian mirror).  Written by\n'
+        printf "# 'scripts/hip-toolchain.sh lock' from Debian %s + experimental; do not edit.\n" "$HIP_SUITE"
+        # shellcheck disable=SC2046  # one package=version a word
+        apt-get "${APT_OPTS[@]}" --print-uris download $(cat "$list") | lock_from_uris install "$mirror" | sort -k4
+        apt-get "${APT_OPTS[@]}" --print-uris download "${unpack[@]}" | lock_from_uris unpack "$mirror" | sort -k4
+    } >"$new" || die "lock: apt-get --print-uris failed"
+    [ "$(lock_lines "$new" install | wc -l)" -eq "$(wc -l <"$list")" ] || die "lock: apt did not print every installed .deb"
+    [ "$(lock_lines "$new" unpack | wc -l)" -eq "${#HIP_DEBS[@]}" ] || die "lock: apt did not print every experimental .deb"
+    mv -f "$new" "$HIP_LOCK"
+    log "lock: $HIP_LOCK: $(lock_lines "$HIP_LOCK" | wc -l) .debs"
 }
 
 cmd_image() {
     set_run_dir "${1:-}"
     docker_up || die "engine not running at $SOCK; run 'engine.sh start $RUN_DIR'"
     export DOCKER_HOST=unix://$SOCK
-    local mirror tarball have
-    mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
-    tarball=$(hip_tarball "$mirror")
-    # The image records which tarball it was imported from: a changed package list or layout
-    # re-imports instead of reusing a stale image.
+    local tarball have
+    tarball=$(hip_tarball)
+    # The image records which tarball it was imported from: a changed lock, package list or
+    # layout re-imports instead of reusing a stale image.
     have=$(docker image inspect -f '{{index .Config.Labels "org.rocm-bake.hip-tarball"}}' \
         "$HIP_IMAGE" 2>/dev/null || true)
     if [ "$have" = "${tarball##*/}" ]; then
         log "image: $HIP_IMAGE already present"
         return 0
     fi
-    if [ -f "$tarball" ]; then
-        log "image: reusing $tarball"
-    else
-        build_hip_tarball "$mirror" "$tarball"
-    fi
+    tarball=$(ensure_hip_tarball)
     log "image: importing $HIP_IMAGE"
     docker import --change 'CMD ["/bin/bash"]' \
         --change 'ENV PATH=/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
@@ -171,7 +229,19 @@ hip_main() {
         ;;
     tarball)
         [ "$#" -eq 0 ] || die "tarball takes no arguments"
-        hip_tarball "$(debian_mirror)" || die "no Debian mirror found"
+        hip_tarball
+        ;;
+    rootfs)
+        [ "$#" -eq 0 ] || die "rootfs takes no arguments"
+        ensure_hip_tarball
+        ;;
+    fetch)
+        [ "$#" -eq 0 ] || die "fetch takes no arguments"
+        fetch_locked fetch "$HIP_LOCK"
+        ;;
+    lock)
+        [ "$#" -eq 0 ] || die "lock takes no arguments"
+        cmd_lock
         ;;
     layout) # internal: the mmdebstrap customize hook
         [ "$#" -eq 1 ] || die "layout takes one argument (ROOT)"
