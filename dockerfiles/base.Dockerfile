@@ -38,7 +38,7 @@ ENV DEBIAN_FRONTEND=noninteractive \
 
 # The image must be the ROCm release the bake file says it is, and the arch spellings must
 # be this cell's one arch (GPU_ARCHS "native" or empty would mean the build host's GPU).
-RUN test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSION}" \
+RUN --network=none test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSION}" \
         || { echo "base image is ROCm $(cat /opt/rocm/.info/version), expected ${ROCM_VERSION}" >&2; exit 1; } \
     && test -n "${PYTORCH_ROCM_ARCH}" && test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
     && test -n "${HCC_AMDGPU_TARGET}" \
@@ -84,5 +84,5 @@ RUN install-sccache.sh "${SCCACHE_VERSION}" "${SCCACHE_SHA256}" \
     && ccache --version \
     && install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers sccache ccache
 
-RUN mkdir -p /wheels /src
+RUN --network=none mkdir -p /wheels /src
 WORKDIR /src
