@@ -14,14 +14,7 @@ PORT=${ROCM_BAKE_REGISTRY_PORT:-5000}
 REGISTRY_MODE=${ROCM_BAKE_REGISTRY:-local}
 TIMEOUT=${ROCM_BAKE_ENGINE_TIMEOUT:-60}
 BASE_IMAGE=rocm-bake/busybox:test
-ROOTFS_IMAGE=rocm-bake/debian:test
 ROOTFS_CACHE_DIR=${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}
-# What the Debian test rootfs holds: a C/C++ toolchain, CMake, Python with
-# setuptools/wheel/pip/venv and ccache (the stand-in stages of tests/e2e/stages).
-# File times of the rootfs (2025-01-01): older than any test build's SOURCE_DATE_EPOCH, so
-# rewrite-timestamp never has to rewrite (and recompress) the big base layer.
-ROOTFS_EPOCH=1735689600
-ROOTFS_PACKAGES=ca-certificates,gcc,g++,libc6-dev,make,cmake,ccache,python3,python3-dev,python3-setuptools,python3-wheel,python3-pip,python3-venv
 MIN_BUILDX=0.24.0
 OLD_BUILDX_DIR=${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}
 
@@ -55,16 +48,11 @@ Commands:
                     one line on stdout:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
                     so that  eval "\$(scripts/$PROG start)"  works.
   stop [RUN_DIR]    stop the registry and dockerd started there (pid files).
-  rootfs-image [RUN_DIR]
-                    build a Debian rootfs ($ROOTFS_PACKAGES)
-                    with mmdebstrap from the machine's Debian mirror and import it
-                    as $ROOTFS_IMAGE (no-op if present).  The tarball is kept in
-                    ROOTFS_DIR, so a restarted engine re-imports it in seconds.
   base-image [RUN_DIR]
                     import a busybox image as $BASE_IMAGE (no-op if present).
   clean [RUN_DIR]   stop the engine at RUN_DIR and remove what this script left:
                     RUN_DIR (images, build cache, the registry's test
-                    repositories), the rootfs tarballs in ROOTFS_DIR, OLD_DIR and
+                    repositories), old rootfs-debian-*.tar in ROOTFS_DIR, OLD_DIR and
                     leftover /tmp/rocm-bake-apt.* and /tmp/rocm-bake-busybox.*
                     dirs.  The Debian packages stay (apt-get purge them).
   -h, --help        this help.
@@ -749,62 +737,6 @@ cmd_base_image() {
     log "base-image: $BASE_IMAGE ready"
 }
 
-# ---------------------------------------------------------------- rootfs image
-
-# The cached rootfs tarball: named after the suite and a hash of the mirror and
-# the package list, so changing either builds a new one.
-rootfs_tarball() {
-    local codename=$1 mirror=$2 key
-    key=$(printf '%s %s %s %s\n' "$codename" "$mirror" "$ROOTFS_PACKAGES" "$ROOTFS_EPOCH" |
-        sha256sum | cut -c1-12)
-    printf '%s/rootfs-debian-%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$codename" "$key"
-}
-
-build_rootfs_tarball() {
-    local codename=$1 mirror=$2 out=$3 tmp
-    command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run '$PROG install'"
-    mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
-    tmp=$(mktemp "$out.XXXXXX.tar")
-    TMP_PATHS+=("$tmp")
-    trap cleanup_install EXIT
-    log "rootfs-image: mmdebstrap $codename from $mirror (a few minutes, once)"
-    SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase --include="$ROOTFS_PACKAGES" \
-        --aptopt='Acquire::Languages "none"' \
-        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-        --dpkgopt='path-exclude=/usr/share/locale/*' \
-        "$codename" "$tmp" "$mirror" >&2 || die "mmdebstrap $codename failed"
-    mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
-}
-
-cmd_rootfs_image() {
-    set_run_dir "${1:-}"
-    docker_up || die "engine not running at $SOCK; run '$PROG start $RUN_DIR'"
-    export DOCKER_HOST=unix://$SOCK
-    if docker image inspect "$ROOTFS_IMAGE" >/dev/null 2>&1; then
-        log "rootfs-image: $ROOTFS_IMAGE already present"
-        return 0
-    fi
-    local codename mirror tarball
-    # shellcheck disable=SC1091
-    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-    [ -n "$codename" ] || die "cannot read VERSION_CODENAME from /etc/os-release"
-    mirror=$(debian_mirror) || die "no Debian mirror for $codename found in /etc/apt/sources.list{,.d}"
-    tarball=$(rootfs_tarball "$codename" "$mirror")
-    if [ -f "$tarball" ]; then
-        log "rootfs-image: reusing $tarball"
-    else
-        build_rootfs_tarball "$codename" "$mirror" "$tarball"
-    fi
-    log "rootfs-image: importing $ROOTFS_IMAGE"
-    docker import --change 'CMD ["/bin/bash"]' \
-        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-        --change 'ENV LANG=C.UTF-8' \
-        "$tarball" "$ROOTFS_IMAGE" >/dev/null || die "docker import of $ROOTFS_IMAGE failed"
-    docker run --rm --network=none "$ROOTFS_IMAGE" /bin/sh -c 'gcc --version && python3 -c "import setuptools, wheel"' \
-        >/dev/null 2>&1 || die "$ROOTFS_IMAGE imported but gcc/python3 do not run in it"
-    log "rootfs-image: $ROOTFS_IMAGE ready"
-}
-
 # ---------------------------------------------------------------- main
 
 main() {
@@ -825,10 +757,9 @@ main() {
         cmd_old_buildx
         ;;
     apt-install) cmd_apt_install "$@" ;;
-    start | stop | base-image | rootfs-image | clean)
+    start | stop | base-image | clean)
         [ "$#" -le 1 ] || die "$cmd takes at most one argument (RUN_DIR)"
         case "$cmd" in
-        rootfs-image) cmd_rootfs_image "$@" ;;
         start) cmd_start "$@" ;;
         stop) cmd_stop "$@" ;;
         base-image) cmd_base_image "$@" ;;

@@ -21,8 +21,12 @@ HIP_IMAGE=${ROCM_BAKE_HIP_IMAGE:-rocm-bake/hip:test}
 HIP_SUITE=trixie
 LLVM_MAJOR=22
 ROCM_VERSION=7.2.4
-# The trixie part; the same build tools as the Debian test rootfs (engine.sh rootfs-image), so
-# the image is also a base for the test stage graph.
+# File times of the rootfs (2025-01-01): older than any test build's SOURCE_DATE_EPOCH.
+ROOTFS_EPOCH=1735689600
+# The build tools of the test stage graph (tests/e2e/stages, whose base this image is): a
+# C/C++ toolchain, CMake, Python with setuptools/wheel/pip/venv and ccache.
+ROOTFS_PACKAGES=ca-certificates,gcc,g++,libc6-dev,make,cmake,ccache,python3,python3-dev,python3-setuptools,python3-wheel,python3-pip,python3-venv
+# The trixie part: the LLVM toolchain and those build tools.
 HIP_PACKAGES=clang-$LLVM_MAJOR,lld-$LLVM_MAJOR,llvm-$LLVM_MAJOR,clang-tools-$LLVM_MAJOR,$ROOTFS_PACKAGES
 # From experimental, unpacked (not installed): PKG whose version must start with ROCM_VERSION.
 # libamdhip64-7 is the HIP runtime library: here only so that links (hipcc -shared, CMake's
