@@ -210,8 +210,8 @@ def compare(expected: Expectation, tarball: Path,
     inputs_differ = _input_changes(expected.inputs, input_layers)
     if inputs_differ:
         return [*lines, *inputs_differ,
-                "the build's inputs differ from the expectation's: rebuild them from their "
-                "pins, not the build, is what to look at"]
+                "the inputs differ from the expectation's, so the build is not what "
+                "differs: rebuild the inputs from their pins and compare again"]
     for number, layer in enumerate(layers, 1):
         if number > len(expected.layers):
             return [*lines, f"layer {number} ({layer.step}) is not in the expectation"]
