@@ -106,6 +106,7 @@ build_hip_tarball() {
     command -v dpkg-scanpackages >/dev/null 2>&1 || die "dpkg-scanpackages not installed (apt-get install dpkg-dev)"
     mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
     fetch_locked image "$HIP_LOCK"
+    trap cleanup_install EXIT
     tmp=$(mktemp "$out.XXXXXX.tar")
     TMP_PATHS+=("$tmp")
     # The repository: mmdebstrap bind-mounts it into the chroot at its own path (its
