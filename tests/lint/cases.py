@@ -166,6 +166,17 @@ CASES: dict[str, Case] = {
         good={"docker-bake.hcl": target(),
               "Dockerfile": FROM + "RUN --network=none python setup.py bdist_wheel\n"
                                    "RUN PIP_NO_INDEX=1 python3 setup.py bdist_wheel\n"}),
+    "build-download": Case(
+        "downloads", "build-download",
+        bad={"docker-bake.hcl": target(f'  args = {{ TRITON_COMMIT = "{COMMIT}" }}\n'),
+             "Dockerfile": FROM + "ARG TRITON_COMMIT\n"
+                                  'RUN fetch-source.sh r main "${TRITON_COMMIT}" /src/triton\n'
+                                  "RUN pip wheel --no-build-isolation -w /wheels .\n"},
+        good={"docker-bake.hcl": target(f'  args = {{ TRITON_COMMIT = "{COMMIT}" }}\n'),
+              "Dockerfile": FROM + "ARG TRITON_COMMIT\n"
+                                   'RUN fetch-source.sh r main "${TRITON_COMMIT}" /src/triton\n'
+                                   "RUN TRITON_OFFLINE_BUILD=1 pip wheel --no-build-isolation "
+                                   "-w /wheels .\n"}),
     "cache-hooks": Case(
         "caching", "cache-hooks",
         bad={"docker-bake.hcl": target(),

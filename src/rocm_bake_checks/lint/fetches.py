@@ -10,6 +10,10 @@
   setuptools fetches ``setup_requires`` from PyPI into ``.eggs``, unpinned. Run it with
   ``RUN --network=none`` or ``PIP_NO_INDEX=1`` (what it needs installed beforehand, pinned).
 
+- ``build-download``: a build whose own setup downloads by URL with no sha256: a stage that
+  fetched a source listed in ``BUILD_DOWNLOADS`` (by its commit arg) and builds it without
+  the switch that turns the download off.
+
 curl/wget are ``download-sha256`` (downloads.py); pip requirements are ``pip-pin``.
 """
 
@@ -36,6 +40,14 @@ _COMMIT = re.compile(r"\b[0-9a-f]{40}\b|\$\{?\w*_COMMIT\b")
 _SETUP_PY = re.compile(_START + r"(?:\S*/)?(?:with-compiler-cache\.sh\s+)?"
                        r"python[0-9.]*\s+(?:-\S+\s+)*setup\.py\b", re.M)
 _NO_INDEX = re.compile(r"\bPIP_NO_INDEX=(?:1|true|yes)\b|--no-index\b")
+_BUILD = re.compile(r"\bpip3?\s+wheel\b|\bsetup\.py\b")
+
+# Upstream builds that download during their own setup: the commit arg of the source (as
+# fetch-source.sh gets it), the variable that keeps the setup offline, what it downloads.
+BUILD_DOWNLOADS = (
+    ("TRITON_COMMIT", "TRITON_OFFLINE_BUILD",
+     "Triton's setup.py downloads its LLVM build by URL with no sha256 check"),
+)
 
 
 def check(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
@@ -43,11 +55,28 @@ def check(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
     for path in paths:
         name = relative(path, root)
         for stage in files.get(path).stages:
+            fetched: list[tuple[str, str, str]] = []
             for instruction in stage.instructions:
-                if instruction.keyword == "RUN":
-                    found.extend(_run(name, instruction.flags, instruction.body,
-                                      instruction.line))
+                if instruction.keyword != "RUN":
+                    continue
+                found.extend(_run(name, instruction.flags, instruction.body, instruction.line))
+                found.extend(_build_downloads(name, fetched, instruction.body,
+                                              instruction.line))
+                fetched += [known for known in BUILD_DOWNLOADS
+                            if "fetch-source.sh" in instruction.body
+                            and re.search(r"\$\{?" + known[0] + r"\b", instruction.body)]
     return found
+
+
+def _build_downloads(name: str, fetched: list[tuple[str, str, str]], body: str,
+                     line: int) -> Iterator[Finding]:
+    if not _BUILD.search(body):
+        return
+    for commit, switch, what in fetched:
+        if not re.search(rf"\b{switch}=(?:1|ON|true)\b", body):
+            yield Finding(name, line, "build-download",
+                          f"builds the source fetched at ${{{commit}}}: {what} (pin it, then "
+                          f"{switch}=1)")
 
 
 def _run(name: str, flags: dict[str, list[str]], body: str, line: int) -> Iterator[Finding]:
