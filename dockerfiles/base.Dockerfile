@@ -38,20 +38,28 @@ ENV DEBIAN_FRONTEND=noninteractive \
 
 # The image must be the ROCm release the bake file says it is, and the arch spellings must
 # be this cell's one arch (GPU_ARCHS "native" or empty would mean the build host's GPU).
-RUN test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSION}" \
+RUN --network=none test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSION}" \
         || { echo "base image is ROCm $(cat /opt/rocm/.info/version), expected ${ROCM_VERSION}" >&2; exit 1; } \
     && test -n "${PYTORCH_ROCM_ARCH}" && test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
     && test -n "${HCC_AMDGPU_TARGET}" \
     && test -z "$(printf '%s' "${HCC_AMDGPU_TARGET}" | tr -dc ';')"
 
 # OS build dependencies, CPython from the deadsnakes PPA (22.04 ships 3.10), ccache.
-# Not version-pinned (DL3008), deliberately: the base image digest fixes the Ubuntu release
-# and the PPA drops old builds, so exact apt pins would break on every PPA update; the exact
-# Python and every wheel land in the runtime images' versions.json instead.
+# Not version-pinned (DL3008; lint apt-pin and apt-repository, waived in lint/policy.toml),
+# deliberately: the base image digest fixes the Ubuntu release and the PPA drops old builds,
+# so exact apt pins would break on every PPA update; the exact Python and every wheel land in
+# the runtime images' versions.json instead.  The PPA step is tried three times, as vLLM's
+# docker/Dockerfile.rocm_base does (Launchpad's key server fails now and then); the third
+# failure fails the build.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends software-properties-common gpg-agent \
-    && add-apt-repository -y ppa:deadsnakes/ppa \
+    && for attempt in 1 2 3; do \
+           add-apt-repository -y ppa:deadsnakes/ppa && break; \
+           [ "${attempt}" -lt 3 ] || exit 1; \
+           echo "add-apt-repository failed (attempt ${attempt} of 3); retrying" >&2; \
+           sleep 5; \
+       done \
     && apt-get update \
     && apt-get install -y --no-install-recommends \
         git curl ca-certificates build-essential pkg-config ccache \
@@ -80,5 +88,5 @@ RUN install-sccache.sh "${SCCACHE_VERSION}" "${SCCACHE_SHA256}" \
     && ccache --version \
     && install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers sccache ccache
 
-RUN mkdir -p /wheels /src
+RUN --network=none mkdir -p /wheels /src
 WORKDIR /src

@@ -43,7 +43,7 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # rocm-bake-pins.txt: one KEY=value line per pin (like vLLM's /app/versions.txt);
 # versions.json: every pin and every wheel's version and sha256 (write-manifest.py).
-RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
+RUN --network=none --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \

@@ -14,14 +14,7 @@ PORT=${ROCM_BAKE_REGISTRY_PORT:-5000}
 REGISTRY_MODE=${ROCM_BAKE_REGISTRY:-local}
 TIMEOUT=${ROCM_BAKE_ENGINE_TIMEOUT:-60}
 BASE_IMAGE=rocm-bake/busybox:test
-ROOTFS_IMAGE=rocm-bake/debian:test
 ROOTFS_CACHE_DIR=${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}
-# What the Debian test rootfs holds: a C/C++ toolchain, CMake, Python with
-# setuptools/wheel/pip/venv and ccache (the stand-in stages of tests/e2e/stages).
-# File times of the rootfs (2025-01-01): older than any test build's SOURCE_DATE_EPOCH, so
-# rewrite-timestamp never has to rewrite (and recompress) the big base layer.
-ROOTFS_EPOCH=1735689600
-ROOTFS_PACKAGES=ca-certificates,gcc,g++,libc6-dev,make,cmake,ccache,python3,python3-dev,python3-setuptools,python3-wheel,python3-pip,python3-venv
 MIN_BUILDX=0.24.0
 OLD_BUILDX_DIR=${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}
 
@@ -55,16 +48,11 @@ Commands:
                     one line on stdout:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
                     so that  eval "\$(scripts/$PROG start)"  works.
   stop [RUN_DIR]    stop the registry and dockerd started there (pid files).
-  rootfs-image [RUN_DIR]
-                    build a Debian rootfs ($ROOTFS_PACKAGES)
-                    with mmdebstrap from the machine's Debian mirror and import it
-                    as $ROOTFS_IMAGE (no-op if present).  The tarball is kept in
-                    ROOTFS_DIR, so a restarted engine re-imports it in seconds.
   base-image [RUN_DIR]
                     import a busybox image as $BASE_IMAGE (no-op if present).
   clean [RUN_DIR]   stop the engine at RUN_DIR and remove what this script left:
                     RUN_DIR (images, build cache, the registry's test
-                    repositories), the rootfs tarballs in ROOTFS_DIR, OLD_DIR and
+                    repositories), old rootfs-debian-*.tar in ROOTFS_DIR, OLD_DIR and
                     leftover /tmp/rocm-bake-apt.* and /tmp/rocm-bake-busybox.*
                     dirs.  The Debian packages stay (apt-get purge them).
   -h, --help        this help.
@@ -209,7 +197,7 @@ fetch_lists() {
     local mirror arch tmp s
     mirror=$(debian_mirror) || die "no Debian mirror for this release found in /etc/apt/sources.list{,.d}"
     arch=$(dpkg --print-architecture)
-    tmp=$(mktemp -d /tmp/rocm-bake-apt.XXXXXX)
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-apt.XXXXXX")
     TMP_PATHS+=("$tmp")
     trap cleanup_install EXIT
     FETCH_DIR=$tmp
@@ -242,6 +230,90 @@ apt_download() {
     log "$what: downloading $*"
     (cd "$FETCH_DIR/debs" && apt-get "${FETCH_APT_OPTS[@]}" download -qq "$@" >&2) ||
         die "apt-get download $* failed"
+}
+
+# ---------------------------------------------------------------- pinned .debs
+# A lock file pins every .deb of a rootfs by content: one .deb a line,
+#   ROLE SHA256 SIZE POOL_PATH
+# ROLE is "install" (installed by mmdebstrap) or "unpack" (dpkg-deb -x'd by a hook);
+# POOL_PATH is the .deb's path under the Debian mirror (as apt prints it).  Lines
+# starting with '#' are comments.  Nothing is resolved against the live archive when a
+# rootfs is built: the same lock gives the same .debs on any machine.
+
+# The .debs of a lock are kept by content in ROOTFS_DIR/debs/SHA256.deb.
+locked_deb() { printf '%s/debs/%s.deb\n' "${ROOTFS_CACHE_DIR%/}" "$1"; }
+
+# lock_lines LOCK [ROLE]: the lock's .deb lines (of one ROLE, or all).
+lock_lines() {
+    [ -f "$1" ] || die "no lock file $1"
+    awk -v role="${2:-}" '!/^[ \t]*(#|$)/ && (role == "" || $1 == role)' "$1"
+}
+
+# fetch_locked WHAT LOCK: every .deb of LOCK in ROOTFS_DIR/debs, checked against its
+# sha256; a missing one is downloaded from the machine's Debian mirror by its pool path
+# (the only network use) and kept only if its sha256 is the lock's.
+fetch_locked() {
+    local what=$1 lock=$2 role sha path deb mirror="" tmp code n=0 got=0
+    mkdir -p "${ROOTFS_CACHE_DIR%/}/debs" || die "cannot create ${ROOTFS_CACHE_DIR%/}/debs"
+    while read -r role sha _ path; do
+        [[ "$sha" =~ ^[0-9a-f]{64}$ ]] || die "$lock: '$role $sha ...' has no sha256"
+        n=$((n + 1))
+        deb=$(locked_deb "$sha")
+        if [ -f "$deb" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" = "$sha" ]; then continue; fi
+        if [ -z "$mirror" ]; then
+            mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
+        fi
+        tmp=$(mktemp "$deb.XXXXXX")
+        TMP_PATHS+=("$tmp")
+        trap cleanup_install EXIT
+        code=$(curl -sSL --retry 3 -o "$tmp" -w '%{http_code}' "$mirror/$path") ||
+            die "$what: cannot download $mirror/$path (run this outside a network namespace)"
+        case "$code" in
+        200) ;;
+        404 | 410) die "$what: the mirror no longer has $path (pinned in $lock; Debian drops superseded versions): ${RELOCK_HINT:-re-lock}" ;;
+        *) die "$what: $mirror/$path: HTTP $code" ;;
+        esac
+        [ "$(sha256sum <"$tmp" | cut -d' ' -f1)" = "$sha" ] ||
+            die "$what: $mirror/$path does not have the sha256 of $lock ($sha): the archive changed; ${RELOCK_HINT:-re-lock}"
+        mv -f "$tmp" "$deb"
+        got=$((got + 1))
+    done < <(lock_lines "$lock")
+    [ "$n" -gt 0 ] || die "$lock pins no .debs"
+    log "$what: $n .debs of ${lock##*/} verified by sha256 ($got downloaded)"
+}
+
+# local_repo LOCK DIR SUITE: a flat apt repository in DIR holding exactly the lock's
+# "install" .debs (hard links into ROOTFS_DIR/debs), its Release saying it is SUITE (so
+# mmdebstrap's essential and required sets, which it selects by suite, come from it).
+# Prints the package names, comma-separated.
+local_repo() {
+    local lock=$1 dir=$2 suite=$3 role sha rest deb
+    mkdir -p "$dir"
+    while read -r role sha rest; do
+        deb=$(locked_deb "$sha")
+        ln -f "$deb" "$dir/$sha.deb" 2>/dev/null || cp -f "$deb" "$dir/$sha.deb"
+    done < <(lock_lines "$lock" install)
+    (cd "$dir" && dpkg-scanpackages --multiversion . /dev/null >Packages 2>/dev/null) ||
+        die "dpkg-scanpackages failed in $dir"
+    {
+        printf 'Origin: rocm-bake\nLabel: pinned\nSuite: %s\nCodename: %s\n' "$suite" "$suite"
+        printf 'Architectures: %s all\nSHA256:\n' "$(dpkg --print-architecture)"
+        printf ' %s %s Packages\n' "$(sha256sum <"$dir/Packages" | cut -d' ' -f1)" "$(stat -c %s "$dir/Packages")"
+    } >"$dir/Release"
+    awk '/^Package: /{print $2}' "$dir/Packages" | sort -u | paste -sd, -
+}
+
+# lock_from_uris ROLE: apt-get --print-uris lines on stdin -> lock lines of ROLE.
+lock_from_uris() {
+    local role=$1 mirror=$2
+    awk -v role="$role" -v mirror="$mirror/" -v q="'" '
+        substr($0, 1, 1) == q {
+            uri = $1; gsub(q, "", uri)
+            if (index(uri, mirror) != 1) { print "not under the mirror: " uri > "/dev/stderr"; exit 1 }
+            sha = $4; sub(/^SHA256:/, "", sha)
+            if (sha !~ /^[0-9a-f]+$/ || length(sha) != 64) { print "no SHA256 for " uri > "/dev/stderr"; exit 1 }
+            print role, sha, $3, substr(uri, length(mirror) + 1)
+        }'
 }
 
 cmd_install() {
@@ -685,62 +757,6 @@ cmd_base_image() {
     log "base-image: $BASE_IMAGE ready"
 }
 
-# ---------------------------------------------------------------- rootfs image
-
-# The cached rootfs tarball: named after the suite and a hash of the mirror and
-# the package list, so changing either builds a new one.
-rootfs_tarball() {
-    local codename=$1 mirror=$2 key
-    key=$(printf '%s %s %s %s\n' "$codename" "$mirror" "$ROOTFS_PACKAGES" "$ROOTFS_EPOCH" |
-        sha256sum | cut -c1-12)
-    printf '%s/rootfs-debian-%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$codename" "$key"
-}
-
-build_rootfs_tarball() {
-    local codename=$1 mirror=$2 out=$3 tmp
-    command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run '$PROG install'"
-    mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
-    tmp=$(mktemp "$out.XXXXXX.tar")
-    TMP_PATHS+=("$tmp")
-    trap cleanup_install EXIT
-    log "rootfs-image: mmdebstrap $codename from $mirror (a few minutes, once)"
-    SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase --include="$ROOTFS_PACKAGES" \
-        --aptopt='Acquire::Languages "none"' \
-        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-        --dpkgopt='path-exclude=/usr/share/locale/*' \
-        "$codename" "$tmp" "$mirror" >&2 || die "mmdebstrap $codename failed"
-    mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
-}
-
-cmd_rootfs_image() {
-    set_run_dir "${1:-}"
-    docker_up || die "engine not running at $SOCK; run '$PROG start $RUN_DIR'"
-    export DOCKER_HOST=unix://$SOCK
-    if docker image inspect "$ROOTFS_IMAGE" >/dev/null 2>&1; then
-        log "rootfs-image: $ROOTFS_IMAGE already present"
-        return 0
-    fi
-    local codename mirror tarball
-    # shellcheck disable=SC1091
-    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-    [ -n "$codename" ] || die "cannot read VERSION_CODENAME from /etc/os-release"
-    mirror=$(debian_mirror) || die "no Debian mirror for $codename found in /etc/apt/sources.list{,.d}"
-    tarball=$(rootfs_tarball "$codename" "$mirror")
-    if [ -f "$tarball" ]; then
-        log "rootfs-image: reusing $tarball"
-    else
-        build_rootfs_tarball "$codename" "$mirror" "$tarball"
-    fi
-    log "rootfs-image: importing $ROOTFS_IMAGE"
-    docker import --change 'CMD ["/bin/bash"]' \
-        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-        --change 'ENV LANG=C.UTF-8' \
-        "$tarball" "$ROOTFS_IMAGE" >/dev/null || die "docker import of $ROOTFS_IMAGE failed"
-    docker run --rm --network=none "$ROOTFS_IMAGE" /bin/sh -c 'gcc --version && python3 -c "import setuptools, wheel"' \
-        >/dev/null 2>&1 || die "$ROOTFS_IMAGE imported but gcc/python3 do not run in it"
-    log "rootfs-image: $ROOTFS_IMAGE ready"
-}
-
 # ---------------------------------------------------------------- main
 
 main() {
@@ -761,10 +777,9 @@ main() {
         cmd_old_buildx
         ;;
     apt-install) cmd_apt_install "$@" ;;
-    start | stop | base-image | rootfs-image | clean)
+    start | stop | base-image | clean)
         [ "$#" -le 1 ] || die "$cmd takes at most one argument (RUN_DIR)"
         case "$cmd" in
-        rootfs-image) cmd_rootfs_image "$@" ;;
         start) cmd_start "$@" ;;
         stop) cmd_stop "$@" ;;
         base-image) cmd_base_image "$@" ;;

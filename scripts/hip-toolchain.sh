@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # hip-toolchain.sh - a real HIP toolchain image for the tests: Debian trixie with clang-22,
 # lld-22, llvm-22, clang-tools-22, plus rocm-device-libs-22, libamdhip64-dev, libamdhip64-7 and
-# hipcc of the newest ROCm 7.x that Debian experimental and unstable have all four at
-# (unpacked with dpkg-deb -x: their other dependencies need a newer glibc than trixie has),
-# laid out like a ROCm install so that dockerfiles/scripts/with-compiler-cache.sh and
-# install-compiler-wrappers.sh run unchanged.
+# hipcc of one ROCm 7.x (unpacked with dpkg-deb -x: their other dependencies need a newer
+# glibc than trixie has), laid out like a ROCm install so that
+# dockerfiles/scripts/with-compiler-cache.sh and install-compiler-wrappers.sh run unchanged.
 #
-# 'fetch' reads the package lists of the machine's own Debian mirror (from its apt
-# configuration), picks the set and builds the rootfs tarball into ROOTFS_DIR: named by its
-# ROCm version, keyed by the exact set, beside a .set file that records the set.  'image' is
-# offline: it imports that tarball, so a restarted engine re-imports it without the network.
+# Every .deb is pinned by content in hip-toolchain.lock (sha256, size, pool path): the rootfs
+# is built offline, by mmdebstrap from a local repository of exactly those .debs, so it is the
+# same on any machine.  The .debs are fetched once from the machine's own Debian mirror (read
+# from its apt configuration) and checked; they and the rootfs tarball are kept in ROOTFS_DIR,
+# so a restarted engine re-imports it offline.  'lock' re-resolves the lock from the archive:
+# Debian trixie, and the newest ROCm 7.x that Debian experimental and unstable have all four
+# ROCm packages at (rocm-set.sh).
 set -Eeuo pipefail
 
-# The helpers of engine.sh (debian_mirror, fetch_lists, set_run_dir, docker_up, die, log ...)
-# and rocm_set (the newest coherent ROCm set of package lists).
+# The helpers of engine.sh (debian_mirror, fetch_lists, fetch_locked, set_run_dir, docker_up,
+# die, log ...) and rocm_set (the newest coherent ROCm set of package lists).
 # shellcheck source=engine.sh
 . "$(dirname "${BASH_SOURCE[0]}")/engine.sh"
 # shellcheck source=rocm-set.sh
@@ -25,14 +27,22 @@ HIP_SUITE=trixie
 LLVM_MAJOR=22
 # The ROCm major the tests can use (libamdhip64-7 is the runtime of ROCm 7.x: soname 7).
 ROCM_MAJOR=7
-# The trixie part; the same build tools as the Debian test rootfs (engine.sh rootfs-image), so
-# the image is also a base for the test stage graph.
+# File times of the rootfs (2025-01-01): older than any test build's SOURCE_DATE_EPOCH.
+ROOTFS_EPOCH=1735689600
+# The build tools of the test stage graph (tests/e2e/stages, whose base this image is): a
+# C/C++ toolchain, CMake, Python with setuptools/wheel/pip/venv and ccache.
+ROOTFS_PACKAGES=ca-certificates,gcc,g++,libc6-dev,make,cmake,ccache,python3,python3-dev,python3-setuptools,python3-wheel,python3-pip,python3-venv
+# The trixie part: the LLVM toolchain and those build tools.
 HIP_PACKAGES=clang-$LLVM_MAJOR,lld-$LLVM_MAJOR,llvm-$LLVM_MAJOR,clang-tools-$LLVM_MAJOR,$ROOTFS_PACKAGES
-# Unpacked (not installed), all four at one ROCm version, from whichever of HIP_DEB_SUITES
-# has it.  libamdhip64-7 is the HIP runtime library: here only so that links (hipcc -shared,
-# CMake's hip-lang package) find libamdhip64.so; nothing can run GPU code on these machines.
+# Unpacked (not installed), all four at one ROCm version, locked from whichever of
+# HIP_DEB_SUITES has it.  libamdhip64-7 is the HIP runtime library: here only so that links
+# (hipcc -shared, CMake's hip-lang package) find libamdhip64.so; nothing can run GPU code on
+# these machines.
 HIP_DEBS=(rocm-device-libs-$LLVM_MAJOR libamdhip64-dev libamdhip64-$ROCM_MAJOR hipcc)
 HIP_DEB_SUITES=(experimental unstable)
+HIP_LOCK=${ROCM_BAKE_HIP_LOCK:-$(dirname "${BASH_SOURCE[0]}")/hip-toolchain.lock}
+# What fetch_locked says when the mirror no longer has a pinned .deb.
+RELOCK_HINT="re-lock: scripts/$PROG lock (then rebuild, and record the test variant's new expectation: inv verify-repro --record)"
 
 usage() {
     cat <<EOF
@@ -41,44 +51,81 @@ Usage: scripts/$PROG COMMAND [RUN_DIR]
 A real HIP compiler image for the tests (no GPU needed to compile).
 
 Commands:
-  fetch             pick the set: the newest ROCm $ROCM_MAJOR.x version that the Debian suites
-                    ${HIP_DEB_SUITES[*]} (together) have ${HIP_DEBS[*]} at,
-                    each package at its newest Debian revision of it; log it, then build
-                    (once, with mmdebstrap from the machine's Debian mirror) the tarball:
-                    Debian $HIP_SUITE + clang-$LLVM_MAJOR lld-$LLVM_MAJOR llvm-$LLVM_MAJOR clang-tools-$LLVM_MAJOR and the set
+  fetch             download the lock's .debs that ROOTFS_DIR/debs lacks, each checked
+                    against its sha256 (the only step that uses the network).  A .deb the
+                    mirror no longer has (Debian drops superseded versions) is an error
+                    saying to re-lock.
+  image [RUN_DIR]   build (once, offline, with mmdebstrap from the .debs of the lock) and
+                    import $HIP_IMAGE: Debian $HIP_SUITE + clang-$LLVM_MAJOR lld-$LLVM_MAJOR llvm-$LLVM_MAJOR clang-tools-$LLVM_MAJOR,
+                    and the lock's ${HIP_DEBS[*]},
                     in a ROCm layout under /opt/rocm (llvm/bin/clang{,++}, bin/hipcc,
-                    .info/version, include/hip, amdgcn/bitcode); older tarballs are
-                    removed.  Prints the tarball's path.  Needs the network, no engine.
-                    No such set (no $ROCM_MAJOR.x at all, only another major, no version all
-                    four share) is an error naming what the lists have.
-  image [RUN_DIR]   import the tarball 'fetch' built as $HIP_IMAGE, labelled with its
-                    ROCm version (org.rocm-bake.rocm-version) and its .debs
-                    (org.rocm-bake.hip-debs); logs them.  No-op if the image is that
-                    tarball's.  Offline.
+                    .info/version, include/hip, amdgcn/bitcode), labelled with its ROCm
+                    version (org.rocm-bake.rocm-version) and those .debs
+                    (org.rocm-bake.hip-debs).  No-op if the image is the lock's; the
+                    tarball is kept in ROOTFS_DIR and reused offline.
+  rootfs            build the tarball from the fetched .debs (no engine needed); prints its path.
+  lock              resolve the package set against the mirror today and rewrite the lock:
+                    Debian $HIP_SUITE, and the newest ROCm $ROCM_MAJOR.x version that ${HIP_DEB_SUITES[*]}
+                    (together) have all of ${HIP_DEBS[*]} at, each at its newest
+                    Debian revision of it (then fetch and rebuild: the image changes).
+  tarball           print the path of the cached tarball (nothing is built).
   -h, --help        this help.
 
 RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}; ROOTFS_DIR is
-\${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}; the image name \${ROCM_BAKE_HIP_IMAGE:-rocm-bake/hip:test}.
+\${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}; the image name \${ROCM_BAKE_HIP_IMAGE:-rocm-bake/hip:test};
+the lock \${ROCM_BAKE_HIP_LOCK:-scripts/hip-toolchain.lock}.
 Exit status: 0 ok, 2 usage error or failure.
 EOF
 }
 
-# hip_tarball MIRROR SET: the path of the tarball of SET (rocm_set's output) built by this
-# script from MIRROR.  Its .set file is the same path with .set for .tar.
-hip_tarball() {
-    local mirror=$1 set=$2 key
-    key=$(printf '%s %s %s %s\n%s\n' "$HIP_SUITE" "$mirror" "$HIP_PACKAGES" "$ROOTFS_EPOCH" \
-        "$set" | cat - <(declare -f rocm_layout) | sha256sum | cut -c1-12)
-    printf '%s/hip-debian-%s-rocm%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$HIP_SUITE" \
-        "$(head -n1 <<<"$set")" "$key"
+# deb_of POOL_PATH: "PKG=VERSION" of a .deb's pool file name (pkg_version_arch.deb, the
+# version URL-encoded as apt prints it).
+deb_of() {
+    local f=${1##*/}
+    f=${f%_*}
+    f=${f//%2b/+}
+    f=${f//%2B/+}
+    f=${f//%3a/:}
+    f=${f//%3A/:}
+    f=${f//%7e/\~}
+    f=${f//%7E/\~}
+    printf '%s=%s\n' "${f%%_*}" "${f#*_}"
 }
 
-# set_debs SET: PKG=VERSION of each package of SET, one a line.
-set_debs() { tail -n +2 <<<"$1" | cut -d' ' -f1; }
+# lock_set: the lock's ROCm set, as rocm_set prints it (without suites):
+#   ROCM_VERSION
+#   PKG=DEBIAN_VERSION      one line per HIP_DEBS package, in that order
+# A lock whose unpacked .debs are not exactly HIP_DEBS, or not of one ROCm version, is an error.
+lock_set() {
+    local -A have=()
+    local line p d v version=""
+    while read -r _ _ _ path; do
+        d=$(deb_of "$path")
+        have["${d%%=*}"]=${d#*=}
+    done < <(lock_lines "$HIP_LOCK" unpack)
+    [ "${#have[@]}" -eq "${#HIP_DEBS[@]}" ] ||
+        die "$HIP_LOCK unpacks ${!have[*]}; this script wants ${HIP_DEBS[*]}: re-lock (scripts/$PROG lock)"
+    for p in "${HIP_DEBS[@]}"; do
+        v=${have[$p]:-}
+        [ -n "$v" ] || die "$HIP_LOCK does not pin $p: re-lock (scripts/$PROG lock)"
+        line=$(rocm_upstream "$v")
+        [ -z "$version" ] || [ "$line" = "$version" ] ||
+            die "$HIP_LOCK pins ROCm $version and $line ($p=$v): not one ROCm version"
+        version=$line
+    done
+    printf '%s\n' "$version"
+    for p in "${HIP_DEBS[@]}"; do printf '%s=%s\n' "$p" "${have[$p]}"; done
+}
 
-# set_summary SET: "ROCm VERSION (PKG=VERSION SUITE, ...)" for the logs.
-set_summary() {
-    printf 'ROCm %s (%s)\n' "$(head -n1 <<<"$1")" "$(tail -n +2 <<<"$1" | sed ':a;N;$!ba;s/\n/, /g')"
+# The cached tarball: named after its ROCm version and a hash of the lock (the exact .debs),
+# the package list, the layout and the epoch -- not of the mirror: the lock alone says what
+# goes in.
+hip_tarball() {
+    local key set
+    set=$(lock_set) || exit 2
+    key=$(printf '%s %s %s\n' "$HIP_PACKAGES" "${HIP_DEBS[*]}" "$ROOTFS_EPOCH" |
+        cat - "$HIP_LOCK" <(declare -f rocm_layout build_hip_tarball) | sha256sum | cut -c1-12)
+    printf '%s/hip-debian-%s-rocm%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$HIP_SUITE" "$(head -n1 <<<"$set")" "$key"
 }
 
 # The ROCm layout of ROCm VERSION inside ROOT (a customize hook of mmdebstrap: runs on the host).
@@ -109,102 +156,113 @@ rocm_layout() {
     printf '%s\n' "$version" >"$root/opt/rocm/.info/version"
 }
 
-# build_hip_tarball SET OUT: the .debs of SET (through fetch_lists' apt state) unpacked into a
-# fresh Debian rootfs in the ROCm layout.  OUT's .set file, then OUT, only once complete.
 build_hip_tarball() {
-    local set=$1 out=$2 tmp deb p v want=() debs=() version
-    version=$(head -n1 <<<"$set")
+    local out=$1 tmp keep include sha path v version hooks=()
+    version=$(lock_set | head -n1) || exit 2
     command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run 'engine.sh install'"
+    command -v dpkg-scanpackages >/dev/null 2>&1 || die "dpkg-scanpackages not installed (apt-get install dpkg-dev)"
     mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
-    mapfile -t want < <(set_debs "$set")
-    apt_download fetch "${want[@]}"
-    for p in "${want[@]}"; do
-        deb=$(find "$FETCH_DIR/debs" -name "${p%%=*}_*.deb" | head -n1)
-        [ -n "$deb" ] || die "fetch: no ${p%%=*} .deb downloaded"
-        v=$(dpkg-deb -f "$deb" Version)
-        [ "$v" = "${p#*=}" ] || die "fetch: downloaded ${p%%=*} $v, wanted ${p#*=}"
-        debs+=("$deb")
-    done
+    fetch_locked image "$HIP_LOCK"
+    trap cleanup_install EXIT
     tmp=$(mktemp "$out.XXXXXX.tar")
     TMP_PATHS+=("$tmp")
-    # The .debs next to the tarball for the hooks (a shared /tmp is no place to keep them
-    # through a build of several minutes).
-    local keep hooks=() d
-    keep=$(mktemp -d "$out.debs.XXXXXX")
+    # The repository: mmdebstrap bind-mounts it into the chroot at its own path (its
+    # file-mirror-automount hooks: dpkg reads the .debs in place), so it is under /tmp, which
+    # mmdebstrap empties in the chroot at the end -- no trace of the path in the image.
+    keep=$(mktemp -d /tmp/rocm-bake-hip-repo.XXXXXX)
     TMP_PATHS+=("$keep")
-    cp "${debs[@]}" "$keep/"
-    for d in "${debs[@]}"; do hooks+=(--customize-hook="dpkg-deb -x '$keep/${d##*/}' \"\$1\""); done
+    chmod 755 "$keep"
+    include=$(local_repo "$HIP_LOCK" "$keep/repo" "$HIP_SUITE")
+    # mmdebstrap bind-mounts the repository into the chroot at its own path (its
+    # file-mirror-automount hooks); the empty mount point directories go afterwards.
+    hooks+=(--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount)
+    # mmdebstrap copies the host's resolv.conf and hostname: the same content on any machine.
+    # shellcheck disable=SC2016  # "$1" is mmdebstrap's, expanded by its hook
+    hooks+=(--customize-hook='printf "nameserver 127.0.0.1\n" > "$1/etc/resolv.conf"'
+        --customize-hook='printf "rocm-bake\n" > "$1/etc/hostname"')
+    while read -r _ sha _ path; do
+        v=$(dpkg-deb -f "$(locked_deb "$sha")" Version)
+        [ "$(rocm_upstream "$v")" = "$version" ] ||
+            die "image: ${path##*/} in $HIP_LOCK is $v, not ROCm $version"
+        hooks+=(--customize-hook="dpkg-deb -x '$(locked_deb "$sha")' \"\$1\"")
+    done < <(lock_lines "$HIP_LOCK" unpack)
     hooks+=(--customize-hook="bash '${BASH_SOURCE[0]}' layout \"\$1\" '$version'")
-    # Which .debs went in, for whoever inspects the image.
-    hooks+=(--customize-hook="mkdir -p \"\$1/opt/rocm/.info\" && cd '$keep' && ls *.deb > \"\$1/opt/rocm/.info/debs\"")
-    log "fetch: mmdebstrap $HIP_SUITE + ${want[*]} (a few minutes, once)"
+    # Which .debs were unpacked, for whoever inspects the image; no apt source (the image
+    # was built from the lock, not from an archive).
+    hooks+=(--customize-hook="mkdir -p \"\$1/opt/rocm/.info\" && awk '!/^#/ && \$1 == \"unpack\" {n = split(\$4, p, \"/\"); print p[n]}' '$HIP_LOCK' > \"\$1/opt/rocm/.info/debs\"")
+    # shellcheck disable=SC2016  # "$1" is mmdebstrap's, expanded by its hook
+    hooks+=(--customize-hook='rm -f "$1/etc/apt/sources.list" && touch "$1/etc/apt/sources.list"')
+    log "image: mmdebstrap $HIP_SUITE from the $(lock_lines "$HIP_LOCK" | wc -l) pinned .debs of ${HIP_LOCK##*/} (offline, a few minutes, once)"
     SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase \
-        --include="$HIP_PACKAGES" --aptopt='Acquire::Languages "none"' \
+        --include="$include" --aptopt='Acquire::Languages "none"' \
         --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
         --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
-        "$HIP_SUITE" "$tmp" "$(debian_mirror)" >&2 || die "mmdebstrap $HIP_SUITE failed"
-    local set_tmp
-    set_tmp=$(mktemp "${out%.tar}.XXXXXX.set")
-    TMP_PATHS+=("$set_tmp")
-    printf '%s\n' "$set" >"$set_tmp"
-    chmod 644 "$set_tmp"
-    # Only a complete tarball ever has the final name, and never without its .set file.
-    mv -f "$set_tmp" "${out%.tar}.set"
-    mv -f "$tmp" "$out"
+        "$HIP_SUITE" "$tmp" "deb [trusted=yes] file://$keep/repo ./" >&2 || die "mmdebstrap $HIP_SUITE failed"
+    mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
+    # Older tarballs of this image (another lock, package list or layout): ~1 GB each.
+    find "$(dirname "$out")" -maxdepth 1 -name 'hip-debian-*.tar' ! -name "${out##*/}" -delete
 }
 
-cmd_fetch() {
-    local mirror lists=() s f set tarball
+# The tarball of the lock, built if it is not in ROOTFS_DIR yet.
+ensure_hip_tarball() {
+    local tarball
+    tarball=$(hip_tarball)
+    if [ -f "$tarball" ]; then
+        log "image: reusing $tarball"
+    else
+        build_hip_tarball "$tarball"
+    fi
+    printf '%s\n' "$tarball"
+}
+
+# Resolve the package set against the archive today: mmdebstrap installs it (output
+# discarded) and lists what it installed; apt prints each .deb's pool path and sha256.
+cmd_lock() {
+    command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run 'engine.sh install'"
+    local mirror list new p
     mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
-    fetch_lists fetch "${HIP_DEB_SUITES[@]}"
-    # (die in a $(...) exits only the subshell: || exit 2, or the ERR trap adds a line.)
+    list=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-lock.XXXXXX")
+    new=$(mktemp "$HIP_LOCK.XXXXXX")
+    TMP_PATHS+=("$list" "$new")
+    trap cleanup_install EXIT
+    log "lock: resolving $HIP_PACKAGES on $mirror $HIP_SUITE (mmdebstrap, a few minutes)"
+    mmdebstrap --quiet --mode=root --variant=minbase --include="$HIP_PACKAGES" \
+        --aptopt='Acquire::Languages "none"' \
+        --customize-hook="chroot \"\$1\" dpkg-query -W -f='\${Package}:\${Architecture}=\${Version}\\n' > '$list'" \
+        "$HIP_SUITE" /dev/null "$mirror" >&2 || die "mmdebstrap $HIP_SUITE failed"
+    fetch_lists lock "$HIP_SUITE" "${HIP_DEB_SUITES[@]}"
+    # The newest ROCm set the suites share (die in a $(...) exits only the subshell: || exit 2).
+    local lists=() s f set unpack=()
     for s in "${HIP_DEB_SUITES[@]}"; do
         f=$(suite_packages "$s") || exit 2
         lists+=("$s=$f")
     done
     set=$(rocm_set "$ROCM_MAJOR" "${HIP_DEBS[*]}" "${lists[@]}") || exit 2
-    tarball=$(hip_tarball "$mirror" "$set")
-    log "fetch: the newest ROCm $ROCM_MAJOR.x set: $(set_summary "$set")"
-    if [ -f "$tarball" ] && [ -f "${tarball%.tar}.set" ]; then
-        log "fetch: $tarball already built"
-    else
-        build_hip_tarball "$set" "$tarball"
-    fi
-    # Older tarballs of this image (another set, package list or layout): ~1 GB each.
-    local old
-    for old in "$(dirname "$tarball")"/hip-debian-*.tar; do
-        [ -f "$old" ] && [ "$old" != "$tarball" ] || continue
-        log "fetch: removing the older ${old##*/}"
-        rm -f "$old" "${old%.tar}.set"
-    done
-    printf '%s\n' "$tarball"
-}
-
-# current_set MIRROR: the set of the tarball in ROOTFS_DIR that 'fetch' built with this script
-# (its .set file, checked against the tarball's name), or an error saying to run 'fetch'.
-current_set() {
-    local mirror=$1 f found=()
-    for f in "${ROOTFS_CACHE_DIR%/}/hip-debian-$HIP_SUITE-rocm"*.set; do
-        [ -f "$f" ] && [ -f "${f%.set}.tar" ] || continue
-        if [ "$(hip_tarball "$mirror" "$(cat "$f")")" = "${f%.set}.tar" ]; then found+=("$f"); fi
-    done
-    case "${#found[@]}" in
-    0) die "image: no HIP toolchain tarball of this script in $ROOTFS_CACHE_DIR: run 'scripts/$PROG fetch' first (it needs the Debian mirror)" ;;
-    1) cat "${found[0]}" ;;
-    *) die "image: ${#found[@]} HIP toolchain tarballs in $ROOTFS_CACHE_DIR (${found[*]##*/}): run 'scripts/$PROG fetch' (it keeps the newest set's)" ;;
-    esac
+    log "lock: ROCm $(head -n1 <<<"$set"): $(tail -n +2 <<<"$set" | sed ':a;N;$!ba;s/\n/, /g')"
+    mapfile -t unpack < <(tail -n +2 <<<"$set" | cut -d' ' -f1)
+    {
+        printf '# The .debs of %s (scripts/hip-toolchain.sh), pinned by content:\n' "$HIP_IMAGE"
+        printf '# ROLE SHA256 SIZE POOL_PATH (under the Debian mirror).  Written by\n'
+        printf "# 'scripts/hip-toolchain.sh lock' from Debian %s + %s; do not edit.\n" "$HIP_SUITE" "${HIP_DEB_SUITES[*]}"
+        # shellcheck disable=SC2046  # one package=version a word
+        apt-get "${FETCH_APT_OPTS[@]}" --print-uris download $(cat "$list") | lock_from_uris install "$mirror" | sort -k4
+        apt-get "${FETCH_APT_OPTS[@]}" --print-uris download "${unpack[@]}" | lock_from_uris unpack "$mirror" | sort -k4
+    } >"$new" || die "lock: apt-get --print-uris failed"
+    [ "$(lock_lines "$new" install | wc -l)" -eq "$(wc -l <"$list")" ] || die "lock: apt did not print every installed .deb"
+    [ "$(lock_lines "$new" unpack | wc -l)" -eq "${#HIP_DEBS[@]}" ] || die "lock: apt did not print every ROCm .deb"
+    mv -f "$new" "$HIP_LOCK"
+    log "lock: $HIP_LOCK: $(lock_lines "$HIP_LOCK" | wc -l) .debs"
 }
 
 cmd_image() {
     set_run_dir "${1:-}"
     docker_up || die "engine not running at $SOCK; run 'engine.sh start $RUN_DIR'"
     export DOCKER_HOST=unix://$SOCK
-    local mirror set tarball have
-    mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
-    set=$(current_set "$mirror") || exit 2
-    tarball=$(hip_tarball "$mirror" "$set")
-    log "image: $HIP_IMAGE holds $(set_summary "$set")"
-    # The image records which tarball it was imported from: another set, package list or
+    local tarball have set
+    set=$(lock_set) || exit 2
+    tarball=$(hip_tarball) || exit 2
+    log "image: $HIP_IMAGE holds ROCm $(head -n1 <<<"$set") ($(tail -n +2 <<<"$set" | paste -sd' ' -))"
+    # The image records which tarball it was imported from: a changed lock, package list or
     # layout re-imports instead of reusing a stale image.
     have=$(docker image inspect -f '{{index .Config.Labels "org.rocm-bake.hip-tarball"}}' \
         "$HIP_IMAGE" 2>/dev/null || true)
@@ -212,13 +270,14 @@ cmd_image() {
         log "image: $HIP_IMAGE already present"
         return 0
     fi
-    log "image: importing $HIP_IMAGE from $tarball"
+    tarball=$(ensure_hip_tarball) || exit 2
+    log "image: importing $HIP_IMAGE"
     docker import --change 'CMD ["/bin/bash"]' \
         --change 'ENV PATH=/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'ENV LANG=C.UTF-8' --change 'ENV ROCM_PATH=/opt/rocm' \
         --change "LABEL org.rocm-bake.hip-tarball=${tarball##*/}" \
         --change "LABEL org.rocm-bake.rocm-version=$(head -n1 <<<"$set")" \
-        --change "LABEL org.rocm-bake.hip-debs=\"$(set_debs "$set" | tr '\n' ' ' | sed 's/ $//')\"" \
+        --change "LABEL org.rocm-bake.hip-debs=\"$(tail -n +2 <<<"$set" | paste -sd' ' -)\"" \
         "$tarball" "$HIP_IMAGE" >/dev/null || die "docker import of $HIP_IMAGE failed"
     docker run --rm --network=none "$HIP_IMAGE" /bin/sh -c \
         '/opt/rocm/llvm/bin/clang++ --version && hipcc --version && python3 -c "import setuptools, wheel"' \
@@ -235,13 +294,25 @@ hip_main() {
     shift
     case "$cmd" in
     -h | --help | help) usage ;;
-    fetch)
-        [ "$#" -eq 0 ] || die "fetch takes no arguments"
-        cmd_fetch
-        ;;
     image)
         [ "$#" -le 1 ] || die "image takes at most one argument (RUN_DIR)"
         cmd_image "$@"
+        ;;
+    tarball)
+        [ "$#" -eq 0 ] || die "tarball takes no arguments"
+        hip_tarball
+        ;;
+    rootfs)
+        [ "$#" -eq 0 ] || die "rootfs takes no arguments"
+        ensure_hip_tarball
+        ;;
+    fetch)
+        [ "$#" -eq 0 ] || die "fetch takes no arguments"
+        fetch_locked fetch "$HIP_LOCK"
+        ;;
+    lock)
+        [ "$#" -eq 0 ] || die "lock takes no arguments"
+        cmd_lock
         ;;
     layout) # internal: the mmdebstrap customize hook
         [ "$#" -eq 2 ] || die "layout takes two arguments (ROOT VERSION)"
@@ -251,5 +322,5 @@ hip_main() {
     esac
 }
 
-# Sourced (tests/hip/test_rocm_set.py reads hip_tarball and current_set): define only.
+# Sourced (tests/hip read lock_set and hip_tarball): define only.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then hip_main "$@"; fi

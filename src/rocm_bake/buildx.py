@@ -8,6 +8,7 @@ Every check fails fast with one line that says what is missing and how to get it
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -335,6 +336,25 @@ def image_id(name: str, env: Mapping[str, str] | None = None, docker: str = "doc
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ImageError(f"docker image inspect {name}: {exc}") from None
     return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def image_layers(name: str, env: Mapping[str, str] | None = None, docker: str = "docker",
+                 timeout: float = INSPECT_TIMEOUT) -> list[str] | None:
+    """The diff IDs of the layers of the image ``name`` in the engine (its content, unlike
+    its ID, which an import's timestamp changes), None when the engine does not hold it."""
+    try:
+        proc = subprocess.run([docker, "image", "inspect", "--format", "{{json .RootFS.Layers}}",
+                               name], env=dict(env) if env is not None else None,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ImageError(f"docker image inspect {name}: {exc}") from None
+    if proc.returncode != 0:
+        return None
+    try:
+        layers = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise ImageError(f"docker image inspect {name}: not JSON: {proc.stdout[:80]!r}") from None
+    return [str(layer) for layer in layers or []]
 
 
 def image_save(reference: str, dest: Path, env: Mapping[str, str] | None = None,

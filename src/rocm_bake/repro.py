@@ -6,6 +6,11 @@ the ``docker`` driver with the containerd store), default attestations off (thei
 timestamps would differ by design). The target must pass a ``SOURCE_DATE_EPOCH`` build arg --
 in rocm-bake's bake files, a variable holding the pins' commit date. The first build's tarball
 is then arch-audited against the target's cell arch (archaudit.cells).
+
+When the builds differ, the first differing layer and its files are named (reprodiff). With an
+expectation (``--expect FILE``, written by ``--record FILE`` from a reproducible run: the digest
+on any machine) the first build is also compared with it, and a differing input (a base image
+named by a ``*_IMAGE`` build arg) is named as the cause rather than the build.
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import build, buildx, entitlements, preflight
+from rocm_bake import build, buildx, entitlements, preflight, reprodiff
 from rocm_bake.archaudit import cells, inputs
 from rocm_bake.errors import EXIT_FAILED, RocmBakeError, UsageError
 
 EPOCH_ARG = "SOURCE_DATE_EPOCH"
+# A build arg whose name ends so names a base image: an input of the build.
+IMAGE_ARG_SUFFIX = "_IMAGE"
 
 
 @dataclass(frozen=True)
@@ -42,19 +49,28 @@ class Verdict:
     images: tuple[Image, ...]
     # The arch audit of the first build's OCI tarball against the target's cell arch.
     arch_audit: cells.CellAudit | None = None
+    # The first differing layer of the builds and its files (empty when reproducible).
+    layer_changes: tuple[str, ...] = ()
+    # How the first build differs from the expectation: None when none was given, () when
+    # it matches.
+    unexpected: tuple[str, ...] | None = None
 
     @property
     def reproducible(self) -> bool:
         return len({image.digest for image in self.images}) == 1
 
     @property
+    def as_expected(self) -> bool:
+        return not self.unexpected
+
+    @property
     def exit_code(self) -> int:
-        """0 reproducible with the right archs, 1 digests differ or a wrong arch, 2 the
-        audit could not read the image."""
+        """0 reproducible (and as expected) with the right archs, 1 digests differ, not the
+        expected one or a wrong arch, 2 the audit could not read the image."""
         audit_code = self.arch_audit.exit_code if self.arch_audit is not None else 0
         if audit_code == EXIT_FAILED:
             return EXIT_FAILED
-        return 1 if audit_code or not self.reproducible else 0
+        return 1 if audit_code or not self.reproducible or not self.as_expected else 0
 
     def differences(self) -> list[str]:
         """What differs between the first build and each later one."""
@@ -136,18 +152,59 @@ def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: 
     return read_image(tarball)
 
 
+def input_images(prepared: build.PreparedBuild) -> list[str]:
+    """The base images of a build: every ``*_IMAGE`` build arg of its targets."""
+    return sorted({str(value) for spec in prepared.plan.targets.values()
+                   for name, value in (spec.get("args") or {}).items()
+                   if name.endswith(IMAGE_ARG_SUFFIX) and value})
+
+
+def input_layers(images: Sequence[str], env: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each input image's content: its layers' diff IDs in the engine (a reference pinned
+    by digest is its own identity)."""
+    out = {}
+    for image in images:
+        layers = buildx.image_layers(image, env)
+        if layers is None:
+            if "@sha256:" not in image:
+                raise RocmBakeError(f"input image {image} is neither in the engine nor pinned "
+                                    "by digest: cannot say what the build was made from")
+            layers = [image.rsplit("@", 1)[1]]
+        out[image] = layers
+    return out
+
+
 def verify(target: str, files: Sequence[str], workdir: Path, sets: Sequence[str] = (),
-           runs: int = 2, env: Mapping[str, str] | None = None) -> Verdict:
-    """Build ``target`` ``runs`` times into ``workdir`` and compare what came out."""
+           runs: int = 2, env: Mapping[str, str] | None = None,
+           expect: Path | None = None, record: Path | None = None) -> Verdict:
+    """Build ``target`` ``runs`` times into ``workdir`` and compare what came out (with each
+    other, and with the expectation ``expect``); a reproducible result is written to
+    ``record``."""
     if runs < 2:
         raise UsageError("verify-repro needs at least 2 runs")
+    expected = reprodiff.load(expect) if expect is not None else None
+    if expected is not None and expected.target != target:
+        raise UsageError(f"{expect} is the expectation of {expected.target}, not {target}")
     base_env = dict(os.environ if env is None else env)
     prepared, epoch = prepare(target, files, sets, base_env)
     base_env.update(preflight.ensure_builder({**base_env, **prepared.invocation.env}))
     workdir.mkdir(parents=True, exist_ok=True)
     images = tuple(build_once(prepared, target, epoch, workdir / f"build-{n}.tar", base_env)
                    for n in range(1, runs + 1))
-    return Verdict(target, epoch, images, audit_image(prepared, target, images[0], base_env))
+    changes: list[str] = []
+    for other in images[1:]:
+        if other.digest != images[0].digest:
+            changes = reprodiff.first_difference(images[0].tarball, other.tarball)
+            break
+    layers = input_layers(input_images(prepared), base_env) if expect or record else {}
+    unexpected = None
+    if expected is not None:
+        unexpected = tuple(reprodiff.compare(expected, images[0].tarball, layers))
+    verdict = Verdict(target, epoch, images, audit_image(prepared, target, images[0], base_env),
+                      tuple(changes), unexpected)
+    if record is not None and verdict.reproducible:
+        reprodiff.save(reprodiff.record(target, images[0].tarball, layers), record)
+    return verdict
 
 
 def audit_image(prepared: build.PreparedBuild, target: str, image: Image,

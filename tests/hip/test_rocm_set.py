@@ -101,36 +101,60 @@ def hip_toolchain(script: str, rootfs: Path, **env: str) -> subprocess.Completed
                           capture_output=True, text=True, timeout=60, check=False)
 
 
-SET_724 = ("7.2.4\nrocm-device-libs-22=7.2.4+dfsg-1~exp1 experimental\n"
-           "libamdhip64-dev=7.2.4-1~exp2 experimental\nlibamdhip64-7=7.2.4-1~exp2 experimental\n"
-           "hipcc=7.2.4+dfsg-1~exp1 experimental")
+def lock(tmp_path: Path, *unpack: str) -> Path:
+    """A lock file pinning one installed .deb and the given unpacked pool paths."""
+    path = tmp_path / "test.lock"
+    rows = [f"install {'a' * 64} 1 pool/main/b/bash/bash_5.2_amd64.deb",
+            *(f"unpack {'b' * 64} 1 {u}" for u in unpack)]
+    path.write_text("# a lock\n" + "\n".join(rows) + "\n")
+    return path
 
 
-def test_the_tarball_is_named_by_its_version_and_keyed_by_its_set(tmp_path: Path) -> None:
-    """Another Debian revision of the same ROCm version, or a newer version, is another
-    tarball (so a new image), never the cached one reused."""
-    newer_revision = SET_724.replace("libamdhip64-7=7.2.4-1~exp2", "libamdhip64-7=7.2.4-1~exp3")
-    newer = SET_724.replace("7.2.4", "7.2.5")
-    proc = hip_toolchain('for s in "$A" "$B" "$C"; do hip_tarball http://mirror "$s"; done',
-                         tmp_path, A=SET_724, B=newer_revision, C=newer)
+UNPACK_724 = ("pool/main/r/rocm-device-libs/rocm-device-libs-22_7.2.4%2bdfsg-1~exp1_amd64.deb",
+              "pool/main/r/rocm-hipamd/libamdhip64-dev_7.2.4-1~exp2_amd64.deb",
+              "pool/main/r/rocm-hipamd/libamdhip64-7_7.2.4-1~exp2_amd64.deb",
+              "pool/main/h/hipcc/hipcc_7.2.4%2bdfsg-1~exp1_amd64.deb")
+SET_724 = ("7.2.4\nrocm-device-libs-22=7.2.4+dfsg-1~exp1\nlibamdhip64-dev=7.2.4-1~exp2\n"
+           "libamdhip64-7=7.2.4-1~exp2\nhipcc=7.2.4+dfsg-1~exp1\n")
+
+
+def test_the_lock_says_which_rocm_the_image_holds(tmp_path: Path) -> None:
+    """The image's ROCm version and .debs (its labels) are read from the lock's unpacked
+    .debs, in the script's order, versions decoded as apt prints them."""
+    proc = hip_toolchain("lock_set", tmp_path,
+                         ROCM_BAKE_HIP_LOCK=str(lock(tmp_path, *reversed(UNPACK_724))))
     assert proc.returncode == 0, proc.stderr
-    names = [Path(line).name for line in proc.stdout.splitlines()]
+    assert proc.stdout == SET_724
+
+
+def test_a_lock_of_two_rocm_versions_or_a_missing_package_is_one_line(tmp_path: Path) -> None:
+    mixed = lock(tmp_path, *UNPACK_724[:3], UNPACK_724[3].replace("7.2.4", "7.2.5"))
+    proc = hip_toolchain("lock_set", tmp_path, ROCM_BAKE_HIP_LOCK=str(mixed))
+    assert proc.returncode == 2
+    assert proc.stderr == (f"hip-toolchain.sh: error: {mixed} pins ROCm 7.2.4 and 7.2.5 "
+                           "(hipcc=7.2.5+dfsg-1~exp1): not one ROCm version\n")
+    short = lock(tmp_path, *UNPACK_724[:3])
+    proc = hip_toolchain("lock_set", tmp_path, ROCM_BAKE_HIP_LOCK=str(short))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"hip-toolchain.sh: error: {short} unpacks ")
+    assert proc.stderr.endswith("re-lock (scripts/hip-toolchain.sh lock)\n")
+
+
+def test_the_tarball_is_named_by_its_version_and_keyed_by_its_lock(tmp_path: Path) -> None:
+    """Another Debian revision of the same ROCm version, or a newer version, is another
+    tarball (so a new image), never the cached one reused; the mirror plays no part."""
+    variants = {
+        "a": UNPACK_724,
+        "b": tuple(u.replace("7.2.4-1~exp2", "7.2.4-1~exp3") for u in UNPACK_724),
+        "c": tuple(u.replace("7.2.4", "7.2.5") for u in UNPACK_724),
+    }
+    names = []
+    for key, unpack in variants.items():
+        (tmp_path / key).mkdir()
+        proc = hip_toolchain("hip_tarball", tmp_path,
+                             ROCM_BAKE_HIP_LOCK=str(lock(tmp_path / key, *unpack)))
+        assert proc.returncode == 0, proc.stderr
+        names.append(Path(proc.stdout.strip()).name)
     assert len(set(names)) == 3, names
     assert [n.rsplit("-", 1)[0] for n in names] == ["hip-debian-trixie-rocm7.2.4"] * 2 + [
         "hip-debian-trixie-rocm7.2.5"]
-
-
-def test_image_takes_the_tarball_fetch_recorded(tmp_path: Path) -> None:
-    """image (offline) finds the fetched tarball by its .set file; a .set file whose tarball
-    name does not match (another script's, another mirror's) does not count, and no tarball
-    is one line saying to run fetch."""
-    proc = hip_toolchain('t=$(hip_tarball http://mirror "$A"); printf "%s\\n" "$A" '
-                         '>"${t%.tar}.set"; : >"$t"; current_set http://mirror', tmp_path,
-                         A=SET_724)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == SET_724 + "\n"
-    proc = hip_toolchain("current_set http://another-mirror", tmp_path)
-    assert proc.returncode == 2
-    assert proc.stderr == (f"hip-toolchain.sh: error: image: no HIP toolchain tarball of this "
-                           f"script in {tmp_path}: run 'scripts/hip-toolchain.sh fetch' first "
-                           "(it needs the Debian mirror)\n")

@@ -120,8 +120,8 @@ CASES: dict[str, Case] = {
                                   "https://example.org/t.tgz\n",
              "scripts/get.sh": "#!/bin/sh\nwget https://example.org/t.tgz\n"},
         good={"docker-bake.hcl": target(),
-              "Dockerfile": FROM + "RUN apt-get install -y curl && curl -fsSLo /t.tgz "
-                                   "https://example.org/t.tgz && echo 'ab  /t.tgz' | "
+              "Dockerfile": FROM + "RUN apt-get install -y curl=7.88.1-10+deb12u12 && curl "
+                                   "-fsSLo /t.tgz https://example.org/t.tgz && echo 'ab  /t.tgz' | "
                                    "sha256sum -c -\n",
               "scripts/get.sh": "#!/bin/sh\nwget https://example.org/t.tgz\n"
                                 "echo 'ab  t.tgz' | sha256sum -c -\n"}),
@@ -134,6 +134,49 @@ CASES: dict[str, Case] = {
               "Dockerfile": FROM + 'RUN pip install --no-cache-dir "cmake==3.31.10" '
                                    "/wheels/*.whl -r /src/requirements.txt\n",
               "requirements/tools.txt": "# tools\nwheel==0.45.1\n"}),
+    "apt-pin": Case(
+        "downloads", "apt-pin",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN apt-get update && apt-get install -y --no-install-recommends"
+                                  " \\\n    git=1:2.39.5-0+deb12u2 curl ./local.deb\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN apt-get update && apt-get install -y "
+                                   "git=1:2.39.5-0+deb12u2 ./local.deb\n"
+                                   "RUN echo 'deb http://snapshot.debian.org/archive/debian/"
+                                   "20250101T000000Z bookworm main' > /etc/apt/sources.list "
+                                   "&& apt-get update && apt-get install -y curl\n"}),
+    "apt-repository": Case(
+        "downloads", "apt-repository",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN add-apt-repository -y ppa:deadsnakes/ppa\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN apt-get install -y software-properties-common=0.99.22\n"}),
+    "git-commit": Case(
+        "downloads", "git-commit",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN git clone --depth 1 -b main https://example.org/x.git\n"},
+        good={"docker-bake.hcl": target('  args = { X_COMMIT = "' + COMMIT + '" }\n'),
+              "Dockerfile": FROM + "ARG X_COMMIT\nRUN git clone https://example.org/x.git "
+                                   "&& git -C x checkout ${X_COMMIT}\n"
+                                   f"RUN git -C y fetch origin {COMMIT}\n"}),
+    "setup-requires": Case(
+        "downloads", "setup-requires",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN X=1 with-compiler-cache.sh python3 setup.py bdist_wheel\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN --network=none python setup.py bdist_wheel\n"
+                                   "RUN PIP_NO_INDEX=1 python3 setup.py bdist_wheel\n"}),
+    "build-download": Case(
+        "downloads", "build-download",
+        bad={"docker-bake.hcl": target(f'  args = {{ TRITON_COMMIT = "{COMMIT}" }}\n'),
+             "Dockerfile": FROM + "ARG TRITON_COMMIT\n"
+                                  'RUN fetch-source.sh r main "${TRITON_COMMIT}" /src/triton\n'
+                                  "RUN pip wheel --no-build-isolation -w /wheels .\n"},
+        good={"docker-bake.hcl": target(f'  args = {{ TRITON_COMMIT = "{COMMIT}" }}\n'),
+              "Dockerfile": FROM + "ARG TRITON_COMMIT\n"
+                                   'RUN fetch-source.sh r main "${TRITON_COMMIT}" /src/triton\n'
+                                   "RUN TRITON_OFFLINE_BUILD=1 pip wheel --no-build-isolation "
+                                   "-w /wheels .\n"}),
     "cache-hooks": Case(
         "caching", "cache-hooks",
         bad={"docker-bake.hcl": target(),

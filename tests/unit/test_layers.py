@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                             "rocm_bake.engine", "rocm_bake.preflight",
                             "rocm_bake.archaudit"}),
     ("build", {"rocm_bake.build"}),
-    ("perf, repro", {"rocm_bake.perf", "rocm_bake.repro"}),
+    ("perf, repro", {"rocm_bake.perf", "rocm_bake.repro", "rocm_bake.reprodiff"}),
     ("fleet builds", {"rocm_bake.fleetbuild"}),
     ("reports, doctor", {"rocm_bake.reports", "rocm_bake.doctor"}),
     ("checks", {"rocm_bake_checks", "rocm_bake_checks.drift", "rocm_bake_checks.lint"}),

@@ -74,7 +74,7 @@ def _directory(root: Path) -> Iterator[tuple[str, bytes]]:
             yield from _file(path, str(path))
 
 
-def _open_layer(blob: IO[bytes]) -> tarfile.TarFile:
+def open_layer(blob: IO[bytes]) -> tarfile.TarFile:
     head = blob.read(4)
     blob.seek(0)
     if head[:2] == b"\x1f\x8b":
@@ -145,7 +145,7 @@ def _final_files(archive: tarfile.TarFile, layers: list[str]) -> dict[str, tuple
         blob = archive.extractfile(layer)
         if blob is None:
             raise InputError(f"image archive: layer {layer} missing")
-        with _open_layer(blob) as tar:
+        with open_layer(blob) as tar:
             for member in tar:
                 path = posixpath.normpath("/" + member.name)
                 folder, base = posixpath.split(path)
@@ -182,7 +182,7 @@ def _image_archive(tarball: Path, reference: str, leave_out: Sequence[str] = ()
                 blob = archive.extractfile(layer)
                 if blob is None or index not in wanted:
                     continue
-                with _open_layer(blob) as tar:
+                with open_layer(blob) as tar:
                     for item in tar:
                         found = wanted[index].get(item.name)
                         if found is None or not item.isfile():

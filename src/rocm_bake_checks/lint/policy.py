@@ -5,6 +5,7 @@ or a finding -- the file cannot silently grow stale."""
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,11 +58,14 @@ def load(path: Path = POLICY) -> Policy:
 
 
 def apply(policy: Policy, findings: list[Finding], policy_file: str,
-          stale: bool = True) -> list[Finding]:
-    """Drop excepted findings; report exceptions that excuse nothing (``stale``: only when
-    every rule family ran, else an exception for a family left out would look stale)."""
+          checked: Collection[str] | None = None) -> list[Finding]:
+    """Drop excepted findings; report exceptions that excuse nothing -- of the files this
+    run ``checked`` (None: every file), since an exception for a file no rule read cannot
+    be judged."""
     kept = [f for f in findings if not any(e.matches(f) for e in policy.exceptions)]
-    for exception in policy.exceptions if stale else ():
+    for exception in policy.exceptions:
+        if checked is not None and exception.file not in checked:
+            continue
         if not any(exception.matches(f) for f in findings):
             kept.append(Finding(policy_file, 1, "lint-policy",
                                 f"exception for {exception.rule} in {exception.file} "

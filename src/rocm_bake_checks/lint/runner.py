@@ -13,6 +13,7 @@ from rocm_bake_checks.lint import (
     conformance,
     consistency,
     downloads,
+    fetches,
     hadolint,
     locks,
     pins,
@@ -73,24 +74,39 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
     rules = dataclasses.replace(rules, exceptions=tuple(
         e for e in rules.exceptions if e.rule not in unjudged))
     findings: list[Finding] = []
+    checked: set[str] = set()  # the files the rules read
     if "hadolint" in families:
-        findings += hadolint.check(hadolint.discover(root, rules.hadolint_exclude), root)
+        discovered = hadolint.discover(root, rules.hadolint_exclude)
+        findings += hadolint.check(discovered, root)
+        checked |= {relative(p, root) for p in discovered}
     if set(families) - {"hadolint"}:
-        findings += _bake_rules(root, list(bake_files), families,
-                                metadata or upstream.Settings())
-    kept = policy.apply(rules, findings, relative(policy_file, root))
+        bake_findings, bake_checked = _bake_rules(root, bake_files, families,
+                                                  metadata or upstream.Settings())
+        findings += bake_findings
+        checked |= bake_checked
+    kept = policy.apply(rules, findings, relative(policy_file, root), checked)
     return sorted(set(kept))
 
 
-def _bake_rules(root: Path, bake_files: list[Path], families: Sequence[str],
-                metadata: upstream.Settings) -> list[Finding]:
+def _checked_files(root: Path, bake_files: Sequence[Path], paths: list[Path],
+                   targets: list[BakeTarget]) -> set[str]:
+    """The files the bake rules read: the bake files, the Dockerfiles and every file of the
+    targets' contexts (an exception for any other file cannot be judged stale by this run)."""
+    out = {relative(p, root) for p in [*bake_files, *paths]}
+    for context in {t.context for t in targets if t.context.is_dir()}:
+        out |= {relative(p, root) for p in context.rglob("*") if p.is_file()}
+    return out
+
+
+def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
+                metadata: upstream.Settings) -> tuple[list[Finding], set[str]]:
     definition = bakemodel.load(list(bake_files))
     declared = components.check(definition, root) if "consistency" in families else []
     try:
         targets = bakemodel.targets(definition, root)
     except LintError:
         if declared:          # the plan fails for what a component lacks: name that instead
-            return declared
+            return declared, {relative(p, root) for p in bake_files}
         raise
     files = Dockerfiles()
     paths = _dockerfiles_of(targets)
@@ -105,6 +121,7 @@ def _bake_rules(root: Path, bake_files: list[Path], families: Sequence[str],
     if "downloads" in families:
         findings += downloads.check_dockerfiles(paths, files, root)
         findings += downloads.check_context_files([t.context for t in targets], root)
+        findings += fetches.check(paths, files, root)
     if "caching" in families:
         findings += caching.check(paths, files, root)
     if "recipes" in families:
@@ -115,6 +132,6 @@ def _bake_rules(root: Path, bake_files: list[Path], families: Sequence[str],
             findings += conformance.check(definition, root, fetched)
         if "locks" in families:
             findings += locks.check_installs(paths, files, root)
-            findings += locks.check_locks(definition, bake_files, targets, root, fetched)
+            findings += locks.check_locks(definition, list(bake_files), targets, root, fetched)
         fetched.save()
-    return findings
+    return findings, _checked_files(root, bake_files, paths, targets)

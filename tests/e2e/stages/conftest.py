@@ -5,7 +5,6 @@ shared by the tests that read it back."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 import uuid
@@ -16,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import build, repro
-from tests.conftest import ROOT, missing
 from tests.hip.conftest import Rocm, hip_image, rocm
 
 __all__ = ["hip_image", "rocm"]  # the fixtures, shared with tests/hip
@@ -39,18 +37,6 @@ class StageBuild:
 
     def image(self, arch: str) -> str:
         return f"rocm-bake-e2e/app:{self.tag}-{arch}"
-
-
-@pytest.fixture(scope="session")
-def rootfs_image(engine: str) -> str:
-    """rocm-bake/debian:test from scripts/engine.sh rootfs-image (cached between runs)."""
-    if shutil.which("mmdebstrap") is None:
-        missing("mmdebstrap", "bash scripts/engine.sh install")
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), "rootfs-image"],
-                          capture_output=True, text=True, timeout=1500, check=False)
-    if proc.returncode != 0:
-        pytest.fail(f"scripts/engine.sh rootfs-image failed: {proc.stderr.strip()[-800:]}")
-    return "rocm-bake/debian:test"
 
 
 def bake(targets: list[str], sets: list[str], engine: str, log: Path,

@@ -1,33 +1,51 @@
 """inv verify-repro: the test variant's runtime image, which carries real HIP code objects
 (clang-22 / hipcc, a fixed -cuid per translation unit), built twice from empty caches gives the
-same digest and its archive passes the arch audit; a target that is not reproducible is
-reported; bad input is one line, exit 2."""
+same digest -- the one committed in expected/ (its inputs are pinned by content: the HIP image
+from scripts/hip-toolchain.lock), so on any machine -- and its archive passes the arch audit; a
+target that is not reproducible is reported with its first differing layer and files; an
+offline step that tries to download fails the build; bad input is one line, exit 2."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from rocm_bake import repro
+from rocm_bake import repro, reprodiff
 from rocm_bake.archaudit import cells
 from tests.conftest import ROOT, run_cli
 from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
 from tests.hip.conftest import Rocm
 
 INV = ["inv", "--search-root", str(ROOT), "verify-repro"]
+# The expectation of the gfx950 runtime image (inv verify-repro --record): its digest on any
+# machine whose rocm-bake/hip:test was built from scripts/hip-toolchain.lock.
+EXPECTED = STAGES / "expected" / f"app-{ARCH}.json"
 
 
 @pytest.mark.engine
 def test_the_runtime_image_is_reproducible(engine: str, rocm: Rocm, tmp_path: Path) -> None:
     result = run_cli([*INV, "--file", BAKE_FILE, "--target", f"app-{ARCH}", "--keep",
-                      str(tmp_path)], cwd=STAGES,
+                      str(tmp_path), "--expect", str(EXPECTED)], cwd=STAGES,
                      env={"DOCKER_HOST": engine, "ROCM_VERSION": rocm.version}, timeout=1200)
     assert result.returncode == 0, result.stdout + result.stderr
     first, second = (repro.read_image(tmp_path / f"build-{n}.tar") for n in (1, 2))
     assert first.digest == second.digest
     assert first.layers == second.layers
     assert f"reproducible: {first.digest}" in result.stdout
+    assert f"as expected: {EXPECTED}" in result.stdout
+    expected = reprodiff.load(EXPECTED)
+    assert first.digest == expected.digest
+    # An expectation recorded from another HIP image (another layer, another digest): the
+    # input is named, not the build.
+    elsewhere = dataclasses.replace(expected, digest="sha256:" + "1" * 64,
+                                    inputs={n: ["sha256:" + "0" * 64] for n in expected.inputs})
+    lines = reprodiff.compare(elsewhere, tmp_path / "build-1.tar", expected.inputs)
+    assert lines[0] == f"expected sha256:{'1' * 64}, built {first.digest}"
+    assert lines[1] == (f"input rocm-bake/hip:test differs: layers "
+                        f"{expected.inputs['rocm-bake/hip:test'][0][7:19]} here, 000000000000 "
+                        "expected")
     # The image holds real HIP code objects, for its cell's arch only (the audit of the OCI
     # tarball inside verify-repro): core's hipcc library and plugin's CMake HIP library.
     tarball = tmp_path / "build-1.tar"
@@ -58,6 +76,21 @@ def test_a_build_that_is_not_reproducible_exits_1(engine: str, tmp_path: Path) -
     assert result.returncode == 1, result.stdout + result.stderr
     assert "layer" in result.stdout and "differs" in result.stdout
     assert "not reproducible" in result.stderr
+    # The first differing layer, its step and the one file that differs.
+    assert "first differing layer: 2 (RUN /bin/sh -c cat /proc/sys/kernel/random/uuid > /stamp)" \
+        in result.stdout, result.stdout
+    assert "  differs: /stamp (content)" in result.stdout.splitlines()
+
+
+@pytest.mark.engine
+def test_an_offline_step_that_downloads_fails_the_build(engine: str, tmp_path: Path) -> None:
+    result = run_cli([*INV, "--file", "docker-bake.hcl", "--target", "fetch", "--keep",
+                      str(tmp_path)], cwd=STAGES / "offline", env={"DOCKER_HOST": engine},
+                     timeout=600)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("error: build of fetch failed (exit 1): ")
+    assert "wget -q -O /index.html http://deb.debian.org/debian/" in result.stderr
 
 
 def test_a_target_without_source_date_epoch_exits_2() -> None:

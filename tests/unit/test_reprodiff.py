@@ -1,0 +1,114 @@
+"""rocm_bake.reprodiff: the first differing layer of two builds and its files, and a build
+checked against its recorded expectation (OCI tarballs written here, no engine)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from rocm_bake import reprodiff
+from rocm_bake.errors import UsageError
+
+MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+STEPS = ["/bin/sh -c #(nop) ADD file:abc in /", "RUN |1 SOURCE_DATE_EPOCH=1 /bin/sh -c make "
+         "# buildkit", "COPY /wheels/ /wheels/ # buildkit"]
+
+
+def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    archive.addfile(info, io.BytesIO(data))
+
+
+def _blob(archive: tarfile.TarFile, data: bytes) -> str:
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    _add(archive, "blobs/sha256/" + digest.split(":")[1], data)
+    return digest
+
+
+def _layer(files: dict[str, bytes]) -> tuple[bytes, str]:
+    """A gzip layer (fixed header time) and its diff ID."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), 1
+            tar.addfile(info, io.BytesIO(data))
+    plain = raw.getvalue()
+    return gzip.compress(plain, mtime=0), "sha256:" + hashlib.sha256(plain).hexdigest()
+
+
+def oci(path: Path, layers: list[dict[str, bytes]], env: str = "A=1") -> Path:
+    with tarfile.open(path, "w") as archive:
+        blobs = [_layer(files) for files in layers]
+        config = {"config": {"Env": [env]}, "rootfs": {"diff_ids": [d for _, d in blobs]},
+                  "history": [{"created_by": s} for s in STEPS[:len(layers)]]}
+        descriptors = [{"digest": _blob(archive, data)} for data, _ in blobs]
+        manifest = {"mediaType": MANIFEST, "layers": descriptors,
+                    "config": {"digest": _blob(archive, json.dumps(config).encode())}}
+        index = {"manifests": [{"mediaType": MANIFEST,
+                                "digest": _blob(archive, json.dumps(manifest).encode())}]}
+        _add(archive, "index.json", json.dumps(index).encode())
+    return path
+
+
+BASE = {"etc/os-release": b"trixie"}
+BUILT = {"opt/app/lib.so": b"one", "opt/app/same": b"s"}
+WHEELS = {"wheels/a.whl": b"w"}
+
+
+def test_the_first_differing_layer_and_its_files_are_named(tmp_path: Path) -> None:
+    one = oci(tmp_path / "1.tar", [BASE, BUILT, WHEELS])
+    two = oci(tmp_path / "2.tar", [BASE, {"opt/app/lib.so": b"two", "opt/app/same": b"s",
+                                          "opt/app/new": b"n"}, {"wheels/a.whl": b"x"}])
+    assert reprodiff.first_difference(one, two) == [
+        "first differing layer: 2 (RUN /bin/sh -c make)",
+        "  differs: /opt/app/lib.so (content)",
+        "  only in the other build: /opt/app/new"]
+    assert reprodiff.first_difference(one, one) == []
+
+
+def test_a_build_matches_its_expectation_and_a_differing_input_is_blamed(
+        tmp_path: Path) -> None:
+    base_layer = _layer(BASE)[1]
+    one = oci(tmp_path / "1.tar", [BASE, BUILT, WHEELS])
+    expected = reprodiff.record("app", one, {"base:test": [base_layer]})
+    assert "files" not in expected.layers[0] and "files" in expected.layers[1]
+    reprodiff.save(expected, tmp_path / "expect.json")
+    loaded = reprodiff.load(tmp_path / "expect.json")
+    assert loaded == expected
+    assert reprodiff.compare(loaded, one, {"base:test": [base_layer]}) == []
+    # Another machine's base: the input is named, not the build.
+    other_base = {"etc/os-release": b"trixie, another day"}
+    two = oci(tmp_path / "2.tar", [other_base, BUILT, WHEELS])
+    lines = reprodiff.compare(loaded, two, {"base:test": [_layer(other_base)[1]]})
+    assert lines[1].startswith(f"input base:test differs: layers {_layer(other_base)[1][7:19]} "
+                               f"here, {base_layer[7:19]} expected")
+    assert "inputs differ" in lines[2]
+
+
+def test_a_build_that_differs_from_its_expectation_names_the_layer_and_files(
+        tmp_path: Path) -> None:
+    base_layer = _layer(BASE)[1]
+    expected = reprodiff.record("app", oci(tmp_path / "1.tar", [BASE, BUILT, WHEELS]),
+                                {"base:test": [base_layer]})
+    changed = oci(tmp_path / "2.tar", [BASE, {**BUILT, "opt/app/lib.so": b"two"}, WHEELS])
+    lines = reprodiff.compare(expected, changed, {"base:test": [base_layer]})
+    assert lines[1:] == ["first differing layer: 2 (RUN /bin/sh -c make)",
+                         "  differs: /opt/app/lib.so (content)"]
+    config_only = oci(tmp_path / "3.tar", [BASE, BUILT, WHEELS], env="A=2")
+    assert reprodiff.compare(expected, config_only, {"base:test": [base_layer]})[1:] == [
+        "every layer is the expected one: the image config differs"]
+
+
+def test_an_unreadable_expectation_is_one_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text('{"format": 9}')
+    with pytest.raises(UsageError, match=r"cannot read the expectation .*x.json: format 9"):
+        reprodiff.load(bad)
