@@ -21,10 +21,10 @@ setup() {
     # hipBLAS/rocBLAS .debs of the newest ROCm 7.x Debian has, logged): fetched once into
     # /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
     bash scripts/cachestack.sh >/dev/null
-    # The real HIP compiler image (trixie clang-22 + the newest ROCm 7.x HIP Debian has, the
-    # version logged and kept in its labels; tests/hip) and a ROCm wheel from PyPI for the arch
-    # audit: built/fetched once into /var/cache/rocm-bake (again when Debian has a newer set),
-    # offline after.
+    # The real HIP compiler image (trixie clang-22 + one ROCm 7.x's HIP, every .deb pinned by
+    # sha256 in scripts/hip-toolchain.lock; its ROCm version logged and kept in its labels;
+    # tests/hip) and a ROCm wheel from PyPI for the arch audit: the .debs fetched (checked) and
+    # the rootfs built once into /var/cache/rocm-bake, offline after.
     bash scripts/hip-toolchain.sh fetch >/dev/null
     bash scripts/hip-toolchain.sh image
     bash scripts/hip-fixtures.sh >/dev/null
