@@ -12,6 +12,7 @@ from rocm_bake_checks.lint import (
     components,
     conformance,
     consistency,
+    dockerconformance,
     downloads,
     hadolint,
     locks,
@@ -113,6 +114,7 @@ def _bake_rules(root: Path, bake_files: list[Path], families: Sequence[str],
         fetched = upstream.Metadata(metadata)
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
+            findings += dockerconformance.check(definition, targets, root, fetched, files)
         if "locks" in families:
             findings += locks.check_installs(paths, files, root)
             findings += locks.check_locks(definition, bake_files, targets, root, fetched)
