@@ -21,6 +21,9 @@ from rocm_bake_checks.lint.bakemodel import BakeTarget
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding
 
+RULES = ("apt-base", "runtime-env", "release-wheels", "export-wheels", "build-components",
+         "build-flags")
+
 
 def check(definition: Definition, targets: list[BakeTarget], root: Path,
           metadata: upstream.Metadata, files: Dockerfiles) -> list[Finding]:

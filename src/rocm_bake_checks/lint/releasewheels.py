@@ -3,7 +3,8 @@
 - ``release-wheels``: every wheel upstream's release collects (``upstream-dockerfiles.toml``
   release: the stages its release stages mount or copy, mapped to wheels by [dockerfiles.stages])
   is in the wheels export here (ours-export: the stages and named contexts whose ``/wheels`` it
-  copies, followed through the bake targets of the contexts down to the stages that build them).
+  copies, followed through the bake targets of the contexts down to the stages that build them),
+  in each cell that builds the stage mapped to it (a skipped component's wheels are not asked).
 - ``export-wheels``: every wheel a runtime image the export collects installs (its ``RUN
   --mount=...,from=X,source=/wheels...``) reaches the export too, so ``pip install
   dist/<arch>/*.whl`` gives what the image has.  Compared by the stage that builds the wheel.
@@ -39,6 +40,7 @@ class Graph:
         self.targets = {t.name: t for t in targets}
         self.files = files
         self.root = root
+        self.visited: set[str] = set()     # the Dockerfiles a traversal went through
 
     def stage_of(self, target: BakeTarget) -> Stage:
         if target.dockerfile is None or not target.dockerfile.is_file():
@@ -55,8 +57,12 @@ class Graph:
         copies = [s for s in stages.sources(stage)
                   if s.keyword == "COPY" and s.path.startswith("/wheels")]
         assert target.dockerfile is not None
+        file = relative(target.dockerfile, self.root)
+        self.visited.add(file)
         if not copies:
-            return {Leaf(relative(target.dockerfile, self.root), stage.name or "", context)}
+            # A stage that runs nothing (the `empty` target of a skipped cell) built nothing.
+            built = any(True for _ in stages.runs(stage))
+            return {Leaf(file, stage.name or "", context)} if built else set()
         out: set[Leaf] = set()
         for copy in copies:
             out |= self.origin(target, copy.origin, context, seen)
@@ -119,8 +125,10 @@ def export_wheels(graph: Graph, export: BakeTarget) -> list[tuple[Finding, str]]
 def release_wheels(up: Upstream, graph: Graph, export: BakeTarget,
                    dists: Mapping[str, tuple[str, ...]]) -> list[tuple[Finding, str]]:
     ours: set[str] = set()
+    graph.visited.clear()
     for leaf in graph.leaves(export, graph.stage_of(export), ""):
         ours.update(dists.get(leaf.stage) or dists.get(leaf.context) or ())
+    cell = set(graph.visited)     # a component the cell skips has no Dockerfile in it
     file = relative(export.dockerfile, graph.root) if export.dockerfile else export.file
     line = graph.stage_of(export).base.line
     out = []
@@ -138,6 +146,8 @@ def release_wheels(up: Upstream, graph: Graph, export: BakeTarget,
                                     f"upstream's release collects the wheels of "
                                     f"{up.name(key + ':' + source.origin)} ({where}); "
                                     "no stage here builds them"), export.name))
+                continue
+            if split(mapped.ours, "[dockerfiles.stages]")[0] not in cell:
                 continue
             for wheel in mapped.wheels:
                 if wheel not in ours:

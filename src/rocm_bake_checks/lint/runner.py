@@ -30,7 +30,7 @@ FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes"
             "locks")
 # Rules whose policy exceptions are judged (applied, or reported stale) only when their family
 # runs: the lint of another bake file (the engine test variant) cannot tell.
-FAMILY_RULES = {"locks": locks.RULES}
+FAMILY_RULES = {"locks": locks.RULES, "conformance": dockerconformance.RULES}
 
 
 def metadata_settings(online: bool = False, offline: str = "", record: str = "",
