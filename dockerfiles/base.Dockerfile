@@ -51,6 +51,9 @@ RUN --network=none test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSI
 # the runtime images' versions.json instead.  The PPA step is tried three times, as vLLM's
 # docker/Dockerfile.rocm_base does (Launchpad's key server fails now and then); the third
 # failure fails the build.
+# libopenmpi-dev and libpci-dev as vllm-project/vllm docker/Dockerfile.rocm_base installs them
+# in its base (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT): with MPI found,
+# torch builds torch.distributed's MPI backend as upstream's wheel has it (torch.Dockerfile).
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends software-properties-common gpg-agent \
@@ -65,7 +68,7 @@ RUN apt-get update \
         git curl ca-certificates build-essential pkg-config ccache \
         autoconf automake libtool \
         libnuma-dev libdrm-dev libelf-dev liblzma-dev libjpeg-dev libpng-dev \
-        libaio-dev libibverbs-dev librdmacm-dev \
+        libaio-dev libibverbs-dev librdmacm-dev libopenmpi-dev libpci-dev \
         "python${PYTHON_VERSION}" "python${PYTHON_VERSION}-dev" "python${PYTHON_VERSION}-venv" \
     && rm -rf /var/lib/apt/lists/*
 

@@ -34,6 +34,9 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 # tree (its build_pytorch_runtime stage).
 # The torch wheel is installed with its requirements from the torch lock (locks/torch.txt,
 # `inv lock`), the wheel itself by its sha256 (write-constraints.py --wheels).
+# USE_MPI=1 with the base's libopenmpi-dev: torch.distributed's MPI backend, as the torch of
+# vllm-project/vllm docker/Dockerfile.rocm_base (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a)
+# has it; the import check fails if CMake did not find MPI (it would otherwise drop it silently).
 COPY locks/torch.txt /opt/rocm-bake/locks/torch.txt
 WORKDIR /src/pytorch
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
@@ -42,13 +45,14 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     pip install --no-cache-dir -r requirements.txt \
     && python tools/amd_build/build_amd.py \
     && test -n "${PYTORCH_ROCM_ARCH}" \
-    && USE_ROCM=1 USE_CUDA=0 BUILD_TEST=0 CMAKE_BUILD_PARALLEL_LEVEL="${MAX_JOBS}" \
+    && USE_ROCM=1 USE_CUDA=0 USE_MPI=1 BUILD_TEST=0 CMAKE_BUILD_PARALLEL_LEVEL="${MAX_JOBS}" \
        CMAKE_PREFIX_PATH="$(python -c 'import sys; print(sys.prefix)')" \
        with-compiler-cache.sh python -m build --wheel --no-isolation --outdir /wheels . \
     && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt /wheels \
     && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/torch.txt \
         -r /tmp/cell-wheels.txt \
-    && python -P -c "import torch; assert torch.version.hip, 'torch was built without HIP'; print(torch.__version__, torch.version.hip)"
+    && python -P -c "import torch, torch.distributed as dist; assert torch.version.hip, 'torch was built without HIP'; \
+assert dist.is_mpi_available(), 'torch was built without MPI'; print(torch.__version__, torch.version.hip)"
 
 # Every later pip in this cell runs against the cell's own wheels (write-constraints.py).
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt

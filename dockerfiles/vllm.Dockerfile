@@ -94,8 +94,14 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
     && ls -l /wheels/vllm-*.whl
 
+# The component's wheels: vllm and the amdsmi wheel it needs, so the wheels export
+# (dist/<arch>) carries amdsmi too and `pip install dist/<arch>/*.whl` gives a vLLM that
+# detects ROCm.  Follows vllm-project/vllm docker/Dockerfile.rocm_base at commit
+# 2cf0a6915ce544dc493a0990f2ea38d81601128a (VLLM_COMMIT): its debs_wheel_release collects
+# build_amdsmi's wheel with torch, triton and aiter.
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
+COPY --from=amdsmi /wheels/amdsmi/ /wheels/
 COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 
 FROM base AS runtime
@@ -106,28 +112,46 @@ ARG SOURCE_DATE_EPOCH
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# The cell's wheels by sha256 (--wheels), everything else from the vllm lock (locks/vllm.txt).
+# The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi), everything else
+# from the vllm lock (locks/vllm.txt).
 COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
-    --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
     --mount=type=bind,from=wheels,source=/wheels,target=/deps/vllm \
     shopt -s nullglob \
     && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
-        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
     && PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt \
        pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/vllm.txt \
         -r /tmp/cell-wheels.txt \
     && rm /tmp/cell-wheels.txt \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
-        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
     && check-runtime.py --expect torch vllm amdsmi \
     && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)"
 # Images built FROM this one (lmcache) keep installing against the cell's wheels.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
+
+# The runtime environment of vllm-project/vllm's ROCm image at commit
+# 2cf0a6915ce544dc493a0990f2ea38d81601128a (VLLM_COMMIT): docker/Dockerfile.rocm_base's base
+# sets HSA_NO_SCRATCH_RECLAIM=1 (needed by RCCL on ROCm 7.1 and later), docker/Dockerfile.rocm's
+# final stage the rest, with KINETO_CONFIG naming a file that raises the ROCm profiler's
+# ROCTRACER_MAX_EVENTS limit (upstream writes it to /app/libkineto.conf).
+RUN --network=none printf 'ROCTRACER_MAX_EVENTS=10000000\n' > /opt/rocm-bake/libkineto.conf
+# No secret here: hadolint's DL3064 reads "TOKEN" in TOKENIZERS_PARALLELISM.
+# hadolint ignore=DL3064
+ENV HSA_NO_SCRATCH_RECLAIM=1 \
+    HSA_ENABLE_IPC_MODE_LEGACY=1 \
+    UCX_RMA_PPLN_ENABLE=y \
+    UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf \
+    TOKENIZERS_PARALLELISM=false \
+    SAFETENSORS_FAST_GPU=1 \
+    HIP_FORCE_DEV_KERNARG=1 \
+    PYTORCH_NVML_BASED_CUDA_CHECK=1 \
+    KINETO_CONFIG=/opt/rocm-bake/libkineto.conf
 
 COPY --from=wheels /wheels/ /wheels/
 WORKDIR /

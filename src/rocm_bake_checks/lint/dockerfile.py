@@ -153,6 +153,11 @@ def parse(path: Path) -> Dockerfile:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise LintError(f"{path}: cannot read Dockerfile: {exc}") from None
+    return parse_text(text, path)
+
+
+def parse_text(text: str, path: Path) -> Dockerfile:
+    """A Dockerfile's text (e.g. an upstream file had over HTTP); ``path`` names it."""
     parser = DockerfileParser(fileobj=io.BytesIO(text.encode()), env_replace=False)
     dockerfile = Dockerfile(path)
     for item in parser.structure:

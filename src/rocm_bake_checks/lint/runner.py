@@ -12,6 +12,7 @@ from rocm_bake_checks.lint import (
     components,
     conformance,
     consistency,
+    dockerconformance,
     downloads,
     fetches,
     hadolint,
@@ -30,7 +31,7 @@ FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes"
             "locks")
 # Rules whose policy exceptions are judged (applied, or reported stale) only when their family
 # runs: the lint of another bake file (the engine test variant) cannot tell.
-FAMILY_RULES = {"locks": locks.RULES}
+FAMILY_RULES = {"locks": locks.RULES, "conformance": dockerconformance.RULES}
 
 
 def metadata_settings(online: bool = False, offline: str = "", record: str = "",
@@ -130,6 +131,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         fetched = upstream.Metadata(metadata)
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
+            findings += dockerconformance.check(definition, targets, root, fetched, files)
         if "locks" in families:
             findings += locks.check_installs(paths, files, root)
             findings += locks.check_locks(definition, list(bake_files), targets, root, fetched)

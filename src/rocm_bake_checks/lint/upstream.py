@@ -20,6 +20,7 @@ from rocm_bake_checks.drift.web import Web, WebSettings
 from rocm_bake_checks.lint.findings import LintError
 
 CONFIG = Path(__file__).with_name("upstream.toml")
+DOCKERFILES = Path(__file__).with_name("upstream-dockerfiles.toml")
 SNAPSHOT = Path(__file__).with_name("upstream-metadata.json")
 TEXT_ACCEPT = "text/plain, */*;q=0.1"
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
@@ -61,6 +62,7 @@ class Settings:
     deadline: float = 120.0
     cache_dir: Path | None = None
     config: Path = CONFIG
+    dockerfiles: Path | None = DOCKERFILES   # upstream's Dockerfiles (None: not compared)
     errors: list[str] = field(default_factory=list)
 
 

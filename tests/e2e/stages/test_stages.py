@@ -97,6 +97,32 @@ def test_the_runtime_image_runs_and_carries_the_manifest(stage_build: StageBuild
     assert "expected module amdsmi does not import" in missing.stderr
 
 
+def installed_from_files(image: str, engine: str) -> set[str]:
+    """The wheel files the image's pip installed from files (``pip inspect``: each distribution
+    installed from a local wheel records its file:// URL in direct_url.json)."""
+    proc = subprocess.run(["docker", "run", "--rm", "--network=none", "--entrypoint", "python",
+                           image, "-m", "pip", "inspect"],
+                          env={**os.environ, "DOCKER_HOST": engine}, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    urls = [d.get("direct_url", {}).get("url", "") for d in report["installed"]]
+    return {u.rsplit("/", 1)[-1] for u in urls if u.startswith("file://") and u.endswith(".whl")}
+
+
+@pytest.mark.engine
+def test_the_wheels_export_holds_every_wheel_the_runtime_image_installs(
+        stage_build: StageBuild, engine: str) -> None:
+    """`pip install DIST/<arch>/*.whl` gives what the runtime image has (issue 23: the real
+    export lacked the amdsmi wheel its vLLM image installs; lint rule export-wheels checks
+    dockerfiles/ the same way)."""
+    for arch in ARCHS:
+        installed = installed_from_files(stage_build.image(arch), engine)
+        exported = {p.name for p in stage_build.dist_of(arch).glob("*.whl")}
+        assert installed, arch
+        assert installed <= exported, (arch, sorted(installed - exported))
+
+
 def audit(*args: str, engine: str | None = None) -> tuple[int, dict[str, Any]]:
     result = run_cli(["inv", "audit-arch", *args, "--json"],
                      env={"DOCKER_HOST": engine} if engine else None)

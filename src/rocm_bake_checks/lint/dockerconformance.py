@@ -1,0 +1,41 @@
+"""The conformance family's rules over upstream's own Dockerfiles (``upstream-dockerfiles.toml``):
+apt-base, runtime-env, release-wheels and export-wheels, build-components and build-flags, each
+in its own module; this module fetches upstream's files once and runs them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocm_bake import components
+from rocm_bake.bakefile import Definition
+from rocm_bake_checks.lint import (
+    aptbase,
+    buildflags,
+    conformance,
+    releasewheels,
+    runtimeenv,
+    upstream,
+    upstreamdocker,
+)
+from rocm_bake_checks.lint.bakemodel import BakeTarget
+from rocm_bake_checks.lint.consistency import Dockerfiles
+from rocm_bake_checks.lint.findings import Finding
+
+RULES = ("apt-base", "runtime-env", "release-wheels", "export-wheels", "build-components",
+         "build-flags")
+
+
+def check(definition: Definition, targets: list[BakeTarget], root: Path,
+          metadata: upstream.Metadata, files: Dockerfiles) -> list[Finding]:
+    path = metadata.settings.dockerfiles
+    settings = upstreamdocker.load(path) if path is not None else None
+    if settings is None:
+        return []
+    variables = {v.name: v.value for v in definition.variables()}
+    values = {k: v for k, v in variables.items() if isinstance(v, str)}
+    up = upstreamdocker.fetch(settings, metadata, variables)
+    dists = conformance.context_dists(components.names(definition))
+    return [*aptbase.check(up, root, files, values),
+            *runtimeenv.check(up, root, files, values),
+            *releasewheels.check(up, targets, files, root, dists),
+            *buildflags.check(up, root, files, values)]

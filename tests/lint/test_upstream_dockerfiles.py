@@ -1,0 +1,202 @@
+"""The conformance rules over upstream's own Dockerfiles (vLLM docker/Dockerfile.rocm_base and
+docker/Dockerfile.rocm at the pinned commit, replayed from the committed snapshot: the real
+files), on a small repository that conforms, and a bad case per rule made by changing one of
+its files (the style of tests/lint/cases.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocm_bake_checks import lint
+from rocm_bake_checks.lint import upstream
+
+COMMIT = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
+RAW = f"https://raw.githubusercontent.com/vllm-project/vllm/{COMMIT}/docker"
+NO_POLICY = Path("no-policy.toml")
+
+BAKE = f"""variable "VLLM_COMMIT" {{ default = "{COMMIT}" }}
+variable "PYTHON_VERSION" {{ default = "3.12" }}
+CACHE_KEY = {{ triton = "t", vllm = "v", flash-attn = "f", mori = "m" }}
+target "torch" {{
+  context = "dockerfiles"
+  dockerfile = "torch.Dockerfile"
+  target = "wheels"
+}}
+target "vllm" {{
+  context = "dockerfiles"
+  dockerfile = "vllm.Dockerfile"
+  target = "runtime"
+  contexts = {{ torch = "target:torch" }}
+}}
+target "other" {{
+  context = "dockerfiles"
+  dockerfile = "other.Dockerfile"
+  target = "wheels"
+}}
+target "wheels" {{
+  context = "dockerfiles"
+  dockerfile = "wheels-export.Dockerfile"
+  target = "export"
+  contexts = {{ torch = "target:torch", vllm = "target:vllm", other = "target:other" }}
+}}
+group "default" {{
+  targets = ["torch", "vllm", "other", "wheels"]
+}}
+"""
+# Every apt package upstream's base installs (Dockerfile.rocm_base base, Dockerfile.rocm base).
+APT = ("software-properties-common git curl sudo vim less libgfortran5 libopenmpi-dev libpci-dev "
+       "liblzma-dev pkg-config python${PYTHON_VERSION} python${PYTHON_VERSION}-dev "
+       "python${PYTHON_VERSION}-venv python${PYTHON_VERSION}-lib2to3 python-is-python3 gcc-13 "
+       "g++-13 libjpeg-dev libsox-dev libsox-fmt-all sox sqlite3 libsqlite3-dev libfmt-dev "
+       "libmsgpack-dev libsuitesparse-dev apt-transport-https ca-certificates wget libnuma-dev "
+       "ccache mold")
+BASE_ENV = ("PATH=/opt/rocm/llvm/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+            "/usr/bin:/sbin:/bin ROCM_PATH=/opt/rocm LD_LIBRARY_PATH=/opt/rocm/lib:/usr/local/lib:"
+            " PYTORCH_ROCM_ARCH=gfx950 GPU_ARCHS=gfx950 AITER_ROCM_ARCH=\"gfx942;gfx950\""
+            " HSA_NO_SCRATCH_RECLAIM=1"
+            " PYTHON_VERSION=3.12 DEBIAN_FRONTEND=noninteractive UV_HTTP_TIMEOUT=500"
+            " UV_INDEX_STRATEGY=unsafe-best-match UV_LINK_MODE=copy"
+            " CCACHE_DIR=/root/.cache/ccache"
+            " CCACHE_COMPILERCHECK=content MAX_JOBS=4")
+RUNTIME_ENV = ("HSA_ENABLE_IPC_MODE_LEGACY=1 UCX_RMA_PPLN_ENABLE=y "
+               "UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf TOKENIZERS_PARALLELISM=false "
+               "SAFETENSORS_FAST_GPU=1 HIP_FORCE_DEV_KERNARG=1 PYTORCH_NVML_BASED_CUDA_CHECK=1 "
+               "KINETO_CONFIG=/opt/rocm-bake/libkineto.conf")
+BUILD = "FROM base AS {name}\nRUN {flags} pip wheel -w /wheels .\n"
+GOOD = {
+    "docker-bake.hcl": BAKE,
+    "dockerfiles/base.Dockerfile": ("FROM ubuntu AS base\nARG PYTHON_VERSION\n"
+                                    f"ENV {BASE_ENV}\nRUN apt-get update && apt-get install -y "
+                                    f"--no-install-recommends {APT}\n"),
+    "dockerfiles/torch.Dockerfile": (
+        BUILD.format(name="build", flags='CMAKE_PREFIX_PATH="$(python -c 1)"')
+        + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"),
+    "dockerfiles/other.Dockerfile": (
+        BUILD.format(name="triton", flags="true &&")
+        + BUILD.format(name="aiter", flags="PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1")
+        + BUILD.format(name="flash-attn", flags="GPU_ARCHS=gfx950")
+        + BUILD.format(name="mori", flags="true &&")
+        + "FROM base AS nixl\nENV UCX_HOME=/usr/local/ucx NIXL_HOME=/usr/local/nixl\n"
+        + 'RUN CC="ccache gcc" CXX="ccache g++" uv build\n'
+        + "FROM scratch AS wheels\n"
+        + "".join(f"COPY --from={n} /wheels/ /wheels/\n"
+                  for n in ("triton", "aiter", "flash-attn", "mori"))),
+    "dockerfiles/vllm.Dockerfile": (
+        BUILD.format(name="amdsmi", flags="true &&")
+        + "FROM base AS csrc\nENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels "
+          "VLLM_TARGET_DEVICE=rocm\n"
+        + "RUN CCACHE_BASEDIR=/src SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0+rocm.csrc.build "
+          "PYTHONDONTWRITEBYTECODE=1 LDFLAGS=-fuse-ld=mold python setup.py bdist_wheel\n"
+        + "FROM csrc AS build\nRUN VLLM_USE_PRECOMPILED=1 VLLM_PRECOMPILED_WHEEL_LOCATION=/w "
+          "VLLM_DOCKER_BUILD_CONTEXT=1 VLLM_REQUIRE_RUST_FRONTEND=1 pip wheel -w /wheels .\n"
+        + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"
+          "COPY --from=amdsmi /wheels/ /wheels/\n"
+        + "FROM base AS runtime\nRUN --mount=type=bind,from=torch,source=/wheels,target=/t "
+          "--mount=type=bind,from=wheels,source=/wheels,target=/v pip install /t/*.whl "
+          f"/v/*.whl\nENV {RUNTIME_ENV}\nCOPY --from=wheels /wheels/ /wheels/\n"),
+    "dockerfiles/wheels-export.Dockerfile": ("FROM scratch AS export\n"
+                                             "COPY --from=torch /wheels/ /\n"
+                                             "COPY --from=vllm /wheels/ /\n"
+                                             "COPY --from=other /wheels/ /\n"),
+}
+STAGES = {
+    "rocm_base:build_triton": ("other.Dockerfile:triton", "triton"),
+    "rocm_base:build_amdsmi": ("vllm.Dockerfile:amdsmi", "amdsmi"),
+    "rocm_base:build_pytorch": ("torch.Dockerfile:build", "torch"),
+    "rocm_base:build_torchvision": ("torch.Dockerfile:build", "torchvision"),
+    "rocm_base:build_torchaudio": ("torch.Dockerfile:build", "torchaudio"),
+    "rocm_base:build_aiter": ("other.Dockerfile:aiter", "amd-aiter"),
+    "rocm_base:build_fa": ("other.Dockerfile:flash-attn", "flash-attn"),
+    "rocm_base:build_mori": ("other.Dockerfile:mori", "mori"),
+    "rocm:build_nixl": ("other.Dockerfile:nixl", "nixl-rocm"),
+    "rocm:csrc-build": ("vllm.Dockerfile:csrc", ""),
+    "rocm:build_vllm": ("vllm.Dockerfile:build", ""),
+    "rocm:build_vllm_wheel_release": ("vllm.Dockerfile:build", "vllm"),
+}
+
+
+def quoted(wheel: str) -> str:
+    return f'"{wheel}"' if wheel else ""
+
+
+def config(stages: dict[str, tuple[str, str]]) -> str:
+    """upstream-dockerfiles.toml: the real one's settings with ``stages`` as the mapping."""
+    real = upstream.DOCKERFILES.read_text(encoding="utf-8")
+    head, _, rest = real.partition("[dockerfiles.stages]\n")
+    implied = rest[rest.index("[[dockerfiles.implied]]"):]
+    lines = [f'"{ref}" = {{ ours = "dockerfiles/{ours}", wheels = [{quoted(wheel)}] }}'
+             for ref, (ours, wheel) in stages.items()]
+    return head + "[dockerfiles.stages]\n" + "\n".join(lines) + "\n\n" + implied
+
+
+def replace(name: str, old: str, new: str, stages: dict[str, tuple[str, str]] = STAGES
+            ) -> dict[str, str]:
+    assert old in GOOD[name], (name, old)
+    return {**GOOD, name: GOOD[name].replace(old, new, 1), "upstream-dockerfiles.toml":
+            config(stages)}
+
+
+CASES: dict[str, tuple[dict[str, str], str]] = {
+    # rule -> (bad files: the good repository with one change, what the finding names)
+    "apt-base": (replace("dockerfiles/base.Dockerfile", " libopenmpi-dev", ""),
+                 "installs libopenmpi-dev (Dockerfile.rocm_base stage base:46)"),
+    "runtime-env": (replace("dockerfiles/vllm.Dockerfile", "HSA_ENABLE_IPC_MODE_LEGACY=1",
+                            "HSA_ENABLE_IPC_MODE_LEGACY=0"),
+                    "sets HSA_ENABLE_IPC_MODE_LEGACY=1 (Dockerfile.rocm:880); the runtime image "
+                    "here sets HSA_ENABLE_IPC_MODE_LEGACY=0"),
+    "release-wheels": (replace("dockerfiles/vllm.Dockerfile",
+                               "COPY --from=amdsmi /wheels/ /wheels/\n", ""),
+                       "collects the amdsmi wheel (Dockerfile.rocm_base stage "
+                       "debs_wheel_release:285)"),
+    "export-wheels": ({**GOOD, "dockerfiles/vllm.Dockerfile": GOOD["dockerfiles/vllm.Dockerfile"]
+                       .replace("COPY --from=amdsmi /wheels/ /wheels/\n", "")
+                       .replace("target=/v pip", "target=/v --mount=type=bind,from=amdsmi,"
+                                "source=/wheels,target=/a pip")},
+                      "the runtime image vllm installs the wheels of dockerfiles/vllm.Dockerfile"
+                      " stage amdsmi, which the wheels export does not collect"),
+    "build-components": (replace("docker-bake.hcl", "", "",
+                                 {k: v for k, v in STAGES.items() if k != "rocm_base:build_mori"}),
+                         "Dockerfile.rocm_base stage build_mori builds something "
+                         "(Dockerfile.rocm_base:220)"),
+    "build-flags": (replace("dockerfiles/vllm.Dockerfile", " VLLM_REQUIRE_RUST_FRONTEND=1", ""),
+                    "stage build_vllm_wheel_release builds with VLLM_REQUIRE_RUST_FRONTEND=1 "
+                    "(implied: the stage ships the Rust frontend"),
+}
+
+
+def findings(root: Path, files: dict[str, str]) -> list[str]:
+    files = {"upstream-dockerfiles.toml": config(STAGES), **files}
+    for name, text in {**files, "upstream.toml": "# no [[component]]\n"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    settings = upstream.Settings(config=root / "upstream.toml",
+                                 dockerfiles=root / "upstream-dockerfiles.toml")
+    found = lint.run(root, [root / "docker-bake.hcl"], ["conformance"], root / NO_POLICY,
+                     settings)
+    return [str(f) for f in found]
+
+
+def test_the_good_repository_conforms(tmp_path: Path) -> None:
+    assert findings(tmp_path, GOOD) == []
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule_catches_its_bad_case(rule: str, tmp_path: Path) -> None:
+    bad, names = CASES[rule]
+    found = findings(tmp_path, bad)
+    assert any(f": {rule}: " in f and names in f for f in found), found
+
+
+def test_the_committed_snapshot_holds_upstreams_dockerfiles() -> None:
+    metadata = upstream.Metadata(upstream.Settings())
+    assert "FROM base AS debs_wheel_release" in metadata.text(f"{RAW}/Dockerfile.rocm_base")
+    assert "ENV HIP_FORCE_DEV_KERNARG=1" in metadata.text(f"{RAW}/Dockerfile.rocm")
+
+
+def test_a_missing_upstream_stage_is_one_line_error(tmp_path: Path) -> None:
+    stages = {**STAGES, "rocm_base:build_nothing": ("torch.Dockerfile:build", "x")}
+    with pytest.raises(lint.LintError, match="has no stage 'build_nothing'") as caught:
+        findings(tmp_path, {**GOOD, "upstream-dockerfiles.toml": config(stages)})
+    assert "\n" not in str(caught.value)
