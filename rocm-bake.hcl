@@ -622,6 +622,39 @@ VLLM_REF_SOURCE = {
   }
 }
 
+# vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): a standalone Rust toolchain by URL +
+# sha256, as vLLM v0.28.0 docker/Dockerfile.rocm's rust-toolchain/rust-build stages install
+# through rustup (rust-toolchain.toml channel "1.95").
+variable "RUST_VERSION" {
+  type        = string
+  default     = "1.95.0"
+  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.28.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", RUST_VERSION))
+    error_message = "RUST_VERSION must be an exact Rust release X.Y.Z, e.g. 1.95.0."
+  }
+}
+
+variable "RUST_URL" {
+  type        = string
+  default     = "https://static.rust-lang.org/dist/2026-04-16/rust-1.95.0-x86_64-unknown-linux-gnu.tar.xz"
+  description = "The standalone Rust installer of RUST_VERSION for x86_64-unknown-linux-gnu (the URL the release's channel manifest channel-rust-1.95.0.toml lists as pkg.rust xz_url), downloaded by ADD --checksum=sha256:RUST_SHA256."
+  validation {
+    condition     = can(regex("^https://static\\.rust-lang\\.org/dist/([0-9]{4}-[0-9]{2}-[0-9]{2}/)?rust-${RUST_VERSION}-x86_64-unknown-linux-gnu\\.tar\\.xz$", RUST_URL))
+    error_message = "RUST_URL must be https://static.rust-lang.org/dist/[DATE/]rust-<RUST_VERSION>-x86_64-unknown-linux-gnu.tar.xz (keep RUST_VERSION and the URL in step)."
+  }
+}
+
+variable "RUST_SHA256" {
+  type        = string
+  default     = "2e0338f18ecbaa4a0f631b9e80e8b8e26bb6fe77dd5454fba8a70cf96c1e84a1"
+  description = "sha256 of RUST_URL: the xz_hash of pkg.rust, target x86_64-unknown-linux-gnu, in Rust 1.95.0's channel manifest (transcribed in oxalica/rust-overlay manifests/stable/1.95.0.nix, target _24; the same value pinned for this URL elsewhere in public build scripts). Not downloaded where it was recorded (static.rust-lang.org unreachable there): the build's ADD --checksum verifies it. Change it together with RUST_VERSION and RUST_URL."
+  validation {
+    condition     = can(regex("^[0-9a-f]{64}$", RUST_SHA256))
+    error_message = "RUST_SHA256 must be 64 lowercase hex characters."
+  }
+}
+
 variable "LMCACHE_REPO" {
   type        = string
   default     = "https://github.com/LMCache/LMCache.git"
@@ -770,6 +803,7 @@ PINS = {
   NIXL_REF           = NIXL_REF
   VLLM_COMMIT        = VLLM_COMMIT
   VLLM_REF           = VLLM_REF
+  RUST_VERSION       = RUST_VERSION
   LMCACHE_COMMIT     = LMCACHE_COMMIT
   LMCACHE_REF        = LMCACHE_REF
 }
@@ -980,6 +1014,9 @@ target "vllm" {
     TRITON_REPO           = TRITON_REPO
     TRITON_KERNELS_COMMIT = TRITON_KERNELS_COMMIT
     TRITON_KERNELS_REF    = TRITON_KERNELS_REF
+    RUST_VERSION          = RUST_VERSION
+    RUST_URL              = RUST_URL
+    RUST_SHA256           = RUST_SHA256
     # Every pin, for the runtime image's /opt/rocm-bake/versions.json.
     ROCM_BAKE_PINS = jsonencode(PINS)
   })
