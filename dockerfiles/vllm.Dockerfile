@@ -196,8 +196,9 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
         /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/amdsmi /deps/vllm \
-    && check-runtime.py --expect torch vllm amdsmi \
-    && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)"
+    && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser \
+    && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)" \
+    && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs"
 # Images built FROM this one (lmcache) keep installing against the cell's wheels.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
