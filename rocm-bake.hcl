@@ -247,7 +247,7 @@ variable "CACHE_READ_ONLY" {
 variable "CMAKE_VERSION" {
   type        = string
   default     = "3.31.10"
-  description = "CMake installed in the base image (PyPI cmake wheel). Kept below 4.0: CMake 4 drops compatibility with cmake_minimum_required < 3.5, which several pinned sources still declare."
+  description = "CMake installed in the base image (PyPI cmake wheel), and kept by every build: torch's own requirements may pin another (ROCm/pytorch's requirements-build.txt pins cmake==4.0.0 on some branches), so the torch build drops their cmake line and checks this version. Kept below 4.0: CMake 4 drops compatibility with cmake_minimum_required < 3.5, which several pinned sources still declare."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+(\\.[0-9]+)?$", CMAKE_VERSION))
     error_message = "CMAKE_VERSION must be an exact version X.Y.Z."
@@ -310,7 +310,7 @@ variable "PYTORCH_REF" {
 variable "PYTORCH_VERSION" {
   type        = string
   default     = "2.12.0"
-  description = "torch version PYTORCH_COMMIT builds (the wheel reports 2.12.0a0+git6bbd260 or similar); used in tags and labels."
+  description = "torch version PYTORCH_COMMIT builds: its version.txt; the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.12.0+git6bbd260, as the published vLLM 0.28.0+rocm723 wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_base builds it; the build checks it). Used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -889,6 +889,9 @@ target "torch" {
     PYTORCH_REPO       = PYTORCH_REPO
     PYTORCH_COMMIT     = PYTORCH_COMMIT
     PYTORCH_REF        = PYTORCH_REF
+    PYTORCH_VERSION    = PYTORCH_VERSION
+    CMAKE_VERSION      = CMAKE_VERSION
+    NINJA_VERSION      = NINJA_VERSION
     TORCHVISION_REPO   = TORCHVISION_REPO
     TORCHVISION_COMMIT = TORCHVISION_COMMIT
     TORCHVISION_REF    = TORCHVISION_REF
