@@ -1048,6 +1048,7 @@ target "lmcache" {
     LMCACHE_REPO   = LMCACHE_REPO
     LMCACHE_COMMIT = LMCACHE_COMMIT
     LMCACHE_REF    = LMCACHE_REF
+    ROCM_VERSION   = ROCM_VERSION
     ROCM_BAKE_PINS = jsonencode(PINS)
   })
   labels = {
