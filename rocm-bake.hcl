@@ -703,20 +703,23 @@ LMCACHE_REF_SOURCE = {
 # ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
-# gfx1250 is an honest skip, not a real cell: upstream builds it only on a TheRock ROCm SDK
-# base (vLLM's docker/Dockerfile.rocm_base_gfx1250: ROCm SDK 10.x, CK disabled); on the
-# ROCm 7.2.3 base every component that generates GPU code is skipped, each with its reason.
+# gfx1250 is an honest skip, not a real cell: upstream builds nothing for it on a ROCm 7.2.3
+# base.  vLLM v0.28.0's docker/Dockerfile.rocm_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
+# gfx1150, gfx1151) has no gfx1250; its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt
+# torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14.0a20260623 base and builds
+# AITER JIT-only there (AITER_BRANCH main, ENABLE_CK=0, PREBUILD_KERNELS=0).  On this base every
+# component that generates GPU code or needs the cell's torch is skipped, each with its reason.
 # What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
 # over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
 
 SKIP = {
   "gfx1201/aiter"   = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
-  "gfx1250/aiter"   = "Composable Kernel is disabled for gfx1250 and AITER's prebuilt kernels need CK; gfx1250 is only in TheRock nightly/bkc (ROCm 10.x) streams"
-  "gfx1250/torch"   = "ROCm 7.2.3 cannot build PyTorch for gfx1250: upstream builds it only on a TheRock ROCm SDK 10.x base (vLLM docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/triton"  = "needs the cell's torch, which ROCm 7.2.3 cannot build for gfx1250 (TheRock ROCm SDK 10.x only)"
-  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; gfx1250 is TheRock ROCm SDK 10.x only)"
-  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list stops at gfx1201; it builds gfx1250 only on a TheRock ROCm SDK 10.x base (docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/lmcache" = "needs the cell's vLLM and torch, which ROCm 7.2.3 cannot build for gfx1250"
+  "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER v0.1.19 does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH main) over prebuilt TheRock torch on a ROCm SDK 7.14 base (vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.28.0's Dockerfile.rocm_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14 base instead"
+  "gfx1250/triton"  = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch)"
+  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 7.14 base, vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 7.14 base (docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/lmcache" = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
 }
 
 ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
