@@ -103,7 +103,7 @@ ENV CARGO_HOME=/opt/cargo \
 # A URL, verified by --checksum (hadolint takes an ADD of a variable for a local file).
 # hadolint ignore=DL3020
 ADD --checksum=sha256:${RUST_SHA256} ${RUST_URL} /tmp/rust.tar.xz
-RUN channel="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)" \
+RUN --network=none channel="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)" \
     && case "${RUST_VERSION}" in "${channel}" | "${channel}".*) ;; \
         *) echo "rust-toolchain.toml asks Rust ${channel}, RUST_VERSION is ${RUST_VERSION}" >&2; exit 1 ;; \
        esac \
