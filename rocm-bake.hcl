@@ -247,7 +247,7 @@ variable "CACHE_READ_ONLY" {
 variable "CMAKE_VERSION" {
   type        = string
   default     = "3.31.10"
-  description = "CMake installed in the base image (PyPI cmake wheel). Kept below 4.0: CMake 4 drops compatibility with cmake_minimum_required < 3.5, which several pinned sources still declare."
+  description = "CMake installed in the base image (PyPI cmake wheel), and kept by every build: torch's own requirements may pin another (ROCm/pytorch's requirements-build.txt pins cmake==4.0.0 on some branches), so the torch build drops their cmake line and checks this version. Kept below 4.0: CMake 4 drops compatibility with cmake_minimum_required < 3.5, which several pinned sources still declare."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+(\\.[0-9]+)?$", CMAKE_VERSION))
     error_message = "CMAKE_VERSION must be an exact version X.Y.Z."
@@ -310,7 +310,7 @@ variable "PYTORCH_REF" {
 variable "PYTORCH_VERSION" {
   type        = string
   default     = "2.12.0"
-  description = "torch version PYTORCH_COMMIT builds (the wheel reports 2.12.0a0+git6bbd260 or similar); used in tags and labels."
+  description = "torch version PYTORCH_COMMIT builds: its version.txt; the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.12.0+git6bbd260, as the published vLLM 0.28.0+rocm723 wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_base builds it; the build checks it). Used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -622,6 +622,39 @@ VLLM_REF_SOURCE = {
   }
 }
 
+# vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): a standalone Rust toolchain by URL +
+# sha256, as vLLM v0.28.0 docker/Dockerfile.rocm's rust-toolchain/rust-build stages install
+# through rustup (rust-toolchain.toml channel "1.95").
+variable "RUST_VERSION" {
+  type        = string
+  default     = "1.95.0"
+  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.28.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", RUST_VERSION))
+    error_message = "RUST_VERSION must be an exact Rust release X.Y.Z, e.g. 1.95.0."
+  }
+}
+
+variable "RUST_URL" {
+  type        = string
+  default     = "https://static.rust-lang.org/dist/2026-04-16/rust-1.95.0-x86_64-unknown-linux-gnu.tar.xz"
+  description = "The standalone Rust installer of RUST_VERSION for x86_64-unknown-linux-gnu (the URL the release's channel manifest channel-rust-1.95.0.toml lists as pkg.rust xz_url), downloaded by ADD --checksum=sha256:RUST_SHA256."
+  validation {
+    condition     = can(regex("^https://static\\.rust-lang\\.org/dist/([0-9]{4}-[0-9]{2}-[0-9]{2}/)?rust-${RUST_VERSION}-x86_64-unknown-linux-gnu\\.tar\\.xz$", RUST_URL))
+    error_message = "RUST_URL must be https://static.rust-lang.org/dist/[DATE/]rust-<RUST_VERSION>-x86_64-unknown-linux-gnu.tar.xz (keep RUST_VERSION and the URL in step)."
+  }
+}
+
+variable "RUST_SHA256" {
+  type        = string
+  default     = "2e0338f18ecbaa4a0f631b9e80e8b8e26bb6fe77dd5454fba8a70cf96c1e84a1"
+  description = "sha256 of RUST_URL: the xz_hash of pkg.rust, target x86_64-unknown-linux-gnu, in Rust 1.95.0's channel manifest (transcribed in oxalica/rust-overlay manifests/stable/1.95.0.nix, target _24; the same value pinned for this URL elsewhere in public build scripts). Not downloaded where it was recorded (static.rust-lang.org unreachable there): the build's ADD --checksum verifies it. Change it together with RUST_VERSION and RUST_URL."
+  validation {
+    condition     = can(regex("^[0-9a-f]{64}$", RUST_SHA256))
+    error_message = "RUST_SHA256 must be 64 lowercase hex characters."
+  }
+}
+
 variable "LMCACHE_REPO" {
   type        = string
   default     = "https://github.com/LMCache/LMCache.git"
@@ -670,20 +703,23 @@ LMCACHE_REF_SOURCE = {
 # ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
-# gfx1250 is an honest skip, not a real cell: upstream builds it only on a TheRock ROCm SDK
-# base (vLLM's docker/Dockerfile.rocm_base_gfx1250: ROCm SDK 10.x, CK disabled); on the
-# ROCm 7.2.3 base every component that generates GPU code is skipped, each with its reason.
+# gfx1250 is an honest skip, not a real cell: upstream builds nothing for it on a ROCm 7.2.3
+# base.  vLLM v0.28.0's docker/Dockerfile.rocm_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
+# gfx1150, gfx1151) has no gfx1250; its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt
+# torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14.0a20260623 base and builds
+# AITER JIT-only there (AITER_BRANCH main, ENABLE_CK=0, PREBUILD_KERNELS=0).  On this base every
+# component that generates GPU code or needs the cell's torch is skipped, each with its reason.
 # What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
 # over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
 
 SKIP = {
   "gfx1201/aiter"   = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
-  "gfx1250/aiter"   = "Composable Kernel is disabled for gfx1250 and AITER's prebuilt kernels need CK; gfx1250 is only in TheRock nightly/bkc (ROCm 10.x) streams"
-  "gfx1250/torch"   = "ROCm 7.2.3 cannot build PyTorch for gfx1250: upstream builds it only on a TheRock ROCm SDK 10.x base (vLLM docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/triton"  = "needs the cell's torch, which ROCm 7.2.3 cannot build for gfx1250 (TheRock ROCm SDK 10.x only)"
-  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; gfx1250 is TheRock ROCm SDK 10.x only)"
-  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list stops at gfx1201; it builds gfx1250 only on a TheRock ROCm SDK 10.x base (docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/lmcache" = "needs the cell's vLLM and torch, which ROCm 7.2.3 cannot build for gfx1250"
+  "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER v0.1.19 does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH main) over prebuilt TheRock torch on a ROCm SDK 7.14 base (vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.28.0's Dockerfile.rocm_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14 base instead"
+  "gfx1250/triton"  = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch)"
+  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 7.14 base, vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 7.14 base (docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/lmcache" = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
 }
 
 ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
@@ -770,6 +806,7 @@ PINS = {
   NIXL_REF           = NIXL_REF
   VLLM_COMMIT        = VLLM_COMMIT
   VLLM_REF           = VLLM_REF
+  RUST_VERSION       = RUST_VERSION
   LMCACHE_COMMIT     = LMCACHE_COMMIT
   LMCACHE_REF        = LMCACHE_REF
 }
@@ -855,6 +892,9 @@ target "torch" {
     PYTORCH_REPO       = PYTORCH_REPO
     PYTORCH_COMMIT     = PYTORCH_COMMIT
     PYTORCH_REF        = PYTORCH_REF
+    PYTORCH_VERSION    = PYTORCH_VERSION
+    CMAKE_VERSION      = CMAKE_VERSION
+    NINJA_VERSION      = NINJA_VERSION
     TORCHVISION_REPO   = TORCHVISION_REPO
     TORCHVISION_COMMIT = TORCHVISION_COMMIT
     TORCHVISION_REF    = TORCHVISION_REF
@@ -980,6 +1020,9 @@ target "vllm" {
     TRITON_REPO           = TRITON_REPO
     TRITON_KERNELS_COMMIT = TRITON_KERNELS_COMMIT
     TRITON_KERNELS_REF    = TRITON_KERNELS_REF
+    RUST_VERSION          = RUST_VERSION
+    RUST_URL              = RUST_URL
+    RUST_SHA256           = RUST_SHA256
     # Every pin, for the runtime image's /opt/rocm-bake/versions.json.
     ROCM_BAKE_PINS = jsonencode(PINS)
   })
@@ -1008,6 +1051,7 @@ target "lmcache" {
     LMCACHE_REPO   = LMCACHE_REPO
     LMCACHE_COMMIT = LMCACHE_COMMIT
     LMCACHE_REF    = LMCACHE_REF
+    ROCM_VERSION   = ROCM_VERSION
     ROCM_BAKE_PINS = jsonencode(PINS)
   })
   labels = {

@@ -10,6 +10,7 @@ FROM base AS build
 ARG LMCACHE_REPO
 ARG LMCACHE_COMMIT
 ARG LMCACHE_REF
+ARG ROCM_VERSION
 ARG PYTORCH_ROCM_ARCH
 ARG GPU_ARCHS
 ARG HCC_AMDGPU_TARGET
@@ -43,6 +44,13 @@ RUN fetch-source.sh "${LMCACHE_REPO}" "${LMCACHE_REF}" "${LMCACHE_COMMIT}" /src/
 # build, the way vllm-project/vllm use_existing_torch.py drops the requirements the image's
 # own builds satisfy (LMCache's docker/Dockerfile.rocm has no cupy build of its own, so it
 # takes PyPI's).  The wheel's metadata is checked to hold no cupy-rocm requirement.
+# Its version: the release tag with the local version +rocm<ROCm major.minor>, 0.5.3+rocm7.2,
+# the version of upstream's ROCm release (GitHub release v0.5.3-rocm, lmcache-0.5.3+rocm7.2-*),
+# set through SETUPTOOLS_SCM_PRETEND_VERSION as LMCache's own ROCm build does at
+# LMCACHE_COMMIT (.github/workflows/build_rocm_artifacts.yml: "The ROCm wheel carries a
+# +rocm7.2 local version", passed to .github/scripts/build_rocm_wheel.sh as
+# SETUPTOOLS_SCM_PRETEND_VERSION; a pretended version is taken as written, past pyproject's
+# local_scheme = "no-local-version").
 WORKDIR /src/lmcache
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
@@ -50,9 +58,9 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     test -n "${PYTORCH_ROCM_ARCH}" \
     && drop-requirement.py requirements/rocm_core.txt cupy-rocm-7-0 \
     && BUILD_WITH_HIP=1 CXX=hipcc TORCH_DONT_CHECK_COMPILER_ABI=1 \
-       SETUPTOOLS_SCM_PRETEND_VERSION="${LMCACHE_REF#v}" \
+       SETUPTOOLS_SCM_PRETEND_VERSION="${LMCACHE_REF#v}+rocm${ROCM_VERSION%.*}" \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
-    && python -c "import zipfile, glob; w = glob.glob('/wheels/lmcache-*.whl')[0]; \
+    && python -c "import zipfile, glob; w = glob.glob('/wheels/lmcache-${LMCACHE_REF#v}+rocm${ROCM_VERSION%.*}-*.whl')[0]; \
 z = zipfile.ZipFile(w); assert any(n.endswith('.so') for n in z.namelist()), 'LMCache wheel has no compiled HIP extension'; \
 meta = [n for n in z.namelist() if n.endswith('.dist-info/METADATA')][0]; \
 assert 'Requires-Dist: cupy-rocm' not in z.read(meta).decode(), 'LMCache wheel requires PyPI cupy-rocm'; print(w)"

@@ -6,6 +6,9 @@ FROM base AS build
 ARG PYTORCH_REPO
 ARG PYTORCH_COMMIT
 ARG PYTORCH_REF
+ARG PYTORCH_VERSION
+ARG CMAKE_VERSION
+ARG NINJA_VERSION
 ARG TORCHVISION_REPO
 ARG TORCHVISION_COMMIT
 ARG TORCHVISION_REF
@@ -37,12 +40,29 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 # USE_MPI=1 with the base's libopenmpi-dev: torch.distributed's MPI backend, as the torch of
 # vllm-project/vllm docker/Dockerfile.rocm_base (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a)
 # has it; the import check fails if CMake did not find MPI (it would otherwise drop it silently).
+# torch's own requirements (requirements.txt, which may include requirements-build.txt) are
+# installed first, as vllm-project/vllm docker/Dockerfile.rocm_base (v0.28.0) does after its
+# `pip install -U 'cmake<4' ninja`; ROCm/pytorch's requirements-build.txt pins cmake==4.0.0 on
+# some branches, which would replace the base's cmake.  Their cmake and ninja lines go first
+# (drop-requirement.py), so torch builds with CMAKE_VERSION and NINJA_VERSION, checked after.
+# The wheel's version is version.txt + "+git<7 hex>" (no PYTORCH_BUILD_VERSION, as upstream
+# builds it): checked to be PYTORCH_VERSION+git<PYTORCH_COMMIT>, what the published vLLM
+# 0.28.0+rocm723 wheels carry (2.12.0+git6bbd260).
 COPY locks/torch.txt /opt/rocm-bake/locks/torch.txt
 WORKDIR /src/pytorch
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
-    pip install --no-cache-dir -r requirements.txt \
+    for file in requirements.txt requirements-build.txt; do \
+        for tool in cmake ninja; do \
+            if [ -f "${file}" ] && grep -qiE "^${tool}([^A-Za-z0-9._-]|$)" "${file}"; then \
+                drop-requirement.py "${file}" "${tool}"; \
+            fi; \
+        done; \
+    done \
+    && pip install --no-cache-dir -r requirements.txt \
+    && python -P -c "from importlib.metadata import version as v; \
+assert (v('cmake'), v('ninja')) == ('${CMAKE_VERSION}', '${NINJA_VERSION}'), (v('cmake'), v('ninja'))" \
     && python tools/amd_build/build_amd.py \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && USE_ROCM=1 USE_CUDA=0 USE_MPI=1 BUILD_TEST=0 CMAKE_BUILD_PARALLEL_LEVEL="${MAX_JOBS}" \
@@ -52,7 +72,9 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/torch.txt \
         -r /tmp/cell-wheels.txt \
     && python -P -c "import torch, torch.distributed as dist; assert torch.version.hip, 'torch was built without HIP'; \
-assert dist.is_mpi_available(), 'torch was built without MPI'; print(torch.__version__, torch.version.hip)"
+assert dist.is_mpi_available(), 'torch was built without MPI'; \
+assert torch.__version__ == '${PYTORCH_VERSION}+git${PYTORCH_COMMIT:0:7}', torch.__version__; \
+print(torch.__version__, torch.version.hip)"
 
 # Every later pip in this cell runs against the cell's own wheels (write-constraints.py).
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt

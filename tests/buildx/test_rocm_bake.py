@@ -57,7 +57,9 @@ def test_overrides_match_buildx(env: dict[str, str], buildx: Buildx, checkout: P
 
 @pytest.mark.buildx
 @pytest.mark.parametrize("env", [{"GPU_ARCHS": "gfx90a"}, {"MAX_JOBS": "auto"},
-                                 {"CACHE_TYPE": "distcc"}, {"GPU_ARCHS": ""}])
+                                 {"CACHE_TYPE": "distcc"}, {"GPU_ARCHS": ""},
+                                 # the toolchain's sha256, and its URL out of step with RUST_VERSION
+                                 {"RUST_SHA256": "2e0338f1"}, {"RUST_VERSION": "1.96.0"}])
 def test_bad_overrides_fail_in_both(env: dict[str, str], buildx: Buildx, checkout: Path) -> None:
     args = ["-f", "rocm-bake.hcl", "--print", "default"]
     expected = oracle(buildx, args, checkout, env)
@@ -66,6 +68,21 @@ def test_bad_overrides_fail_in_both(env: dict[str, str], buildx: Buildx, checkou
     assert not got.ok
     name = " ".join(f"{k}={v}" for k, v in env.items())
     assert_same_error(f"rocm-bake/{name}", got, expected)
+
+
+@pytest.mark.buildx
+def test_rust_toolchain_override_matches_buildx(buildx: Buildx, checkout: Path) -> None:
+    """RUST_VERSION, RUST_URL and RUST_SHA256 move together into the vllm cells' args."""
+    sha = "0" * 64
+    env = {"RUST_VERSION": "1.96.0", "RUST_SHA256": sha,
+           "RUST_URL": "https://static.rust-lang.org/dist/rust-1.96.0-x86_64-unknown-linux-gnu.tar.xz"}
+    args = ["-f", "rocm-bake.hcl", "--print", "vllm"]
+    expected = oracle(buildx, args, checkout, env)
+    assert expected.ok, expected.error
+    assert model(args, checkout, env).data == expected.data
+    vllm_args = expected.data["target"]["vllm-gfx950"]["args"]
+    assert (vllm_args["RUST_VERSION"], vllm_args["RUST_URL"], vllm_args["RUST_SHA256"]) == (
+        "1.96.0", env["RUST_URL"], sha)
 
 
 @pytest.mark.buildx

@@ -67,7 +67,7 @@ FLASH_ATTN_COMMIT_SOURCE = {
 
 """),
     Edit("skip", BAKE, '  "gfx1250/lmcache"', """\
-  "gfx1250/flash-attn" = "needs the cell's torch, which ROCm 7.2.3 cannot build for gfx1250"
+  "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3"
 """),
     Edit("archs", BAKE, "  wheels  = CELL_ARCHS", """\
   "flash-attn" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/flash-attn")]

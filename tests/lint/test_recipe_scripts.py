@@ -72,3 +72,22 @@ def test_runtime_check_requires_every_expected_module(tmp_path: Path) -> None:
     assert missing.returncode == 1
     assert missing.stderr.startswith("check-runtime: expected module rocm_bake_no_such_module "
                                      "does not import: ModuleNotFoundError")
+
+
+def test_runtime_check_allows_the_stray_files_pypi_wheels_share(tmp_path: Path) -> None:
+    """tests/__init__.py and LICENSE at the top of site-packages may have several owners; any
+    other file under tests/ (or a LICENSE inside a package) may not."""
+    site = tmp_path / "site"
+    dist(site, "alpha", ["alpha/__init__.py", "tests/__init__.py", "LICENSE"])
+    dist(site, "beta", ["beta/__init__.py", "tests/__init__.py", "LICENSE"])
+    ok = script("check-runtime.py", "--path", site)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith(
+        "runtime: 2 distributions, 0 file(s) with two owners; allowed stray LICENSE of alpha, "
+        "beta; allowed stray tests/__init__.py of alpha, beta; expected modules (none)")
+    dist(site, "gamma", ["gamma/__init__.py", "tests/conftest.py", "alpha/LICENSE"])
+    dist(site, "delta", ["tests/conftest.py", "alpha/LICENSE"])
+    clash = script("check-runtime.py", "--path", site)
+    assert clash.returncode == 1
+    assert clash.stderr == ("check-runtime: alpha/LICENSE is owned by delta, gamma\n"
+                            "check-runtime: tests/conftest.py is owned by delta, gamma\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake_checks import lint
-from tests.lint.cases import CASES, Case
+from tests.lint.cases import CASES, FROM, Case, target
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -57,3 +57,20 @@ def test_one_finding_names_every_cell_of_a_matrix(tmp_path: Path) -> None:
     assert [f.message for f in findings] == [
         "app-a, app-b: passes arg ARCH, not declared in stage 'app' of Dockerfile or a stage "
         "it builds from (BuildKit ignores it)"]
+
+
+def test_triton_kernels_env_of_the_stage_built_from_counts(tmp_path: Path) -> None:
+    """A stage built FROM another stage of the file has its ENV (vllm.Dockerfile's build stage
+    is FROM deps, which sets TRITON_KERNELS_SRC_DIR); a stage FROM the image does not."""
+    build = "RUN VLLM_TARGET_DEVICE=rocm python setup.py bdist_wheel\n"
+    inherited = (FROM.replace(" AS app", " AS deps")
+                 + "ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels\n"
+                 + "FROM deps AS mid\nFROM mid AS app\n" + build)
+    assert [str(f) for f in run(tmp_path / "good", {"docker-bake.hcl": target(stage="app"),
+                                                    "Dockerfile": inherited}, "recipes")] == []
+    sibling = (FROM.replace(" AS app", " AS deps")
+               + "ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels\n"
+               + FROM + build)
+    findings = run(tmp_path / "bad", {"docker-bake.hcl": target(stage="app"),
+                                      "Dockerfile": sibling}, "recipes")
+    assert [f.rule for f in findings] == ["triton-kernels"]

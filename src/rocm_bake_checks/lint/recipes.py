@@ -29,7 +29,7 @@ from pathlib import Path
 
 from rocm_bake_checks.lint.bakemodel import relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
-from rocm_bake_checks.lint.dockerfile import Instruction, Stage
+from rocm_bake_checks.lint.dockerfile import Dockerfile, Instruction, Stage
 from rocm_bake_checks.lint.findings import Finding
 
 # Modules each runtime image must import in its smoke test (Dockerfile name -> modules).
@@ -51,10 +51,11 @@ def check(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
     found: list[Finding] = []
     for path in paths:
         name = relative(path, root)
-        for stage in files.get(path).stages:
+        parsed = files.get(path)
+        for stage in parsed.stages:
             found += _python_path(stage, name)
             found += _setup_metadata(stage, name)
-            found += _triton_kernels(stage, name)
+            found += _triton_kernels(stage, name, _parents(parsed, stage))
             found += _constraints(stage, name)
             found += _runtime_modules(stage, name, path.name)
     return found
@@ -96,8 +97,22 @@ def _setup_metadata(stage: Stage, name: str) -> Iterator[Finding]:
                           "docker/Dockerfile.rocm_base)")
 
 
-def _triton_kernels(stage: Stage, name: str) -> Iterator[Finding]:
-    known = False
+def _parents(parsed: Dockerfile, stage: Stage) -> list[Stage]:
+    """The stages of the same file ``stage`` is built FROM, nearest first (their ENV is its)."""
+    out: list[Stage] = []
+    child, parent = stage, parsed.stage(stage.base.name)
+    while parent is not None and parent.index < child.index:
+        out.append(parent)
+        child, parent = parent, parsed.stage(parent.base.name)
+    return out
+
+
+def _sets_env(stage: Stage, variable: str) -> bool:
+    return any(i.keyword == "ENV" and variable in i.body for i in stage.instructions)
+
+
+def _triton_kernels(stage: Stage, name: str, parents: list[Stage]) -> Iterator[Finding]:
+    known = any(_sets_env(parent, "TRITON_KERNELS_SRC_DIR") for parent in parents)
     for instruction in stage.instructions:
         if instruction.keyword == "ENV" and "TRITON_KERNELS_SRC_DIR" in instruction.body:
             known = True
