@@ -37,7 +37,8 @@ _LOCAL_INPUT = re.compile(r"^\[(?:internal\] load build context|context (\S+)\] 
 class Cause:
     """One input that differs between the two builds, or why none explains the rebuild."""
 
-    kind: str          # pin | build-arg | base-image | context-file | context | no-cache | cache
+    # pin | build-arg | base-image | context-image | context-file | context | no-cache | cache
+    kind: str
     sentence: str
     subject: str = ""  # the pin, arg, image, file or context concerned
     old: str = ""
@@ -90,15 +91,18 @@ def _when(created_at: str) -> str:
 
 
 def check_cell(definition: Definition, cell: str) -> None:
-    """``cell`` is a target of the bake files whose builds carry its name."""
-    cells = sorted(n for n in definition.target_names if not n.startswith("_"))
-    if cell not in cells:
-        raise UsageError(f"unknown cell {cell!r}; valid cells: {', '.join(cells)}")
-    args = definition.plan([cell]).targets[cell].get("args") or {}
-    if args.get(NAME_ARG) != cell:
+    """``cell`` is a target of the bake files whose builds carry its name (its args set
+    BUILDKIT_BUILD_NAME to it: the cells of rocm-bake.hcl, through ``_cell``)."""
+    names = [n for n in definition.target_names if not n.startswith("_")]
+    targets = definition.plan(names).targets
+    cells = sorted(n for n in names if (targets[n].get("args") or {}).get(NAME_ARG) == n)
+    if cell in cells:
+        return
+    if cell in names:
         raise UsageError(f"the target {cell} does not set args.{NAME_ARG} = \"{cell}\", so its "
                          "builds cannot be told apart in the buildx history: add it to the "
                          "target's args")
+    raise UsageError(f"unknown cell {cell!r}; valid cells: {', '.join(cells) or 'none'}")
 
 
 def pins(definition: Definition) -> set[str]:
@@ -178,17 +182,43 @@ def _unique(causes: list[Cause]) -> list[Cause]:
     return out
 
 
-def base_causes(old: Record, new: Record) -> list[Cause]:
-    """An image both builds read, resolved to another digest."""
-    before = {m.image: m.digest for m in old.materials}
+def _context_images(record: Record) -> dict[str, str]:
+    """Named context -> the image reference it is (``docker-image://REF``)."""
+    return {name: value.removeprefix("docker-image://")
+            for name, value in record.named_contexts.items()
+            if value.startswith("docker-image://")}
+
+
+def _digests(record: Record) -> dict[str, str]:
+    return {_normal(m.image): m.digest for m in record.materials}
+
+
+def _normal(image: str) -> str:
+    return image.removeprefix("docker.io/").removeprefix("library/")
+
+
+def image_causes(old: Record, new: Record) -> list[Cause]:
+    """An image the build reads at another digest: a named context's image (a dependency
+    a fleet node pulled, under a new tag or the same one), else the base image (the same
+    reference, resolved to another digest)."""
     causes = []
+    old_images, new_images = _context_images(old), _context_images(new)
+    old_digests, new_digests = _digests(old), _digests(new)
+    for name in sorted(set(old_images) & set(new_images)):
+        before = old_digests.get(_normal(old_images[name]), "")
+        after = new_digests.get(_normal(new_images[name]), "")
+        if before and after and before != after:
+            causes.append(Cause("context-image", f"the image of context {name} changed "
+                                f"({new_images[name]}: {before[:19]} → {after[:19]})",
+                                name, before, after))
+    own = {_normal(ref) for ref in (*old_images.values(), *new_images.values())}
     for material in new.materials:
-        digest = before.get(material.image)
-        if digest is not None and digest != material.digest:
-            causes.append(Cause(
-                "base-image", f"the base image digest changed ({material.image}: "
-                f"{digest[:19]} → {material.digest[:19]})", material.image, digest,
-                material.digest))
+        image = _normal(material.image)
+        was = old_digests.get(image, "")
+        if image not in own and was and was != material.digest:
+            causes.append(Cause("base-image", f"the base image digest changed "
+                                f"({material.image}: {was[:19]} → {material.digest[:19]})",
+                                material.image, was, material.digest))
     return causes
 
 
@@ -223,7 +253,7 @@ def condition(record: Record) -> str:
 def compare(cell: str, old: Record, new: Record, pin_names: set[str], records: Path
             ) -> Explanation:
     first = new.first_uncached()
-    causes = [*arg_causes(old.build_args, new.build_args, pin_names), *base_causes(old, new),
+    causes = [*arg_causes(old.build_args, new.build_args, pin_names), *image_causes(old, new),
               *file_causes(old, new, records)]
     before, after = condition(old), condition(new)
     if first is not None and not causes:
