@@ -89,8 +89,8 @@ def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: 
 def why_rebuilt(c: Context, cell: str, file: list[str], json_: bool = False) -> None:
     """Why CELL's last build rebuilt: its first step not cached, and each input that changed.
 
-    Compares the cell's last two completed builds in the buildx history (the builder
-    DOCKER_HOST or BUILDX_BUILDER selects), one line per cause: a pin (a variable of the bake
+    Compares the cell's last two completed builds in the buildx history of the engine inv
+    build uses (found running, never started), one line per cause: a pin (a variable of the bake
     file's PINS) "PYTORCH_COMMIT changed 6bbd260 → 1a2b3c4", any other build arg "build arg
     MAX_JOBS changed 32 → 48", "the base image digest changed (...)", a file of a local context
     or the Dockerfile "dockerfiles/scripts/with-compiler-cache.sh changed" (from the file

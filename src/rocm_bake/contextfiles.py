@@ -21,6 +21,9 @@ from rocm_bake.bake.target import Target
 from rocm_bake.errors import RocmBakeError
 
 Files = dict[str, str]        # path as the user spells it (relative to the bake's cwd) -> sha256
+# Records kept: BuildKit's own history keeps far fewer builds (50 by default), so a record
+# older than these has no build left to compare.
+KEEP = 1000
 _REMOTE = ("target:", "docker-image://", "oci-layout://")
 
 
@@ -81,11 +84,27 @@ def _sha256(path: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def write(build_id: str, cell: str, files: Files, directory: Path) -> Path:
+def write(build_id: str, cell: str, files: Files, directory: Path, keep: int = KEEP) -> Path:
+    """Record a build's files (atomically); only the ``keep`` newest records stay."""
     path = directory / f"{build_id}.json"
     atomic.write_text(path, json.dumps({"build": build_id, "cell": cell, "files": files},
                                        indent=1, sort_keys=True) + "\n")
+    _prune(directory, keep)
     return path
+
+
+def _prune(directory: Path, keep: int) -> None:
+    """Only the ``keep`` newest records stay."""
+    found = sorted(directory.glob("*.json"), key=_mtime, reverse=True)
+    for old in found[keep:]:
+        old.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:           # another build's prune took it
+        return 0
 
 
 def read(build_id: str, directory: Path) -> Files | None:

@@ -18,12 +18,13 @@ one sentence:
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import bakefile, buildx_history, contextfiles
+from rocm_bake import bakefile, buildx_history, contextfiles, preflight
 from rocm_bake.bakefile import Definition
 from rocm_bake.buildx_history import NAME_ARG, Record
 from rocm_bake.errors import HCLError, RocmBakeError, UsageError
@@ -272,13 +273,17 @@ def compare(cell: str, old: Record, new: Record, pin_names: set[str], records: P
 
 def explain(cell: str, files: Sequence[str], env: Mapping[str, str] | None = None,
             records: Path | None = None) -> Explanation:
-    """Why the last build of ``cell`` in the buildx history rebuilt, against the one before."""
-    definition = bakefile.load(files, env)
+    """Why the last build of ``cell`` in the buildx history rebuilt, against the one before.
+    The builder is the one ``inv build`` uses (the environment's, else the project's engine,
+    found running, never started: a new engine has no history)."""
+    environ = dict(os.environ if env is None else env)
+    definition = bakefile.load(files, environ)
     check_cell(definition, cell)
-    builds = buildx_history.builds_named(cell, env=env)
+    environ.update(preflight.ensure_builder(environ, start=False))
+    builds = buildx_history.builds_named(cell, env=environ)
     if len(builds) < 2:
         raise RocmBakeError(f"{cell} has {len(builds)} completed build(s) in the buildx history; "
                             f"why-rebuilt compares two (build it again: inv build {cell})")
-    old, new = (buildx_history.record(s, env=env) for s in builds[-2:])
+    old, new = (buildx_history.record(s, env=environ) for s in builds[-2:])
     return compare(cell, old, new, pins(definition),
-                   records or contextfiles.records_dir(env))
+                   records or contextfiles.records_dir(environ))

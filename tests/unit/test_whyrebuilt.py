@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -117,6 +118,11 @@ def test_the_files_of_two_builds(tmp_path: Path) -> None:
                         PINS, records)
     assert [c.sentence for c in explained.causes] == [
         "dockerfiles/scripts/with-compiler-cache.sh changed"]
+    few = tmp_path / "few"
+    for number in range(3):      # times of their own: no two records written in one tick
+        written = contextfiles.write(f"more{number}", "core", {}, few, keep=2)
+        os.utime(written, ns=((number + 1) * 10**9, (number + 1) * 10**9))
+    assert sorted(p.name for p in few.iterdir()) == ["more1.json", "more2.json"]
 
 
 def test_without_a_file_record_the_context_the_first_miss_reads(tmp_path: Path) -> None:
