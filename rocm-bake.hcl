@@ -857,6 +857,11 @@ target "_cell" {
     "rocm-bake.component" = component
     "rocm-bake.arch"      = arch
   }
+  # The cell's name on its builds in the buildx history (inv why-rebuilt finds them by it);
+  # no Dockerfile declares it, so no step's cache key sees it.
+  args = {
+    BUILDKIT_BUILD_NAME = "${component}-${arch}"
+  }
   tags       = ["${IMAGE_REPO}/${component}:${VERSION_TAG[component]}-rocm${ROCM_VERSION}-${arch}"]
   cache-from = concat(["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-${CACHE_KEY[component]}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV}"] : [])
   cache-to   = CACHE_EXPORT ? concat(["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-${CACHE_KEY[component]},mode=${lookup(CACHE_MODE, component, "max")}"], CACHE_FALLBACK ? ["type=registry,ref=${CACHE_REPO}:${component}-${arch}-rocm${ROCM_VERSION}-env-${CACHE_ENV},mode=${lookup(CACHE_MODE, component, "max")}"] : []) : []

@@ -1,4 +1,5 @@
-"""inv build / inv push: run ``docker buildx bake`` for targets and arches."""
+"""inv build / inv push: run ``docker buildx bake`` for targets and arches; inv why-rebuilt:
+why a cell's last build was not served from the layer cache."""
 
 from __future__ import annotations
 
@@ -77,3 +78,32 @@ def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: 
         return
     builds.run(prepared)
 
+
+
+@task(iterable=["file"], help={
+    "cell": "the cell (bake target) whose last two builds to compare, e.g. torch-gfx950",
+    "file": "bake file (repeatable; default: rocm-bake.hcl)",
+    "json": "print the explanation as JSON",
+})
+@reports_errors
+def why_rebuilt(c: Context, cell: str, file: list[str], json_: bool = False) -> None:
+    """Why CELL's last build rebuilt: its first step not cached, and each input that changed.
+
+    Compares the cell's last two completed builds in the buildx history of the engine inv
+    build uses (found running, never started), one line per cause: a pin (a variable of the bake
+    file's PINS) "PYTORCH_COMMIT changed 6bbd260 → 1a2b3c4", any other build arg "build arg
+    MAX_JOBS changed 32 → 48", "the base image digest changed (...)", a file of a local context
+    or the Dockerfile "dockerfiles/scripts/with-compiler-cache.sh changed" (from the file
+    records inv build writes), or "no input changed: the layer cache was not available
+    (hot → cold)".
+
+    Exit status: 0 explained, 2 it could not (an unknown cell, fewer than two builds).
+    """
+    from rocm_bake import bakefile, whyrebuilt
+
+    explanation = whyrebuilt.explain(cell, list(file) or [bakefile.DEFAULT_FILE])
+    if json_:
+        print(json.dumps(explanation.to_json(), indent=2, ensure_ascii=False))
+        return
+    for line in explanation.lines():
+        print(line)

@@ -8,6 +8,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,9 +16,11 @@ from pathlib import Path
 from rocm_bake import (
     bakefile,
     buildx,
+    buildx_history,
     buildx_progress,
     cache_health,
     cache_settings,
+    contextfiles,
     entitlements,
     preflight,
     pullhint,
@@ -187,9 +190,28 @@ def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]
     """Run the bake with plain progress passed through to stderr; then one cache-health line
     per target (CACHED steps, sccache hit rate) and a warning for a rebuild that hit below the
     threshold or a read-write build that wrote nothing. Also returns the base image buildx
-    could not pull, if any."""
+    could not pull, if any. Each target built leaves the record of its local files
+    (contextfiles), under its buildx history id, for inv why-rebuilt."""
     command = prepared.command
-    argv = dataclasses.replace(command, progress=command.progress or "plain").argv()
+    cwd = Path.cwd()
+    snapshots = {name: contextfiles.snapshot(target, cwd)
+                 for name, target in prepared.plan.targets.items()}
+    with tempfile.TemporaryDirectory(prefix="rocm-bake-bake-") as scratch:
+        metadata = Path(command.metadata_file or Path(scratch) / "metadata.json")
+        argv = dataclasses.replace(command, progress=command.progress or "plain",
+                                   metadata_file=str(metadata)).argv()
+        returncode, errors = _bake_streaming(prepared, argv, env)
+        for target, build_id in buildx_history.build_ids(metadata).items():
+            if target in snapshots:
+                contextfiles.write(build_id, target, snapshots[target],
+                                   contextfiles.records_dir(env))
+    return returncode, pullhint.unpullable(errors)
+
+
+def _bake_streaming(prepared: PreparedBuild, argv: Sequence[str], env: Mapping[str, str]
+                    ) -> tuple[int, list[str]]:
+    """The bake, its plain progress passed through to stderr; then the cache-health lines.
+    Returns its exit status and its ERROR lines."""
     lines: list[str] = []          # only what the summary needs: a torch log is large
     seen: set[str] = set()
     errors: list[str] = []
@@ -213,7 +235,7 @@ def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]
         print(f"cache: {line}", file=sys.stderr)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    return returncode, pullhint.unpullable(errors)
+    return returncode, errors
 
 
 def split_csv(values: Sequence[str]) -> list[str]:

@@ -32,6 +32,7 @@ class Step:
     cached: bool = False
     error: str = ""
     log: list[str] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)   # digests of the vertices it reads (rawjson)
 
     @property
     def seconds(self) -> float:
@@ -89,6 +90,7 @@ def parse_rawjson(lines: Iterable[str]) -> list[Step]:
             step.completed = _time(vertex.get("completed")) or step.completed
             step.cached = step.cached or bool(vertex.get("cached"))
             step.error = str(vertex.get("error") or step.error)
+            step.inputs = [str(d) for d in vertex.get("inputs") or []] or step.inputs
         for entry in status.get("logs") or []:
             owner = steps.get(str(entry.get("vertex", "")))
             if owner is not None:

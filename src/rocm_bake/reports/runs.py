@@ -96,9 +96,29 @@ def _cell(raw: dict[str, Any]) -> dict[str, Any]:
             "attempts": [_attempt(a) for a in raw.get("attempts") or []]}
 
 
+def why_command(cell: str, endpoint: str) -> str:
+    """The command that explains why a cell rebuilt, on the node that built it (whose buildx
+    history holds the build): ``DOCKER_HOST=... inv why-rebuilt CELL``."""
+    if endpoint.startswith(("unix://", "tcp://", "ssh://")):
+        return f"DOCKER_HOST={endpoint} inv why-rebuilt {cell}"
+    if endpoint:
+        return f"DOCKER_CONTEXT={endpoint} inv why-rebuilt {cell}"
+    return f"inv why-rebuilt {cell}"
+
+
+def _link_explanations(cells: list[dict[str, Any]], nodes: dict[str, Any]) -> None:
+    """Each attempt that built and ran a step (a rebuild) names its explanation (``why``)."""
+    for cell in cells:
+        for attempt in cell["attempts"]:
+            if attempt["outcome"] == "built" and attempt["run"] > 0:
+                node = nodes.get(attempt["node"]) or {}
+                attempt["why"] = why_command(cell["cell"], str(node.get("endpoint") or ""))
+
+
 def view(data: dict[str, Any], version: str = "") -> dict[str, Any]:
     """A run record as the page draws it."""
     cells = [_cell(c) for c in data["cells"]]
+    _link_explanations(cells, data.get("nodes") or {})
     started = float(data.get("started") or 0)
     ends = [a["end"] or a["start"] for c in cells for a in c["attempts"]]
     finished = float(data.get("finished") or 0)
