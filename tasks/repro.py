@@ -60,7 +60,9 @@ def verify_repro(c: Context, target: str, file: list[str], set_: list[str], runs
     if verdict.unexpected:
         for line in verdict.unexpected:
             print(line)
-        raise Exit(f"verify-repro: {target} is not the expected image ({expect})",
+        raise Exit(f"verify-repro: {target} is not the expected image ({expect}); it "
+                   "reproduces here, so what differs above is an input or a file of the "
+                   f"build: if you changed it on purpose, record it with --record {expect}",
                    code=EXIT_DIFFERENT)
     if verdict.unexpected is not None:
         print(f"as expected: {expect}")
