@@ -170,10 +170,13 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:
         raise RocmBakeError(f"docker buildx bake failed with exit status {returncode}")
+    results = audit_results(prepared, full_env)
+    # The push's arch audit goes into the versions statement: `inv inspect` reads it back.
+    audits = {result.cell: result.lines() for result in results}
     for line in provenance.attach_pushed(pushed, provenance.bake_pins(prepared.definition),
-                                         commit.head(length=40)):
+                                         commit.head(length=40), audits):
         print(f"provenance: {line}", file=sys.stderr)
-    audit_cells(prepared, full_env)
+    archaudit_cells.check(results)
 
 
 def _read_metadata(path: Path) -> dict[str, Any]:
@@ -185,15 +188,17 @@ def _read_metadata(path: Path) -> dict[str, Any]:
     return record
 
 
-def audit_cells(prepared: PreparedBuild, env: Mapping[str, str]) -> None:
+def audit_results(prepared: PreparedBuild, env: Mapping[str, str]
+                  ) -> list[archaudit_cells.CellAudit]:
     """The arch audit of every cell the bake exported, one ``arch:`` line per cell (and one
-    per problem, naming the file and its archs); a wrong arch is exit status 1."""
+    per problem, naming the file and its archs); ``archaudit.cells.check`` makes a wrong arch
+    exit status 1."""
     results = archaudit_cells.audit_plan(prepared.plan, cell_archs(prepared.definition),
                                          Path.cwd(), env)
     for result in results:
         for line in result.lines():
             print(f"arch: {line}", file=sys.stderr)
-    archaudit_cells.check(results)
+    return list(results)
 
 
 def cell_archs(definition: Definition) -> list[str]:

@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 import tarfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any, cast
 from urllib.parse import unquote
@@ -29,7 +29,7 @@ from urllib.parse import unquote
 import zstandard
 
 from rocm_bake.bakefile import Definition
-from rocm_bake.errors import HCLError, RocmBakeError
+from rocm_bake.errors import HCLError, RocmBakeError, UsageError
 from rocm_bake.registry import (
     INDEX_TYPES,
     Reference,
@@ -59,7 +59,7 @@ class ProvenanceError(RocmBakeError):
 
 
 def attach(registry: Registry, reference: Reference, cell: str, pins: Mapping[str, str],
-           commit: str) -> str:
+           commit: str, audit: Sequence[str] = ()) -> str:
     """Add the versions statement to every platform image of the index ``reference`` names
     (a tag that buildx just pushed with provenance) and move the tag to the new index; its
     digest. Attaching again replaces the statement."""
@@ -68,8 +68,8 @@ def attach(registry: Registry, reference: Reference, cell: str, pins: Mapping[st
     for image in platform_images(index):
         position = _attestation_position(entries, image["digest"], reference)
         manifest, _ = registry.manifest(reference.repository, entries[position]["digest"])
-        predicate = versions_predicate(registry, reference.repository, image["digest"], cell,
-                                       pins, commit)
+        predicate = {**versions_predicate(registry, reference.repository, image["digest"],
+                                          cell, pins, commit), "audit": list(audit)}
         statement = {"_type": STATEMENT_TYPE, "predicateType": VERSIONS_PREDICATE,
                      "subject": [{"name": str(reference),
                                   "digest": {"sha256": image["digest"].removeprefix("sha256:")}}],
@@ -174,8 +174,9 @@ class Made:
     args: dict[str, str] = field(default_factory=dict)     # build args
     target: str = ""
     dockerfile: str = ""                                   # NAME sha256:...
+    context_dockerfiles: list[str] = field(default_factory=list)   # of its target: contexts
     commit: str = ""
-    audit: str = NOT_AUDITED
+    audit: list[str] = field(default_factory=list)         # the push's arch audit lines
     provenance: bool = False
     versions: bool = False
 
@@ -213,6 +214,7 @@ def _fill(record: Made, kind: str, predicate: dict[str, Any]) -> None:
         record.pins_from = str(predicate.get("pins_from") or "")
         record.wheels = list(predicate.get("wheels") or [])
         record.commit = record.commit or str(predicate.get("commit") or "")
+        record.audit = [str(line) for line in predicate.get("audit") or []]
         return
     record.provenance = True
     if "buildDefinition" in predicate:                     # SLSA v1
@@ -233,17 +235,25 @@ def _fill(record: Made, kind: str, predicate: dict[str, Any]) -> None:
     buildkit = metadata.get(_BUILDKIT_METADATA) or {}
     revision = str((buildkit.get("vcs") or {}).get("revision") or "")
     record.commit = revision or record.commit
-    record.dockerfile = ", ".join(_dockerfiles(buildkit))
+    entry = str((predicate.get("invocation", {}).get("configSource") or {}).get("entryPoint")
+                or args.get("filename") or "Dockerfile")
+    for name, digest in _dockerfiles(buildkit):
+        if name == entry and not record.dockerfile:
+            record.dockerfile = f"{name} {digest}"
+        else:
+            record.context_dockerfiles.append(f"{name} {digest}")
     if not record.pins and "ROCM_BAKE_PINS" in record.args:
         record.pins = {str(k): str(v) for k, v in json.loads(record.args["ROCM_BAKE_PINS"]).items()}
         record.pins_from = "build arg ROCM_BAKE_PINS"
 
 
-def _dockerfiles(buildkit: Mapping[str, Any]) -> Iterator[str]:
+def _dockerfiles(buildkit: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(file name, sha256 digest) of every Dockerfile the build read (mode=max)."""
     for info in (buildkit.get("source") or {}).get("infos") or []:
         if info.get("language") == "Dockerfile" and info.get("data"):
             data = base64.b64decode(info["data"])
-            yield f"{info.get('filename', 'Dockerfile')} sha256:{hashlib.sha256(data).hexdigest()}"
+            yield str(info.get("filename", "Dockerfile")), \
+                "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def _image_name(uri: str) -> str:
@@ -300,15 +310,59 @@ def pushed_images(metadata: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def attach_pushed(metadata: Mapping[str, Any], pins: Mapping[str, str], commit: str,
-                  registries: Mapping[str, Registry] | None = None) -> list[str]:
-    """The versions statement on every image a bake pushed (its metadata file); one line per
-    image: ``NAME: provenance + versions attached (DIGEST)``."""
+                  audits: Mapping[str, list[str]] | None = None) -> list[str]:
+    """The versions statement on every image a bake pushed (its metadata file), with the arch
+    audit of its cell (``audits``: cell -> its lines); one line per image."""
     lines = []
-    clients = dict(registries or {})
+    clients: dict[str, Registry] = {}
     for target, names in pushed_images(metadata).items():
         for name in names:
             reference = Reference.parse(name)
             registry = clients.setdefault(reference.host, Registry(reference.host))
-            digest = attach(registry, reference, target, pins, commit)
+            digest = attach(registry, reference, target, pins, commit,
+                            (audits or {}).get(target, []))
             lines.append(f"{name}: provenance (mode=max) and versions attested ({digest})")
+    return lines
+
+
+# --------------------------------------------------------------------------- inspect
+
+
+def reference_for(image: str, tag: str = "", registry_host: str = "",
+                  prefix: str = "") -> Reference:
+    """IMAGE as a reference (``HOST/REPOSITORY:TAG``), or a cell published the way
+    ``inv fleet.build`` publishes it: ``REGISTRY/PREFIX/CELL:TAG``."""
+    if "/" in image:
+        if tag:
+            raise UsageError(f"--tag is for a cell; {image!r} is a reference: give its tag in it")
+        return Reference.parse(image)
+    if not tag:
+        raise UsageError(f"{image!r} is a cell: give the tag it was published with (--tag)")
+    if not registry_host:
+        raise UsageError(f"{image!r} is a cell: name the registry (--registry or fleet.toml)")
+    return Reference.parse(f"{registry_host}/{prefix.strip('/')}/{image}:{tag}")
+
+
+def describe(made: Made) -> list[str]:
+    """What made one platform image, as text lines."""
+    lines = [f"image:      {made.reference} ({made.platform or 'no platform'}) {made.digest}",
+             f"cell:       {made.cell or '-'}" + (f" (target stage {made.target})"
+                                                   if made.target else ""),
+             f"commit:     {made.commit or 'unknown (not built from a git checkout)'}"]
+    if not made.versions:
+        lines.append("versions:   no versions statement (pushed without rocm-bake's attach)")
+    lines.append(f"pins:       ({made.pins_from or 'none recorded'})")
+    lines += [f"  {name} = {value}" for name, value in sorted(made.pins.items())]
+    if made.wheels:
+        lines.append("wheels:")
+        lines += [f"  {w.get('name')} {w.get('version')} sha256:{w.get('sha256', '')[:12]}"
+                  for w in made.wheels]
+    lines.append("base:       " + (", ".join(made.base) or "none (FROM scratch)"))
+    lines.append(f"dockerfile: {made.dockerfile or 'unknown'}")
+    lines += [f"            (a target: context) {d}" for d in made.context_dockerfiles]
+    lines.append("args:")
+    lines += [f"  {name} = {value}" for name, value in made.args.items()
+              if name != "ROCM_BAKE_PINS"]
+    lines.append("arch audit:" + ("" if made.audit else f" {NOT_AUDITED}"))
+    lines += [f"  {line}" for line in made.audit]
     return lines
