@@ -127,10 +127,20 @@ class Registry:
         return self._request("GET", f"{repository}/blobs/{digest}", stream=True)
 
     def repositories(self) -> list[str]:
-        return list(self._request("GET", "_catalog?n=10000").json().get("repositories") or [])
+        return self._pages("_catalog?n=1000", "repositories")
 
     def tags(self, repository: str) -> list[str]:
-        return list(self._request("GET", f"{repository}/tags/list").json().get("tags") or [])
+        return self._pages(f"{repository}/tags/list", "tags")
+
+    def _pages(self, path: str, key: str) -> list[str]:
+        """A listing, every page of it (the ``Link: <...>; rel="next"`` header)."""
+        out: list[str] = []
+        while path:
+            response = self._request("GET", path)
+            out += [str(item) for item in response.json().get(key) or []]
+            following = response.links.get("next", {}).get("url", "")
+            path = following.split("/v2/", 1)[1] if "/v2/" in following else ""
+        return out
 
     # ------------------------------------------------------------------ writing
 
