@@ -41,8 +41,9 @@ _HELP = {
     "only": "check only these pins (repeatable or comma-separated; skips coherence)",
     "list_undeclared": "list the variables that declare no source (default: only their count)",
     "images": "check the published cell images instead: the pins each was built from (its "
-              "provenance in the registry, HOST[:PORT]; default: fleet.toml's registry) "
-              "against the bake file and upstream; exit 1 when one is stale",
+              "provenance in the registry HOST[:PORT], only repositories under /PREFIX when "
+              "given; default: fleet.toml's registry) against the bake file and upstream; "
+              "exit 1 when one is stale",
     "images_out": "with --images: also write the report as JSON to this file (the nightly "
                   "page shows it)",
     "fleet": "with --images and no registry: the fleet file naming it (default: fleet.toml)",

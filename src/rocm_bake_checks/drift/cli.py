@@ -44,7 +44,7 @@ class Options:
     cache_dir: str = ""
     only: list[str] = field(default_factory=list)
     list_undeclared: bool = False
-    images: str | None = None   # --images [REGISTRY]: "" is fleet.toml's registry
+    images: str | None = None   # --images [HOST[/PREFIX]]: "" is fleet.toml's registry
     images_out: str = ""        # with --images: also write the JSON report here
     fleet: str = "fleet.toml"
 
@@ -85,11 +85,12 @@ def _images(options: Options, session: Session, environ: Mapping[str, str],
     from rocm_bake.registry import Registry  # noqa: PLC0415 (--images only)
     from rocm_bake_checks.drift import images  # noqa: PLC0415 (--images only)
 
-    host = options.images or _fleet_registry(options.fleet)
+    host, _, prefix = (options.images or _fleet_registry(options.fleet)).partition("/")
     try:
         report = images.check(Registry(host), options.files, environ,
                               lambda definition, names: session.check(definition,
-                                                                      names).findings)
+                                                                      names).findings,
+                              prefix.strip("/"))
     finally:
         session.close()
     if settings.record is not None:

@@ -123,13 +123,14 @@ class ImagesReport:
 
 
 def check(registry: Registry, files: Sequence[str], env: Mapping[str, str],
-          upstream: UpstreamCheck | None) -> ImagesReport:
-    """Every published cell image of ``registry`` against the bake files and upstream."""
+          upstream: UpstreamCheck | None, prefix: str = "") -> ImagesReport:
+    """Every published cell image of ``registry`` (under the repository path ``prefix``)
+    against the bake files and upstream."""
     definition = bakefile.load(files, env)
     bake = provenance.bake_pins(definition)
     variables = {v.name for v in definition.variables()}
-    report = ImagesReport(registry.host, [])
-    for reference, made in published(registry, report):
+    report = ImagesReport(registry.host + (f"/{prefix}" if prefix else ""), [])
+    for reference, made in published(registry, report, prefix):
         if isinstance(made, str):
             report.images.append(ImageVerdict(str(reference), error=made))
             continue
@@ -155,11 +156,14 @@ def _upstream(verdict: ImageVerdict, pins: Mapping[str, str], files: Sequence[st
             row.upstream = findings.get(row.name)
 
 
-def published(registry: Registry, report: ImagesReport
+def published(registry: Registry, report: ImagesReport, prefix: str = ""
               ) -> Iterator[tuple[Reference, provenance.Made | str]]:
-    """Every tag of every repository that holds a versions statement (one platform image at a
-    time), or the error that kept it from being read; other tags are counted only."""
+    """Every tag of every repository (under ``prefix``) that holds a versions statement (one
+    platform image at a time), or the error that kept it from being read; other tags are
+    counted only."""
     for repository in sorted(registry.repositories()):
+        if prefix and not (repository + "/").startswith(prefix + "/"):
+            continue
         for tag in sorted(registry.tags(repository)):
             reference = Reference(registry.host, repository, tag)
             try:
