@@ -94,6 +94,8 @@ class Registry:
         try:
             response = self.session.request(method, self.base + path, timeout=self.timeout,
                                             **kwargs)
+        except requests.ConnectionError:
+            raise RegistryError(f"{what}: cannot connect (is the registry running?)") from None
         except requests.RequestException as exc:
             raise RegistryError(f"{what}: {redact.text(str(exc))}") from None
         if response.status_code not in ok:
