@@ -4,15 +4,22 @@ blobs (read whole, or streamed), blob uploads and manifest pushes, the catalog a
 Only what the provenance of pushed images needs (:mod:`rocm_bake.provenance`); every failure is
 a :class:`RegistryError` naming the registry, the request and its status, on one line. A
 loopback registry (127.0.0.1, localhost, ::1) is spoken to over http, any other over https.
+Credentials are the ones ``docker login`` stored for the host (``$DOCKER_CONFIG/config.json``,
+``auths``): sent as Basic authorization, or exchanged for a bearer token when the registry asks
+for one; they stay in memory and never print.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -77,30 +84,85 @@ def digest_of(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+def docker_credentials(host: str, env: Mapping[str, str] | None = None
+                       ) -> tuple[str, str] | None:
+    """(user, password) ``docker login`` stored for ``host`` in ``$DOCKER_CONFIG/config.json``
+    (else ``~/.docker``), or None. A credential helper's entry is not read."""
+    environ = os.environ if env is None else env
+    config = Path(environ.get("DOCKER_CONFIG") or Path(environ.get("HOME", "/root")) / ".docker")
+    try:
+        auths = json.loads((config / "config.json").read_text(encoding="utf-8")).get("auths")
+    except (OSError, ValueError, AttributeError):
+        return None
+    entry = auths.get(host) if isinstance(auths, dict) else None
+    if not isinstance(entry, dict) or not entry.get("auth"):
+        return None
+    try:
+        user, _, password = base64.b64decode(str(entry["auth"])).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return (user, password) if user else None
+
+
 class Registry:
-    """One registry host; ``session`` may carry credentials (never printed)."""
+    """One registry host; ``credentials`` (user, password), by default docker login's."""
 
     def __init__(self, host: str, session: requests.Session | None = None,
-                 timeout: float = TIMEOUT) -> None:
+                 timeout: float = TIMEOUT, credentials: tuple[str, str] | None = None) -> None:
         self.host = host
         scheme = "http" if host.startswith(_LOOPBACK) else "https"
         self.base = f"{scheme}://{host}/v2/"
         self.session = session or requests.Session()
         self.timeout = timeout
+        self._credentials = credentials or docker_credentials(host)
+        self._authorization: dict[str, str] = {}     # the header a challenge asked for
 
     def _request(self, method: str, path: str, ok: tuple[int, ...] = (200,),
                  **kwargs: Any) -> requests.Response:
-        what = f"registry {self.host}: {method} /v2/{path}"
+        response = self._send(method, path, **kwargs)
+        if response.status_code == 401 and self._answer(response):
+            response = self._send(method, path, **kwargs)
+        if response.status_code not in ok:
+            raise RegistryError(f"registry {self.host}: {method} /v2/{path}: "
+                                f"{response.status_code} {_reason(response)}")
+        return response
+
+    def _answer(self, response: requests.Response) -> bool:
+        """Authorization for a 401's challenge (Basic, or a bearer token from its realm); False
+        when there is nothing to answer it with."""
+        challenge = response.headers.get("WWW-Authenticate", "")
+        scheme, _, rest = challenge.partition(" ")
+        if scheme.lower() == "basic" and self._credentials:
+            token = base64.b64encode(":".join(self._credentials).encode()).decode()
+            self._authorization = {"Authorization": f"Basic {token}"}
+            return True
+        if scheme.lower() != "bearer":
+            return False
+        fields = dict(re.findall(r'(\w+)="([^"]*)"', rest))
+        realm = fields.pop("realm", "")
+        if not realm:
+            return False
         try:
-            response = self.session.request(method, self.base + path, timeout=self.timeout,
-                                            **kwargs)
+            answer = self.session.get(realm, params=fields, auth=self._credentials,
+                                      timeout=self.timeout)
+            token = answer.json().get("token") or answer.json().get("access_token")
+        except (requests.RequestException, ValueError):
+            return False
+        if answer.status_code != 200 or not token:
+            return False
+        self._authorization = {"Authorization": f"Bearer {token}"}
+        return True
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        what = f"registry {self.host}: {method} /v2/{path}"
+        headers = {**kwargs.pop("headers", {}), **self._authorization}
+        try:
+            return self.session.request(method, self.base + path, timeout=self.timeout,
+                                        headers=headers, **kwargs)
         except requests.ConnectionError:
             raise RegistryError(f"{what}: cannot connect (is the registry running?)") from None
         except requests.RequestException as exc:
             raise RegistryError(f"{what}: {redact.text(str(exc))}") from None
-        if response.status_code not in ok:
-            raise RegistryError(f"{what}: {response.status_code} {_reason(response)}")
-        return response
 
     # ------------------------------------------------------------------ reading
 
@@ -161,7 +223,8 @@ class Registry:
         separator = "&" if "?" in url else "?"
         try:
             done = self.session.put(f"{url}{separator}digest={digest}", data=data,
-                                    headers={"Content-Type": "application/octet-stream"},
+                                    headers={"Content-Type": "application/octet-stream",
+                                             **self._authorization},
                                     timeout=self.timeout)
         except requests.RequestException as exc:
             raise RegistryError(f"registry {self.host}: blob upload to {repository}: "
