@@ -91,6 +91,7 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     from rocm_bake import build as builds
     from rocm_bake import commit as commits
     from rocm_bake import fleet as fleets
+    from rocm_bake import provenance
     from rocm_bake.fleetbuild import cells as fleet_cells
     from rocm_bake.fleetbuild import record, runner
     from rocm_bake.fleetbuild.progress import Progress
@@ -101,7 +102,7 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     wanted = builds.BuildRequest(archs=builds.split_csv(arch or []), sets=list(set or []))
     if file:
         wanted.files = list(file)
-    _, variables = builds.checked_variables(wanted)
+    definition, variables = builds.checked_variables(wanted)
     env = {**os.environ, **variables}   # the bakes on the nodes see the same matrix
     hist = Path(history)
     selected = fleet_cells.select(wanted.files, wanted.archs, builds.split_csv(cells or []),
@@ -112,7 +113,9 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
                                   overrides=wanted.target_overrides(), log_root=Path(log_dir),
                                   lane=lane or ("nightly" if tag.startswith("nightly")
                                                 else "fleet"),
-                                  skipped=fleet_cells.skipped(wanted.files, wanted.archs, env))
+                                  skipped=fleet_cells.skipped(wanted.files, wanted.archs, env),
+                                  pins=provenance.bake_pins(definition),
+                                  commit=commits.head(length=40))
     from rocm_bake.reports.serve import running_url
 
     live = running_url(Path(log_dir))

@@ -1,4 +1,5 @@
-"""inv list-vars / inv targets: what the bake file declares, computed by the bake model."""
+"""inv list-vars / inv targets: what the bake file declares, computed by the bake model; inv
+inspect: what made a published image, read from the registry."""
 
 from __future__ import annotations
 
@@ -50,3 +51,42 @@ def targets(c: Context, file: list[str], arch: list[str]) -> None:
              ", ".join(cell.depends) if cell.target else f"skipped: {cell.skipped}"]
             for cell in cells]
     print(tabulate(rows, headers=["component", "arch", "target", "depends on / skipped"]))
+
+
+@task(positional=["image"], help={
+    "image": "HOST[:PORT]/REPOSITORY:TAG, or a cell (e.g. vllm-gfx950) published as "
+             "REGISTRY/PREFIX/CELL:TAG (with --tag)",
+    "tag": "the tag a cell was published with (inv fleet.build --tag)",
+    "registry": "registry of a cell, HOST[:PORT] (default: fleet.toml's)",
+    "prefix": "repository prefix of a cell (default rocm-bake/fleet)",
+    "fleet": "fleet file whose registry a cell is read from (default: fleet.toml)",
+    "json": "print the records as JSON",
+})
+@reports_errors
+def inspect(c: Context, image: str | None = None, tag: str = "", registry: str = "",
+            prefix: str = "rocm-bake/fleet", fleet: str = "fleet.toml",
+            json_: bool = False) -> None:
+    """What made a published image, read from the registry (its SLSA provenance and versions
+    statement, attached by inv push / inv fleet.build): pins, wheels, base image digest, build
+    args, the Dockerfile's digest, this repository's commit, the arch audit of the push.
+
+    Exit status: 0 read, 2 the image or its provenance cannot be read.
+    """
+    from rocm_bake import provenance
+    from rocm_bake.errors import UsageError
+    from rocm_bake.registry import Registry
+
+    if not image:
+        raise UsageError("inspect needs an IMAGE (a reference, or a cell with --tag)")
+    host = registry
+    if "/" not in image and not host:
+        from rocm_bake import fleet as fleets
+        from rocm_bake.fleetbuild.runner import registry_host
+
+        host = registry_host(fleets.load(fleet).registry)
+    reference = provenance.reference_for(image, tag, host, prefix)
+    made = provenance.read(Registry(reference.host), reference)
+    if json_:
+        print(json.dumps([m.to_json() for m in made], indent=2))
+        return
+    print("\n\n".join("\n".join(provenance.describe(m)) for m in made))

@@ -40,10 +40,18 @@ _HELP = {
                  "directory, removed after the run)",
     "only": "check only these pins (repeatable or comma-separated; skips coherence)",
     "list_undeclared": "list the variables that declare no source (default: only their count)",
+    "images": "check the published cell images instead: the pins each was built from (its "
+              "provenance in the registry HOST[:PORT], only repositories under /PREFIX when "
+              "given; default: fleet.toml's registry) against the bake file and upstream; "
+              "exit 1 when one is stale",
+    "images_out": "with --images: also write the report as JSON to this file (the nightly "
+                  "page shows it)",
+    "fleet": "with --images and no registry: the fleet file naming it (default: fleet.toml)",
 }
 
 
-@task(iterable=["file", "rewrite", "only"], help=_HELP, auto_shortflags=False)
+@task(iterable=["file", "rewrite", "only"], optional=["images"], help=_HELP,
+      auto_shortflags=False)
 @reports_errors
 def version_check(c: Context, file: list[str], rewrite: list[str], only: list[str],
                   json_: bool = False, markdown: bool = False, explain: str = "", pr: str = "",
@@ -51,8 +59,14 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
                   check: bool = False,
                   deadline: float = 120.0, workers: int = 32, timeout: float = 60.0,
                   retries: int = 2, max_wait: float = 60.0, github_api: str = "",
-                  pypi: str = "", cache_dir: str = "", list_undeclared: bool = False) -> None:
-    """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check."""
+                  pypi: str = "", cache_dir: str = "", list_undeclared: bool = False,
+                  images: str | bool | None = None, images_out: str = "",
+                  fleet: str = "fleet.toml") -> None:
+    """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check.
+
+    With --images: every published cell image (its provenance in the registry) against the bake
+    file and upstream; exit 0 all current, 1 one stale, 2 one could not be checked.
+    """
     from rocm_bake_checks.drift import cli
 
     options = cli.Options(
@@ -63,7 +77,10 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
         timeout=timeout, retries=retries, max_wait=max_wait, rewrites=list(rewrite),
         github_api=github_api, pypi=pypi, cache_dir=cache_dir,
         only=[p.strip() for value in only for p in value.split(",") if p.strip()],
-        list_undeclared=list_undeclared)
+        list_undeclared=list_undeclared,
+        images=None if images is None or images is False else
+        "" if images is True else str(images),
+        images_out=images_out, fleet=fleet)
     code = cli.run(options)
     if code:
         raise Exit(code=code)

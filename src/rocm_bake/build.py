@@ -5,6 +5,7 @@ exported (archaudit.cells)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rocm_bake import (
     bakefile,
@@ -20,9 +22,11 @@ from rocm_bake import (
     buildx_progress,
     cache_health,
     cache_settings,
+    commit,
     contextfiles,
     entitlements,
     preflight,
+    provenance,
     pullhint,
     redact,
     sccache,
@@ -114,8 +118,10 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     overrides = request.target_overrides()
     with hinted(definition):
         plan = definition.plan(request.targets, overrides, push=request.push)
-    command = buildx.BakeCommand(request.files, request.targets, overrides, push=request.push,
-                                 allow=entitlements.for_plan(plan))
+    # A push carries SLSA provenance (mode=max); run() adds the versions statement after it.
+    attest = [provenance.BAKE_OVERRIDE] if request.push else []
+    command = buildx.BakeCommand(request.files, request.targets, [*overrides, *attest],
+                                 push=request.push, allow=entitlements.for_plan(plan))
     return PreparedBuild(request, definition, plan, command,
                          buildx.BakeInvocation(command.argv(), additions), backend,
                          url_credentials)
@@ -153,7 +159,12 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
-        returncode, unpullable = _bake_with_health(prepared, full_env)
+        with tempfile.TemporaryDirectory(prefix="rocm-bake-metadata-") as tmp:
+            metadata = Path(tmp) / "metadata.json"
+            command = dataclasses.replace(prepared.command, metadata_file=str(metadata))
+            returncode, unpullable = _bake_with_health(prepared, command, full_env)
+            pushed = _read_metadata(metadata) if returncode == 0 and prepared.request.push \
+                else {}
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
             sccache.write_secret(secret, backend)
@@ -161,18 +172,35 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:
         raise RocmBakeError(f"docker buildx bake failed with exit status {returncode}")
-    audit_cells(prepared, full_env)
+    results = audit_results(prepared, full_env)
+    # The push's arch audit goes into the versions statement: `inv inspect` reads it back.
+    audits = {result.cell: result.lines() for result in results}
+    for line in provenance.attach_pushed(pushed, provenance.bake_pins(prepared.definition),
+                                         commit.head(length=40), audits):
+        print(f"provenance: {line}", file=sys.stderr)
+    archaudit_cells.check(results)
 
 
-def audit_cells(prepared: PreparedBuild, env: Mapping[str, str]) -> None:
+def _read_metadata(path: Path) -> dict[str, Any]:
+    """buildx's --metadata-file record of a bake (target -> what it exported)."""
+    try:
+        record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RocmBakeError(f"cannot read buildx's metadata file {path}: {exc}") from None
+    return record
+
+
+def audit_results(prepared: PreparedBuild, env: Mapping[str, str]
+                  ) -> list[archaudit_cells.CellAudit]:
     """The arch audit of every cell the bake exported, one ``arch:`` line per cell (and one
-    per problem, naming the file and its archs); a wrong arch is exit status 1."""
+    per problem, naming the file and its archs); ``archaudit.cells.check`` makes a wrong arch
+    exit status 1."""
     results = archaudit_cells.audit_plan(prepared.plan, cell_archs(prepared.definition),
                                          Path.cwd(), env)
     for result in results:
         for line in result.lines():
             print(f"arch: {line}", file=sys.stderr)
-    archaudit_cells.check(results)
+    return list(results)
 
 
 def cell_archs(definition: Definition) -> list[str]:
@@ -185,14 +213,13 @@ def cell_archs(definition: Definition) -> list[str]:
     return [str(item) for item in items if item]
 
 
-def _bake_with_health(prepared: PreparedBuild, env: Mapping[str, str]
-                      ) -> tuple[int, tuple[str, str] | None]:
+def _bake_with_health(prepared: PreparedBuild, command: buildx.BakeCommand,
+                      env: Mapping[str, str]) -> tuple[int, tuple[str, str] | None]:
     """Run the bake with plain progress passed through to stderr; then one cache-health line
     per target (CACHED steps, sccache hit rate) and a warning for a rebuild that hit below the
     threshold or a read-write build that wrote nothing. Also returns the base image buildx
     could not pull, if any. Each target built leaves the record of its local files
     (contextfiles), under its buildx history id, for inv why-rebuilt."""
-    command = prepared.command
     cwd = Path.cwd()
     snapshots = {name: contextfiles.snapshot(target, cwd)
                  for name, target in prepared.plan.targets.items()}

@@ -27,6 +27,8 @@ def _value_kind(argument: Any) -> str:
         return "switch"
     if argument.kind is list:
         return "VALUE, repeatable"
+    if argument.optional:
+        return "switch, or VALUE"
     return "NUMBER" if argument.kind is int else "VALUE"
 
 
@@ -34,7 +36,8 @@ def flag_rows(context: Any) -> list[list[str]]:
     """One row per flag, as ``inv --help TASK`` lists them."""
     rows = []
     for flags, help_text in context.help_tuples():
-        long_flag = next(f for f in flags.split(", ") if f.startswith("--")).split("=")[0]
+        long_flag = next(f for f in flags.split(", ") if f.startswith("--")
+                         ).split("=")[0].split("[")[0]     # --images[=STRING]: optional value
         argument = context.flags[long_flag]
         rows.append([md.code(flags), _value_kind(argument), md.cell(help_text or "")])
     return rows

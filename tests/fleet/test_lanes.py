@@ -80,6 +80,9 @@ def test_nightly_lane_bakes_every_arch_at_0217_and_writes_the_caches() -> None:
     runs = run_lines(nightly)
     assert "inv fleet.build" in runs and '--arch "${{ matrix.arch }}"' in runs
     assert "--perf-out perf/history.jsonl" in runs
+    # the published images against the bake file, for the nightly page (reports.publish)
+    assert "inv version-check --images" in runs
+    assert "--images-out fleet-logs/registry-images.json" in runs
     upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
         "actions/upload-artifact@")]
     assert upload and "perf/history.jsonl" in upload[0]["with"]["path"]

@@ -80,6 +80,14 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
         assert f"mid-a1.contexts.base=docker-image://127.0.0.1:5000/{PREFIX}/base-a1:" in mid_log
         assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
         assert "6 cells on 2 node(s)" in first.stdout
+        # every published cell carries its provenance: read back from the registry by cell+tag
+        made = run_cli(["inv", "inspect", "mid-a1", "--tag", rec["run_id"], "--registry",
+                        "127.0.0.1:5000", "--prefix", PREFIX, "--json"])
+        assert made.returncode == 0, made.stderr
+        [image] = json.loads(made.stdout)
+        assert image["provenance"] and image["versions"] and image["cell"] == "mid-a1"
+        assert image["args"]["SALT"] == salt and image["pins_from"] == "bake file"
+        assert image["base"] and image["dockerfile"].startswith("mid.Dockerfile sha256:")
         # the perf record: one line per built cell, in the perf history's own format
         history = schema.load(perf)
         assert {r.target for r in history} == CELLS

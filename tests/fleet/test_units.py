@@ -66,6 +66,7 @@ def test_bake_argv_hands_dependencies_over_through_the_registry() -> None:
                     "mid-a1.contexts.base=docker-image://127.0.0.1:5000/p/q/base-a1:run1",
                     "mid-a1.cache-from=type=registry,ref=127.0.0.1:5000/p/q/buildcache:mid-a1",
                     "mid-a1.cache-to=",
+                    "mid-a1.attest=type=provenance,mode=max",
                     "mid-a1.args.X=1"]
     assert "--push" in argv
     by_context = runner.bake_argv(request, cell, refs, Node("n", "ctx"))

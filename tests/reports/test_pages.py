@@ -143,6 +143,34 @@ def test_the_nightly_page_names_built_skipped_and_failed(chrome: Any, tmp_path: 
     shot(chrome, tmp_path / "nightly.png")
 
 
+def test_the_nightly_page_shows_the_registry_images(chrome: Any, tmp_path: Path) -> None:
+    """`inv version-check --images --images-out LOGS/registry-images.json`, then the page."""
+    from selenium.webdriver.common.by import By
+
+    from rocm_bake_checks.drift import images
+
+    logs = tmp_path / "fleet-logs"
+    rec = synthetic.record(4, cells=2, nodes=1)
+    rec.lane, rec.tag = "nightly", "nightly-a1"
+    synthetic.write(logs, rec)
+    report = images.ImagesReport("127.0.0.1:5000", [
+        images.ImageVerdict("127.0.0.1:5000/f/vllm-a1:nightly-a1", "linux/amd64", "sha256:1",
+                            "vllm-a1", rows=[images.PinRow("VLLM_COMMIT", "2cf0a69", "3abc")]),
+        images.ImageVerdict("127.0.0.1:5000/f/torch-a1:nightly-a1", "linux/amd64", "sha256:2",
+                            "torch-a1", rows=[images.PinRow("PYTORCH_COMMIT", "6bbd", "6bbd")]),
+    ])
+    images.write(report, logs / runs.REGISTRY_IMAGES)
+    publish.publish(tmp_path / "site", logs)
+    chrome.get((tmp_path / "site" / "nightly" / "index.html").as_uri())
+    heading = chrome.find_element(By.ID, "registry")
+    table = heading.find_element(By.XPATH, "following-sibling::table")
+    rows = [r.text for r in table.find_elements(By.TAG_NAME, "tr")[1:]]
+    assert rows == ["stale 127.0.0.1:5000/f/vllm-a1:nightly-a1 vllm-a1 built from VLLM_COMMIT "
+                    "2cf0a69; bake file pins 3abc",
+                    "current 127.0.0.1:5000/f/torch-a1:nightly-a1 torch-a1 the bake file's pins"]
+    shot(chrome, tmp_path / "nightly-registry.png")
+
+
 def test_markup_in_a_record_stays_text_and_a_bad_record_is_named(
         chrome: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from rocm_bake import buildx, redact
+from rocm_bake import buildx, provenance, redact
+from rocm_bake.errors import RocmBakeError
 from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
@@ -34,6 +35,7 @@ from rocm_bake.fleetbuild.record import (
     count_steps,
     log_facts,
 )
+from rocm_bake.registry import Reference, Registry
 
 EXIT_OK = 0
 EXIT_NOT_BUILT = 2
@@ -55,6 +57,8 @@ class FleetRequest:
     docker: str = "docker"
     lane: str = "fleet"                 # fleet | nightly (the report's badge)
     skipped: list[dict[str, str]] = field(default_factory=list)   # cells the bake file skips
+    pins: dict[str, str] = field(default_factory=dict)   # the bake file's PINS (provenance)
+    commit: str = ""                                     # this checkout's commit (provenance)
 
 
 def new_run_id() -> str:
@@ -93,6 +97,7 @@ def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) ->
                   + (f"type=registry,ref={cache}" if request.cache_read else ""),
                   f"{cell.name}.cache-to="
                   + (f"type=registry,ref={cache},mode=max" if request.cache_write else ""),
+                  f"{cell.name}.attest={provenance.ATTEST}",
                   *request.overrides]
     return buildx.BakeCommand(request.files, [cell.name], overrides, push=True,
                               progress="plain", allow=cell.allow,
@@ -253,10 +258,21 @@ class FleetRun:
                 self.procs[cell] = (attempt.node, proc)
                 attempt.returncode = proc.wait()
                 self.procs.pop(cell, None)
+                if attempt.returncode == 0:
+                    out.write(self._attest(cell) + "\n")
         except OSError as exc:
             attempt.returncode, attempt.error = 127, str(exc)
+        except RocmBakeError as exc:
+            attempt.returncode, attempt.error = 2, f"provenance: {exc}"
         attempt.end = time.time()
         self.done.put(_Done(cell, attempt))
+
+    def _attest(self, cell: str) -> str:
+        """The versions statement beside the provenance the bake pushed (provenance.attach)."""
+        reference = Reference.parse(self.refs.image(cell))
+        digest = provenance.attach(Registry(reference.host), reference, cell,
+                                   self.request.pins, self.request.commit)
+        return f"provenance: {reference}: provenance (mode=max) and versions attested ({digest})"
 
     def _finish(self, done: _Done) -> None:
         rec = self.record.cells[done.cell]

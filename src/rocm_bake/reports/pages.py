@@ -64,16 +64,43 @@ def _nightly_rows(run: dict[str, Any]) -> dict[str, list[list[str]]]:
     return by_arch
 
 
-def nightly(runs: Sequence[dict[str, Any]]) -> str:
+def _images_section(report: dict[str, Any]) -> str:
+    """``inv version-check --images``' report: each published image, current or stale, and
+    what differs ("built from X a; bake file pins b")."""
+    rows = []
+    for image in report["images"]:
+        verdict = str(image.get("verdict", ""))
+        differs = [f"built from {p['name']} {p['built']}; bake file pins {p['bake']}"
+                   for p in image.get("pins") or [] if p.get("differs")]
+        upstream = [f"{p['name']} {p['built']}: {p['upstream']['status']}"
+                    + (f" (newest {p['upstream']['newest']})" if p["upstream"].get("newest")
+                       else "")
+                    for p in image.get("pins") or [] if p.get("upstream")
+                    and p["upstream"].get("drift")]
+        why = "; ".join(differs + upstream) or image.get("error") or "the bake file's pins"
+        css = {"current": "built", "stale": "failed"}.get(verdict, "failed")
+        rows.append(f"<tr><td class=\"{css}\">{html.escape(verdict)}</td>"
+                    f"<td><code>{html.escape(str(image.get('reference', '')))}</code></td>"
+                    f"<td>{html.escape(str(image.get('cell', '')))}</td>"
+                    f"<td>{html.escape(why)}</td></tr>")
+    return (f"<h2 id=\"registry\">Published images in {html.escape(str(report['registry']))}"
+            "</h2><table><tr><th>verdict</th><th>image</th><th>cell</th>"
+            "<th>against the bake file and upstream</th></tr>" + "".join(rows) + "</table>")
+
+
+def nightly(runs: Sequence[dict[str, Any]], images: dict[str, Any] | None = None) -> str:
     """The newest nightly-lane run per tag: per arch and cell, built / skipped (why) / failed
-    (the failing step), with the digests published."""
+    (the failing step), with the digests published; then (``images``, the report of ``inv
+    version-check --images``) every published image against the bake file and upstream."""
     newest: dict[str, dict[str, Any]] = {}
     for run in runs:                                   # newest first
         if run["lane"] == "nightly":
             newest.setdefault(run["tag"] or run["id"], run)
+    registry = _images_section(images) if images is not None else ""
     if not newest:
         return _page("rocm-bake nightly results",
-                     "<h1>Nightly results</h1><p>No nightly-lane run in fleet-logs/ yet.</p>")
+                     "<h1>Nightly results</h1><p>No nightly-lane run in fleet-logs/ yet.</p>"
+                     + registry)
     parts = ["<h1>Nightly results <span class=\"badge\">nightly</span></h1>"]
     for tag, run in sorted(newest.items()):
         parts.append(f"<h2>{html.escape(tag)}</h2><p>run <code>{html.escape(run['id'])}"
@@ -89,7 +116,7 @@ def nightly(runs: Sequence[dict[str, Any]]) -> str:
             parts.append(f"<h3>{html.escape(arch)}</h3><table><tr><th>cell</th><th>result</th>"
                          "<th>why / failing step</th><th>digest</th><th>image</th></tr>"
                          f"{body}</table>")
-    return _page("rocm-bake nightly results", "\n".join(parts))
+    return _page("rocm-bake nightly results", "\n".join([*parts, registry]))
 
 
 def index(has_perf: bool, runs: int) -> str:

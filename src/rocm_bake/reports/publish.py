@@ -16,7 +16,7 @@ def publish(out: Path, logs: Path, perf_history: Path | None = None) -> list[Pat
     has_perf = perf_history is not None and perf_history.is_file()
     files = {out / "index.html": pages.index(has_perf, len(views)),
              out / "fleet" / "index.html": pages.fleet(runs.raw(logs)),
-             out / "nightly" / "index.html": pages.nightly(views)}
+             out / "nightly" / "index.html": pages.nightly(views, runs.registry_images(logs))}
     if has_perf and perf_history is not None:
         files[out / "perf" / "index.html"] = report.render(history.load(perf_history))
     for path, text in files.items():

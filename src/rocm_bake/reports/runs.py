@@ -12,6 +12,9 @@ from typing import Any
 from rocm_bake.errors import RocmBakeError
 
 RUN_FILE = "run.json"
+# `inv version-check --images --images-out LOGS/registry-images.json`: the published images
+# against the bake file, which the nightly page shows.
+REGISTRY_IMAGES = "registry-images.json"
 
 
 class ReportError(RocmBakeError):
@@ -149,3 +152,17 @@ def view(data: dict[str, Any], version: str = "") -> dict[str, Any]:
 def views(root: Path) -> list[dict[str, Any]]:
     """Every run under ``root`` as the page draws it, newest first."""
     return [view(load(r.path), r.version) for r in find(root)]
+
+
+def registry_images(root: Path) -> dict[str, Any] | None:
+    """The last ``version-check --images`` report written into ``root``, or None."""
+    path = root / REGISTRY_IMAGES
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ReportError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+        raise ReportError(f"{path}: not a version-check --images report")
+    return data

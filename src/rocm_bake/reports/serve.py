@@ -46,7 +46,8 @@ class Site:
                 return None
             return found[0].path.read_bytes(), "application/json"
         if path in ("/nightly", "/nightly/", "/nightly/index.html"):
-            return pages.nightly(runs.views(self.logs)).encode(), "text/html; charset=utf-8"
+            page = pages.nightly(runs.views(self.logs), runs.registry_images(self.logs))
+            return page.encode(), "text/html; charset=utf-8"
         if path in ("/perf", "/perf/", "/perf/index.html"):
             return (report.render(history.load(self.perf_history)).encode(),
                     "text/html; charset=utf-8")

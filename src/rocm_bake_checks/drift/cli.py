@@ -44,6 +44,9 @@ class Options:
     cache_dir: str = ""
     only: list[str] = field(default_factory=list)
     list_undeclared: bool = False
+    images: str | None = None   # --images [HOST[/PREFIX]]: "" is fleet.toml's registry
+    images_out: str = ""        # with --images: also write the JSON report here
+    fleet: str = "fleet.toml"
 
 
 def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = SYSTEM) -> int:
@@ -54,6 +57,8 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     files = [Path(f) for f in options.files]
     settings = _settings(options, environ, clock)
     session = Session(settings)
+    if options.images is not None:
+        return _images(options, session, environ, settings)
     try:
         if options.pr:
             report = _pr(session, files, options.pr, environ)
@@ -72,6 +77,41 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
     except BrokenPipeError:   # `inv version-check | head`: the reader left, keep the status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return report.exit_code()
+
+
+def _images(options: Options, session: Session, environ: Mapping[str, str],
+            settings: Settings) -> int:
+    """``--images [REGISTRY]``: every published cell image against the bake file and upstream."""
+    from rocm_bake.registry import Registry  # noqa: PLC0415 (--images only)
+    from rocm_bake_checks.drift import images  # noqa: PLC0415 (--images only)
+
+    host, _, prefix = (options.images or _fleet_registry(options.fleet)).partition("/")
+    try:
+        report = images.check(Registry(host), options.files, environ,
+                              lambda definition, names: session.check(definition,
+                                                                      names).findings,
+                              prefix.strip("/"))
+    finally:
+        session.close()
+    if settings.record is not None:
+        settings.record.save(Path(options.record))
+    if options.images_out:
+        images.write(report, Path(options.images_out))
+    text = images.as_json(report) if options.output == "json" else images.table(report)
+    print(redact.text(text))
+    return report.exit_code()
+
+
+def _fleet_registry(path: str) -> str:
+    from urllib.parse import urlparse  # noqa: PLC0415
+
+    from rocm_bake import fleet  # noqa: PLC0415 (--images without a registry only)
+
+    url = fleet.load(path).registry
+    host = urlparse(url).netloc
+    if not host:
+        raise UsageError(f"{path}: registry url {url!r} has no host")
+    return host
 
 
 def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str]) -> Report:
@@ -140,6 +180,12 @@ def _default_file() -> str:
 def _validate(options: Options) -> None:
     if options.offline and options.record:
         raise UsageError("--offline and --record exclude each other (replay or record, not both)")
+    if options.images is not None and (options.pr or options.docs or options.explain
+                                       or options.output == "markdown"):
+        raise UsageError("--images reads the registry: it goes with neither --pr, --docs, "
+                         "--explain nor --markdown")
+    if options.images_out and options.images is None:
+        raise UsageError("--images-out is the report of --images: use it with --images")
     if options.check and not options.docs:
         raise UsageError("--check compares the docs page: use it with --docs")
     if options.docs_file and not options.docs:
