@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import struct
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
+
+import zstandard
 
 from rocm_bake.archaudit.bundles import BUNDLE_MAGIC, EM_AMDGPU, PROCESSORS
 
@@ -48,20 +51,36 @@ def bundle(archs: Sequence[str]) -> bytes:
     return BUNDLE_MAGIC + struct.pack("<Q", len(ids)) + entries + b"".join(payloads)
 
 
+def ccob(archs: Sequence[str], method: str = "zstd", padding: int = 0,
+         announced: int | None = None) -> bytes:
+    """A compressed offload bundle (CCOB version 3) of :func:`bundle` followed by ``padding``
+    zero bytes; ``announced``: another uncompressed size in its header."""
+    inner = bundle(archs) + bytes(padding)
+    body = (zstandard.ZstdCompressor().compress(inner) if method == "zstd"
+            else zlib.compress(inner, 9))
+    header_size = 4 + 4 + 16 + 8
+    return (b"CCOB" + struct.pack("<HH", 3, 1 if method == "zstd" else 0)
+            + struct.pack("<QQ", header_size + len(body),
+                          len(inner) if announced is None else announced)
+            + bytes(8) + body)
+
+
 def _section(name: int, kind: int, flags: int, offset: int, size: int) -> bytes:
     return struct.pack("<IIQQQQIIQQ", name, kind, flags, 0, offset, size, 0, 0, 1, 0)
 
 
-def write_elf(out: IO[bytes], archs: Sequence[str] = (), padding: int = 0) -> int:
-    """An x86-64 shared object; with ``archs`` a ``.hip_fatbin`` of one bundle for them
-    followed by ``padding`` zero bytes, without none (host code only). Its size."""
+def write_elf(out: IO[bytes], archs: Sequence[str] = (), padding: int = 0,
+              fatbin: bytes | None = None) -> int:
+    """An x86-64 shared object; with ``archs`` a ``.hip_fatbin`` of one bundle for them (or
+    ``fatbin``) followed by ``padding`` zero bytes, without none (host code only). Its size."""
     names = b"\0.hip_fatbin\0.shstrtab\0"
-    fatbin = bundle(archs) if archs else b""
-    fatbin_size = len(fatbin) + padding if archs else 0
+    if fatbin is None:
+        fatbin = bundle(archs) if archs else b""
+    fatbin_size = len(fatbin) + padding if fatbin else 0
     shstrtab_at = 64 + fatbin_size
     shoff = shstrtab_at + len(names)
     sections = [bytes(64)]
-    if archs:
+    if fatbin:
         sections.append(_section(1, SHT_PROGBITS, SHF_ALLOC, 64, fatbin_size))
     sections.append(_section(len(b"\0.hip_fatbin\0"), SHT_STRTAB, 0, shstrtab_at, len(names)))
     out.write(_elf_header(EM_X86_64, 0, 0, shoff, len(sections), len(sections) - 1))

@@ -9,6 +9,7 @@ import io
 import json
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from rocm_bake.errors import UsageError
 from tests.cli.test_errors import assert_one_line_error
 from tests.conftest import ROOT, Result, run_cli
 from tests.e2e.stages.conftest import BAKE_FILE, STAGES
-from tests.unit.craftelf import write_elf, write_wheel
+from tests.unit.craftelf import ccob, write_elf, write_wheel
 
 MiB = 1 << 20
 # The audit of a member inflating to BIG bytes stays below this peak RSS (the audit held the
@@ -69,6 +70,29 @@ def test_bundles_after_zero_padding_and_in_a_stream_are_read(tmp_path: Path) -> 
     assert archaudit.read_elf(host, "host.so") is None
 
 
+@pytest.mark.parametrize("method", ["zstd", "zlib"])
+def test_compressed_bundles_inflate_through_a_spool(method: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CCOB whose bundle is followed by 64 MiB of zeros (over the 8 MiB kept in memory):
+    read; one announcing more than the limit, or inflating past what it announces, is one
+    error each."""
+    stream = io.BytesIO()
+    write_elf(stream, fatbin=ccob(["gfx1201"], method, padding=64 * MiB) + bytes(64)
+              + ccob(["gfx950"], method))
+    objects = archaudit.read_elf(stream, "c.so")
+    assert objects is not None
+    assert [(o.processor, o.kind) for o in objects] == [("gfx1201", f"CCOB v3 {method}"),
+                                                         ("gfx950", f"CCOB v3 {method}")]
+    monkeypatch.setenv("ROCM_BAKE_AUDIT_MAX_MEMBER_BYTES", str(32 * MiB))
+    with pytest.raises(archaudit.BundleError, match=r"^c.so: a compressed offload bundle "
+                       r"announces \d+ bytes, over the audit's limit of 33554432 bytes"):
+        archaudit.read_elf(stream, "c.so")
+    liar = io.BytesIO()
+    write_elf(liar, fatbin=ccob(["gfx950"], method, padding=MiB, announced=1000))
+    with pytest.raises(archaudit.BundleError, match="inflates past the 1000 bytes announced"):
+        archaudit.read_elf(liar, "liar.so")
+
+
 def test_a_member_over_the_limit_is_one_line_exit_2(tmp_path: Path) -> None:
     wheel = write_wheel(tmp_path / "big-1.0-py3-none-any.whl",
                         {"big/_big.so": (["gfx950"], 3 * MiB)})
@@ -95,6 +119,42 @@ def test_an_archive_over_the_limit_is_one_line_exit_2(tmp_path: Path) -> None:
         f"{wheel}: its files inflate to ", "(ROCM_BAKE_AUDIT_MAX_ARCHIVE_BYTES)")
     assert_one_line_error(audit_cli(str(wheel), env={"ROCM_BAKE_AUDIT_MAX_MEMBER_BYTES": "1e9"}),
                           "ROCM_BAKE_AUDIT_MAX_MEMBER_BYTES='1e9': expected a positive number")
+
+
+def image_archive(tmp_path: Path, members: dict[str, bytes]) -> Path:
+    """A `docker image save`-shaped tarball of one layer holding ``members``."""
+    layer = io.BytesIO()
+    with tarfile.open(fileobj=layer, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    archive = tmp_path / "image.tar"
+    manifest = json.dumps([{"Config": "config.json", "Layers": ["layer.tar"]}]).encode()
+    with tarfile.open(archive, "w") as tar:
+        for name, data in (("manifest.json", manifest), ("layer.tar", layer.getvalue())):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def test_an_image_file_or_image_over_the_limit_is_one_line_exit_2(tmp_path: Path) -> None:
+    big, small = io.BytesIO(), io.BytesIO()
+    write_elf(big, ["gfx950"], 3 * MiB)
+    write_elf(small, ["gfx950"])
+    archive = image_archive(tmp_path, {"opt/lib/big.so": big.getvalue(),
+                                       "opt/lib/small.so": small.getvalue()})
+    ok = audit_cli(str(archive), "--expect", "gfx950", "--json")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert [f["path"] for f in json.loads(ok.stdout)["files"]] == [
+        f"{archive}:/opt/lib/big.so", f"{archive}:/opt/lib/small.so"]
+    assert_one_line_error(
+        audit_cli(str(archive), env={"ROCM_BAKE_AUDIT_MAX_MEMBER_BYTES": str(2 * MiB)}),
+        f"{archive}:/opt/lib/big.so: ", "over the audit's limit of 2097152 bytes for one file")
+    assert_one_line_error(
+        audit_cli(str(archive), env={"ROCM_BAKE_AUDIT_MAX_ARCHIVE_BYTES": str(2 * MiB)}),
+        f"{archive}: its files inflate to ", "limit of 2097152 bytes for one archive")
 
 
 def test_a_bad_limit_variable_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,7 +29,7 @@ from elftools.common.exceptions import ELFError
 from elftools.construct.core import ConstructError
 from elftools.elf.elffile import ELFFile
 
-from rocm_bake.archaudit.limits import CHUNK_BYTES, SPOOL_BYTES, max_member
+from rocm_bake.archaudit.limits import CHUNK_BYTES, ENV_PREFIX, SPOOL_BYTES, max_member
 from rocm_bake.errors import RocmBakeError
 
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
@@ -224,7 +224,7 @@ class _Inflater:
 
     def feed(self, chunk: bytes) -> Iterator[bytes]:
         if self._zlib is not None:
-            data = self._zlib.unconsumed_tail + chunk
+            data = chunk
             while data and not self._zlib.eof:
                 yield self._zlib.decompress(data, CHUNK_BYTES)
                 data = self._zlib.unconsumed_tail
@@ -253,7 +253,11 @@ def _inflate(method: int, data: IO[bytes], start: int, stop: int, announced: int
              ) -> tuple[IO[bytes], int]:
     """Inflate the stream at ``start`` (ending by ``stop``) into a spooled copy: the copy and
     the length of the stream."""
-    bound = min(announced, max_member())
+    limit = max_member()
+    if announced > limit:
+        raise BundleError(f"a compressed offload bundle announces {announced} bytes, over the "
+                          f"audit's limit of {limit} bytes for one file "
+                          f"({ENV_PREFIX}MAX_MEMBER_BYTES)")
     inflater = _Inflater(method)
     out: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES,  # noqa: SIM115
                                                    prefix="rocm-bake-audit-")
@@ -268,9 +272,9 @@ def _inflate(method: int, data: IO[bytes], start: int, stop: int, announced: int
             fed += len(chunk)
             for piece in inflater.feed(chunk):
                 written += len(piece)
-                if written > bound:
-                    raise BundleError(f"corrupt compressed offload bundle (inflates past "
-                                      f"{bound} bytes, {announced} announced)")
+                if written > announced:
+                    raise BundleError(f"corrupt compressed offload bundle (inflates past the "
+                                      f"{announced} bytes announced)")
                 out.write(piece)
         if not inflater.eof:
             raise BundleError(f"truncated compressed offload bundle ({_METHODS[method]} "

@@ -18,6 +18,7 @@ import posixpath
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -69,7 +70,7 @@ def _wheel(source: Path | IO[bytes], name: str) -> Iterator[ElfFile]:
                         continue
                     with spool(member, where, head, limit) as copy:
                         yield where, copy
-    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+    except (zipfile.BadZipFile, zlib.error, NotImplementedError, EOFError, OSError) as exc:
         raise InputError(f"{name}: not a readable wheel ({exc})") from None
 
 
@@ -163,7 +164,8 @@ def _layers(archive: tarfile.TarFile) -> list[str]:
     return [str(layer) for layer in layers]
 
 
-def _final_files(archive: tarfile.TarFile, layers: list[str]) -> dict[str, tuple[int, str]]:
+def _final_files(archive: tarfile.TarFile, layers: list[str], reference: str
+                 ) -> dict[str, tuple[int, str]]:
     """Path -> (layer index, member name) of every regular file of the image's final file
     system: later layers win, ``.wh.`` files delete, ``.wh..wh..opq`` empties a directory."""
     files: dict[str, tuple[int, str]] = {}
@@ -187,7 +189,7 @@ def _final_files(archive: tarfile.TarFile, layers: list[str]) -> dict[str, tuple
                     files[path] = (index, member.name)
                     total += member.size
                     if total > limit:
-                        raise archive_too_large("image", total, limit)
+                        raise archive_too_large(reference, total, limit)
                 else:
                     files.pop(path, None)
     return files
@@ -203,7 +205,7 @@ def _image_archive(tarball: Path, reference: str, leave_out: Sequence[str] = ()
         with tarfile.open(tarball) as archive:
             layers = _layers(archive)
             wanted: dict[int, dict[str, str]] = {}
-            for path, (index, member) in _final_files(archive, layers).items():
+            for path, (index, member) in _final_files(archive, layers, reference).items():
                 if not _left_out(path, leave_out):
                     wanted.setdefault(index, {})[member] = path
             for index, layer in enumerate(layers):
