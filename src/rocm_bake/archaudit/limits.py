@@ -4,8 +4,11 @@ Nothing an input holds is read whole into memory: an ELF file is parsed by seeki
 section headers, then its ``.hip_fatbin`` bundle by bundle, of each code object only the ELF
 header); what cannot be seeked (a wheel's compressed member, a file in an image layer, an
 inflated ``CCOB`` bundle) is first copied to a spooled temporary file, in memory up to
-``SPOOL_BYTES``, on disk beyond. An input that would take more than a limit is one error line
-(exit status 2) before or as soon as the limit is passed, never a machine out of memory:
+``SPOOL_BYTES``, beyond that in a temporary file of ``TMPDIR`` (so an audit needs free space
+there for its largest file; an image read by reference or from a registry is written there
+whole first, as ``docker image save`` or ``skopeo copy`` gives it). An input that would take
+more than a limit is one error line (exit status 2) before or as soon as the limit is passed,
+never a machine out of memory:
 
 * ``MAX_MEMBER_BYTES``: one file, inflated: an ELF, a wheel's member, a file of an image
   layer, a compressed offload bundle's inflated bundle (8 GiB; a PyTorch ROCm
