@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import ipaddress
+import os
+import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +20,14 @@ LINUX_AMD64 = ("--override-os", "linux", "--override-arch", "amd64")
 class RegistryImageError(RocmBakeError):
     """skopeo could not read an image from its registry: the message names the image and
     skopeo's last line."""
+
+
+def require(env: Mapping[str, str] | None = None) -> None:
+    """Fail fast, before hours of building, when skopeo is not installed."""
+    path = (env if env is not None else os.environ).get("PATH")
+    if shutil.which("skopeo", path=path) is None:
+        raise RegistryImageError("skopeo is not installed: the arch audit reads images from "
+                                 "their registry with it (apt-get install skopeo)")
 
 
 def registry_host(reference: str) -> str | None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from rocm_bake import buildx, redact
+from rocm_bake import buildx, redact, skopeo
 from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
 from rocm_bake.fleet import Fleet, Node
@@ -153,6 +153,7 @@ class FleetRun:
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> int:
+        skopeo.require(self.env)              # the arch audit at the end reads the registry
         insecure = [n.name for n in self.fleet.nodes if fleet_nodes.insecure_tcp(n)]
         if insecure:
             raise FleetBuildError(f"node(s) {', '.join(insecure)}: {fleet_nodes.INSECURE_TCP}")
