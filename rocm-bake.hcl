@@ -760,6 +760,15 @@ VERSION_TAG = {
   lmcache = "${trimprefix(LMCACHE_REF, "v")}-git${substr(LMCACHE_COMMIT, 0, 8)}"
 }
 
+# The components whose cells carry no GPU code of their own, and why: the arch audit after a
+# build (archaudit/cells.py) fails any other cell whose artifacts hold no GPU code for its arch.
+# Each reason becomes the cell's label rocm-bake.no-gpu-code.
+NO_GPU_CODE = {
+  base   = "the ROCm base image, Python and build tools: ROCm's own libraries (/opt/rocm*) are left out of the audit"
+  triton = "Triton compiles its kernels at run time: its wheel holds the compiler, no .hip_fatbin (vLLM docker/Dockerfile.rocm_base build_triton)"
+  nixl   = "UCX and NIXL are host code over the HIP runtime API (no HIP kernels)"
+}
+
 # Registry layer cache, keyed by the pins each stage depends on.
 CACHE_REPO = "${IMAGE_REPO}/buildcache"
 CACHE_KEY = {
@@ -853,10 +862,10 @@ target "empty" {
 target "_cell" {
   matrix = { component = keys(CACHE_KEY), arch = CELL_ARCHS }
   name   = "_cell-${component}-${arch}"
-  labels = {
+  labels = merge({
     "rocm-bake.component" = component
     "rocm-bake.arch"      = arch
-  }
+  }, { for k, v in { "rocm-bake.no-gpu-code" = lookup(NO_GPU_CODE, component, "") } : k => v if v != "" })
   # The cell's name on its builds in the buildx history (inv why-rebuilt finds them by it);
   # no Dockerfile declares it, so no step's cache key sees it.
   args = {
@@ -1088,6 +1097,8 @@ target "wheels" {
     ROCM_BAKE_PINS = jsonencode(PINS)
     SKIPPED        = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
   })
+  # An arch every component with GPU code skips exports wheels without GPU code.
+  labels = { for k, v in { "rocm-bake.no-gpu-code" = "every component with GPU code skips ${arch} (SKIP)" } : k => v if length([for c in keys(CACHE_KEY) : c if lookup(NO_GPU_CODE, c, "") == "" && contains(ARCHS[c], arch)]) == 0 }
   output = ["type=local,dest=dist/${arch}"]
 }
 

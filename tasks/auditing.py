@@ -13,7 +13,8 @@ from tasks._cli import reports_errors
 
 @task(positional=["path"], iterable=["source", "expect"], help={
     "source": "a wheel, a directory (e.g. dist/gfx950), an ELF file, a `docker image save` "
-              ".tar, or an image reference in the engine (repeatable; also positional)",
+              ".tar, an image reference in the engine, or docker://REGISTRY/NAME:TAG read "
+              "from its registry (repeatable; also positional)",
     "expect": "the archs every ELF with GPU code must carry, exactly (repeatable, or "
               "gfx950,gfx1201 / gfx950;gfx1201); without it the audit only lists",
     "path": "what to audit (see --source)",
@@ -25,7 +26,10 @@ def audit_arch(c: Context, path: str | None = None, source: list[str] | None = N
     """List the GPU code objects (offload bundle entries, ELF e_flags) of every ELF in PATH.
 
     Exit status: 0 every ELF with GPU code carries exactly the expected archs (or none were
-    expected), 1 one lacks an expected arch or carries another, 2 an input cannot be read.
+    expected), 1 one lacks an expected arch or carries another (or, with --expect, there is
+    no GPU code at all), 2 an input cannot be read or is past the audit's limits (8 GiB for
+    one file inflated, 64 GiB for one archive; ROCM_BAKE_AUDIT_MAX_MEMBER_BYTES and
+    ROCM_BAKE_AUDIT_MAX_ARCHIVE_BYTES override them).
     """
     from rocm_bake import archaudit
     from rocm_bake.errors import UsageError

@@ -83,8 +83,10 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
           prefix: str = "rocm-bake/fleet", tag: str = "", read_only: bool = False,
           retries: int = 2, log_dir: str = "fleet-logs", history: str = "perf/history.jsonl",
           json: bool = False, perf_out: str = "", commit: str = "", lane: str = "") -> None:
-    """Build cells (target x arch) over every node of the fleet at once; exit 0 all built,
-    2 something could not be built (named)."""
+    """Build cells (target x arch) over every node of the fleet at once, then arch-audit each
+    built cell's image from the registry (one `arch:` line each); exit 0 all built and
+    audited ok, 1 a cell carries a wrong GPU arch or no GPU code, 2 something could not be
+    built or audited (named)."""
     import json as jsonlib
     from pathlib import Path
 
@@ -92,6 +94,7 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     from rocm_bake import commit as commits
     from rocm_bake import fleet as fleets
     from rocm_bake import provenance
+    from rocm_bake.archaudit import cells as archaudit_cells
     from rocm_bake.fleetbuild import cells as fleet_cells
     from rocm_bake.fleetbuild import record, runner
     from rocm_bake.fleetbuild.progress import Progress
@@ -135,9 +138,13 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
               f"{rec.finished - rec.started:.1f}s"
               + (f"; lost: {', '.join(lost)}" if lost else "")
               + f"; record {done.json_path}")
-    if rec.exit_status:
-        bad = [f"{r.cell} ({r.status}: {r.reason})" for r in rec.cells.values()
-               if r.status != "built"]
+    for cell in rec.cells.values():
+        for line in cell.audit:
+            print(f"arch: {line}", file=sys.stderr)
+    bad = [f"{r.cell} ({r.status}: {r.reason})" for r in rec.cells.values()
+           if r.status != "built"]
+    if bad:
         print(f"error: not built: {'; '.join(bad)}", file=sys.stderr)
         raise Exit(code=rec.exit_status)
+    archaudit_cells.check(done.audits)
 

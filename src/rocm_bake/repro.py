@@ -216,4 +216,5 @@ def audit_image(prepared: build.PreparedBuild, target: str, image: Image,
         return None
     arch = cells.cell_arch(target, archs)
     tarball = str(image.tarball)
-    return cells.audit_artifacts(target, arch, cells.Artifacts((tarball,), (tarball,)), env)
+    return cells.audit_artifacts(target, arch, cells.Artifacts((tarball,), (tarball,)), env,
+                                 cells.no_gpu_code(prepared.plan.targets[target]))

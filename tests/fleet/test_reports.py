@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT, VENV_BIN, minimal_env, run_cli
 from tests.fleet.conftest import TwoNodes, fresh_salt
-from tests.fleet.test_two_nodes import build_argv, record
+from tests.fleet.test_two_nodes import audited_line, build_argv, record
 
 
 @pytest.fixture
@@ -52,7 +52,8 @@ def test_a_real_run_served_live_then_published_shows_both_lanes(
     from tests.docs import browser  # noqa: PLC0415
 
     url, logs = report_server
-    result = run_cli(build_argv(two_nodes, logs), env={"SALT": fresh_salt(), "SLEEP": "1"})
+    result = run_cli(build_argv(two_nodes, logs, "--lane", "nightly"),
+                     env={"SALT": fresh_salt(), "SLEEP": "1"})
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"live report: {url}fleet/" in result.stdout
     rec = record(logs)
@@ -69,7 +70,12 @@ def test_a_real_run_served_live_then_published_shows_both_lanes(
     head = chrome.find_element(By.ID, "head").text
     assert "6 built / 0 failed / 0 blocked" in head and rec["run_id"] in head
     on["node2"][0].click()
-    assert "digest sha256:" in chrome.find_element(By.ID, "detail").text
+    detail = chrome.find_element(By.ID, "detail").text
+    assert "digest sha256:" in detail
+    # the tooltip carries the cell's arch audit, as inv fleet.build printed it
+    shown = on["node2"][0].get_attribute("data-cell")
+    assert f"arch:  {audited_line(shown, rec['run_id'])}" in detail
+    assert f"arch: {audited_line(shown, rec['run_id'])}" in result.stderr
     chrome.save_screenshot(str(tmp_path / "fleet-served.png"))
     assert browser.console_errors(chrome) == []
 
@@ -84,3 +90,9 @@ def test_a_real_run_served_live_then_published_shows_both_lanes(
     assert len(chrome.find_elements(By.CSS_SELECTOR, "rect.bar")) == 6
     chrome.save_screenshot(str(tmp_path / "fleet-published.png"))
     assert browser.console_errors(chrome) == []
+    # the nightly page: every cell's arch audit lines
+    chrome.get((site / "nightly" / "index.html").as_uri())
+    audits = [e.text for e in chrome.find_elements(By.CSS_SELECTOR, "td.audit.built")]
+    assert sorted(audits) == sorted(audited_line(c["cell"], rec["run_id"])
+                                    for c in rec["cells"])
+    chrome.save_screenshot(str(tmp_path / "nightly-published.png"))

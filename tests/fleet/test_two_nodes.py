@@ -46,6 +46,21 @@ def in_registry(cell: str, tag: str) -> bool:
     return response.status_code == 200
 
 
+def arch_lines(stderr: str) -> dict[str, str]:
+    """The ``arch:`` lines of a run, by cell (the arch audit of each built cell)."""
+    lines = [line.removeprefix("arch: ") for line in stderr.splitlines()
+             if line.startswith("arch: ")]
+    return {line.split(":", 1)[0]: line for line in lines}
+
+
+def audited_line(cell: str, tag: str) -> str:
+    """The audit of a busybox stand-in, read from the registry: busybox is its one ELF."""
+    return (f"{cell}: no GPU code (1 host-only ELF file(s)) in image "
+            f"127.0.0.1:5000/{PREFIX}/{cell}:{tag} (from its registry) (/opt/rocm* left out: "
+            "ROCm's own), as its label rocm-bake.no-gpu-code says: busybox stand-ins: no GPU "
+            "code")
+
+
 def prune_build_caches(nodes: TwoNodes) -> None:
     for host in (nodes.node1, nodes.node2):
         subprocess.run(["docker", "builder", "prune", "-af"], env=minimal_env(
@@ -80,6 +95,11 @@ def test_every_node_busy_at_once_then_served_from_the_shared_registry_cache(
         assert f"mid-a1.contexts.base=docker-image://127.0.0.1:5000/{PREFIX}/base-a1:" in mid_log
         assert all(c["attempts"][-1]["run_steps"] == 1 for c in by_cell.values())
         assert "6 cells on 2 node(s)" in first.stdout
+        # every built cell arch-audited from the registry (never loaded into an engine)
+        assert arch_lines(first.stderr) == {cell: audited_line(cell, rec["run_id"])
+                                            for cell in CELLS}
+        assert all(c["audit"] == [audited_line(c["cell"], rec["run_id"])]
+                   and c["audit_exit"] == 0 for c in by_cell.values())
         # every published cell carries its provenance: read back from the registry by cell+tag
         made = run_cli(["inv", "inspect", "mid-a1", "--tag", rec["run_id"], "--registry",
                         "127.0.0.1:5000", "--prefix", PREFIX, "--json"])
@@ -176,6 +196,27 @@ def test_a_failing_cell_and_what_it_blocks_are_named_exit_2(
                                                          "top-a2"))
     assert "not built: " in result.stderr
     assert "mid-a1 (failed" in result.stderr and "top-a1 (blocked: needs mid-a1)" in result.stderr
+
+
+def test_a_cell_without_gpu_code_and_no_label_fails_the_audit_exit_1(
+        two_nodes: TwoNodes, tmp_path: Path) -> None:
+    """NO_GPU_CODE empty: the cells no longer say why they carry no GPU code, so the audit of
+    what they pushed (read from the registry) fails them: exit 1, the image named."""
+    result = run_cli(build_argv(two_nodes, tmp_path, "--cells", "base-a1"),
+                     env={"SALT": fresh_salt(), "SLEEP": "0", "NO_GPU_CODE": ""})
+    assert result.returncode == 1, result.stderr[-2000:]
+    rec = record(tmp_path)
+    (cell,) = rec["cells"]
+    image = f"127.0.0.1:5000/{PREFIX}/base-a1:{rec['run_id']}"
+    assert cell["status"] == "built" and cell["audit_exit"] == 1 and rec["exit_status"] == 1
+    assert cell["audit"] == [
+        f"base-a1: expected a1: NO GPU CODE: 1 host-only ELF file(s), none with GPU code, in "
+        f"image {image} (from its registry) (/opt/rocm* left out: ROCm's own)",
+        f"base-a1: no GPU code objects in docker://{image} (expected a1)"]
+    assert [f"arch: {line}" for line in cell["audit"]] == [
+        line for line in result.stderr.splitlines() if line.startswith("arch: ")]
+    assert result.stderr.rstrip().endswith(
+        "error: arch audit: no GPU code in base-a1 (see the arch: lines)")
 
 
 def test_status_create_and_rm(two_nodes: TwoNodes, tmp_path: Path) -> None:

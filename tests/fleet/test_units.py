@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake import skopeo
+from rocm_bake.errors import RocmBakeError
 from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import cells, nodes, record, runner
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
@@ -107,6 +109,18 @@ def test_watchdog_stops_the_bakes_of_a_node_that_stops_answering(
     monkeypatch.setattr(nodes, "reachable", lambda *a, **k: False)
     run._watch()
     assert proc.wait(timeout=10) != 0
+
+
+def test_without_skopeo_a_run_fails_before_building(tmp_path: Path) -> None:
+    """The arch audit at the end reads the registry with skopeo: missing, nothing starts."""
+    fleet = Fleet((Node("a", "unix:///nowhere.sock"),), "http://127.0.0.1:5000/", None)
+    cell = FleetCell("c-x", "c", "x", (), {}, 1.0, "static")
+    run = runner.FleetRun(fleet, runner.FleetRequest(["f.hcl"], [cell], log_root=tmp_path),
+                          env={"PATH": str(tmp_path)})
+    with pytest.raises(RocmBakeError, match=r"^skopeo is not installed: the arch audit"):
+        run.run()
+    assert not run.json_path.exists() and run.record.cells["c-x"].status == "pending"
+    skopeo.require()                       # here it is
 
 
 def test_a_cell_only_goes_to_a_node_of_its_platforms() -> None:

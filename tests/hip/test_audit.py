@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import archaudit
+from rocm_bake.archaudit import cells
 from rocm_bake.archaudit.bundles import read_code_object
+from rocm_bake.bake.target import Target
 from tests.cli.test_errors import assert_one_line_error
 from tests.conftest import Result, run_cli
 from tests.hip.conftest import ARCHS, Compiled, docker_run
@@ -232,6 +234,36 @@ def test_images_by_reference_final_file_system(engine: str, compiled: Compiled,
     finally:
         subprocess.run(["docker", "image", "rm", *tags.values()], env=env,
                        capture_output=True, check=False)
+
+
+def test_an_image_only_in_the_registry_is_read_from_the_registry(
+        engine: str, compiled: Compiled, tmp_path: Path) -> None:
+    """Pushed to the loopback registry, then removed from the engine: `docker://REF` reads its
+    layers from the registry (skopeo; nothing pulled), whiteouts applied; inv build's audit of
+    a target whose image the engine lacks reads it there too, instead of "not audited"."""
+    context = deleting_context(compiled, tmp_path)
+    env = {**os.environ, "DOCKER_HOST": engine}
+    image = f"127.0.0.1:5000/rocm-bake-test/audit-registry:{tmp_path.name.lower()}"
+    subprocess.run(["docker", "buildx", "build", "--build-arg", "DELETE=0", "--output",
+                    f"type=image,name={image},push=true", str(context)], env=env,
+                   capture_output=True, text=True, timeout=300, check=True)
+    subprocess.run(["docker", "image", "rm", image], env=env, capture_output=True, check=False)
+    assert subprocess.run(["docker", "image", "inspect", image], env=env,
+                          capture_output=True, check=False).returncode != 0
+    result = audit_cli(f"docker://{image}", "--expect", "gfx950", engine=engine)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"docker://{image}:/opt/lib/axpy-gfx1201.o: carries gfx1201" in result.stdout
+    assert f"docker://{image}:/opt/lib/libtwo-gfx950.so" in result.stdout
+    assert subprocess.run(["docker", "image", "inspect", image], env=env,
+                          capture_output=True, check=False).returncode != 0   # no pull
+    target = Target("app-gfx950", {"tags": [image]})
+    found = cells.artifacts(target, tmp_path, env)
+    assert found.sources == found.images == (f"docker://{image}",) and not found.unaudited
+    line = cells.audit_artifacts("app-gfx950", "gfx950", found, env).lines()[0]
+    assert line.startswith("app-gfx950: expected gfx950: WRONG ARCH (2 problem(s)): 2 ELF")
+    assert f"in image {image} (from its registry)" in line
+    assert_one_line_error(audit_cli(f"docker://{image}-absent", engine=engine),
+                          f"skopeo copy docker://{image}-absent: ")
 
 
 def test_json_is_the_table_s_data(compiled: Compiled) -> None:

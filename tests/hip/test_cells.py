@@ -55,8 +55,10 @@ def test_where_each_output_is_read_back(tmp_path: Path) -> None:
 
 def test_verdicts_add_up() -> None:
     ok = cells.CellAudit("a-gfx950", "gfx950", cells.Artifacts(("d",)),
-                         Audit(("d",), (), 2, ("gfx950",), require_gpu_code=False))
-    assert ok.lines() == ["a-gfx950: no GPU code (2 host-only ELF file(s)) in d"]
+                         Audit(("d",), (), 2, ("gfx950",), require_gpu_code=False),
+                         no_gpu_code="host code only")
+    assert ok.lines() == ["a-gfx950: no GPU code (2 host-only ELF file(s)) in d, as its label "
+                          "rocm-bake.no-gpu-code says: host code only"]
     unreadable = cells.CellAudit("b-gfx950", "gfx950", cells.Artifacts(("x",)),
                                  error="x: no such file or directory")
     assert unreadable.lines() == ["b-gfx950: cannot audit: x: no such file or directory"]

@@ -15,6 +15,13 @@ def run_id(index: int) -> str:
     return f"20260101T{index // 60:02d}{index % 60:02d}00Z-{index:04x}"
 
 
+def audit_line(cell: str, arch: str, ref: str) -> str:
+    """The arch audit's line for a built cell with GPU code for its arch (archaudit.cells)."""
+    return (f"{cell}: expected {arch}: ok: 1 ELF file(s) with GPU code carry {arch} "
+            f"(3 host-only) in image {ref} (from its registry) (/opt/rocm* left out: ROCm's "
+            "own)")
+
+
 def record(index: int, cells: int = 6, nodes: int = 2, seed: int = 0,
            finished: bool = True, t0: float = T0) -> RunRecord:
     """A run of ``cells`` cells (chains of three: base -> mid -> top per arch) over ``nodes``
@@ -38,8 +45,9 @@ def record(index: int, cells: int = 6, nodes: int = 2, seed: int = 0,
                           sccache={"c/c++": {"hits": rng.randint(0, 900),
                                              "misses": rng.randint(0, 90)}})
         free[node] = attempt.end
-        recs[name] = CellRecord(name, depends, seconds, f"127.0.0.1:5000/x/{name}:t",
-                                level, arch, "built", "", [attempt])
+        ref = f"127.0.0.1:5000/x/{name}:t"
+        recs[name] = CellRecord(name, depends, seconds, ref, level, arch, "built", "",
+                                [attempt], audit=[audit_line(name, arch, ref)], audit_exit=0)
     last = recs[list(recs)[-1]]
     if not finished:
         last.status = "running"

@@ -58,7 +58,8 @@ def test_the_selector_switches_between_two_runs(chrome: Any, tmp_path: Path) -> 
     bars(chrome, cell="top-a2")[0].click()
     detail = chrome.find_element(By.ID, "detail").text
     for fact in ("cell   top-a2", "arch   a2", "node   n", "RUN", "CACHED", "sccache c/c++",
-                 "digest sha256:"):
+                 "digest sha256:", "arch:  " + synthetic.audit_line(
+                     "top-a2", "a2", "127.0.0.1:5000/x/top-a2:t")):
         assert fact in detail, detail
     shot(chrome, tmp_path / "selector.png")
     assert browser.console_errors(chrome) == []
@@ -133,6 +134,13 @@ def test_the_nightly_page_names_built_skipped_and_failed(chrome: Any, tmp_path: 
     failed = rec.cells["top-a2"]
     failed.status, failed.reason = "failed", "build failed"
     failed.attempts[-1].returncode, failed.attempts[-1].failed_step = 1, "[2/2] RUN make"
+    failed.audit, failed.audit_exit = [], None      # a cell not built is not audited
+    wrong = rec.cells["mid-a2"]
+    wrong.audit = ["mid-a2: expected a2: NO GPU CODE: 1 host-only ELF file(s), none with GPU "
+                   "code, in image 127.0.0.1:5000/x/mid-a2:t (from its registry)",
+                   "mid-a2: no GPU code objects in docker://127.0.0.1:5000/x/mid-a2:t "
+                   "(expected a2)"]
+    wrong.audit_exit = 1
     rec.skipped = [{"component": "cupy", "arch": "a2", "reason": "no wheel for a2"}]
     synthetic.write(logs, rec)
     publish.publish(tmp_path / "site", logs)
@@ -140,6 +148,12 @@ def test_the_nightly_page_names_built_skipped_and_failed(chrome: Any, tmp_path: 
     text = chrome.find_element(By.TAG_NAME, "body").text
     assert "nightly-a1" in text and "no wheel for a2" in text and "[2/2] RUN make" in text
     assert rec.cells["base-a1"].attempts[-1].digest in text
+    # each built cell's arch audit, as the fleet recorded it; a failed one marked so
+    audits = chrome.find_elements(By.CSS_SELECTOR, "td.audit.built")
+    assert len(audits) == 4 and all(cell.text.endswith("(/opt/rocm* left out: ROCm's own)")
+                                    for cell in audits)
+    (bad,) = chrome.find_elements(By.CSS_SELECTOR, "td.audit.failed")
+    assert bad.text.splitlines() == wrong.audit
     shot(chrome, tmp_path / "nightly.png")
 
 

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                             "rocm_bake.commit", "rocm_bake.services",
                             "rocm_bake.fleet", "rocm_bake.entitlements", "rocm_bake.graph",
                             "rocm_bake.components",
-                            "rocm_bake.engine", "rocm_bake.preflight",
+                            "rocm_bake.engine", "rocm_bake.preflight", "rocm_bake.skopeo",
                             "rocm_bake.archaudit", "rocm_bake.buildx_history",
                             "rocm_bake.contextfiles", "rocm_bake.whyrebuilt",
                             "rocm_bake.registry", "rocm_bake.provenance"}),

@@ -17,16 +17,19 @@ between them), all in the one section.
 from __future__ import annotations
 
 import io
-import re
 import struct
+import tempfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import IO, Any
 
 import zstandard
 from elftools.common.exceptions import ELFError
 from elftools.construct.core import ConstructError
 from elftools.elf.elffile import ELFFile
 
+from rocm_bake.archaudit.limits import CHUNK_BYTES, ENV_PREFIX, SPOOL_BYTES, max_member
 from rocm_bake.errors import RocmBakeError
 
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
@@ -56,7 +59,7 @@ PROCESSORS: dict[int, str] = {
     0x059: "gfx12-generic", 0x05A: "gfx1251", 0x05B: "gfx12-5-generic",
     0x05F: "gfx9-4-generic",
 }
-_NOT_ZERO = re.compile(rb"[^\x00]")
+MAX_BUNDLE_ID = 4096   # bytes of an entry id (hipv4-amdgcn-amd-amdhsa--gfx950: 31)
 _FEATURE_STATES = {1: "", 2: "-", 3: "+"}  # 0 unsupported, 1 any, 2 off, 3 on
 
 
@@ -79,10 +82,63 @@ class CodeObject:
         return self.bundle_id.partition("--")[2]
 
 
-def _u64(data: bytes, at: int, what: str) -> int:
-    if at + 8 > len(data):
+class Region(io.RawIOBase):
+    """A read-only, seekable view of bytes ``[start, start + size)`` of a seekable stream:
+    what pyelftools parses, and what a bundle's entries are read from, without a copy."""
+
+    def __init__(self, stream: IO[bytes], start: int, size: int) -> None:
+        super().__init__()
+        self._stream, self._start, self.size, self._at = stream, start, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._at
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: self.size}[whence]
+        self._at = max(0, base + offset)
+        return self._at
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        count = max(0, min(len(view), self.size - self._at))
+        if count == 0:
+            return 0
+        self._stream.seek(self._start + self._at)
+        data = self._stream.read(count)
+        view[:len(data)] = data
+        self._at += len(data)
+        return len(data)
+
+
+def region(stream: IO[bytes], start: int, size: int) -> IO[bytes]:
+    """Bytes ``[start, start + size)`` of ``stream`` as a seekable stream of their own."""
+    return io.BufferedReader(Region(stream, start, size))
+
+
+def _stream(data: bytes | IO[bytes]) -> tuple[IO[bytes], int]:
+    """A seekable stream of ``data`` and its size."""
+    stream = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+    size = stream.seek(0, io.SEEK_END)
+    stream.seek(0)
+    return stream, size
+
+
+def _read_at(stream: IO[bytes], at: int, count: int) -> bytes:
+    stream.seek(at)
+    return stream.read(count)
+
+
+def _u64(stream: IO[bytes], at: int, what: str) -> int:
+    raw = _read_at(stream, at, 8)
+    if len(raw) < 8:
         raise BundleError(f"truncated offload bundle ({what} at byte {at})")
-    value: int = struct.unpack_from("<Q", data, at)[0]
+    value: int = struct.unpack("<Q", raw)[0]
     return value
 
 
@@ -102,10 +158,12 @@ def target_id(e_flags: int, abiversion: int) -> str:
     return processor + suffix
 
 
-def read_code_object(data: bytes, where: str) -> str:
-    """The target id of one AMDGPU code object (an ELF with e_machine EM_AMDGPU)."""
+def read_code_object(data: bytes | IO[bytes], where: str) -> str:
+    """The target id of one AMDGPU code object (an ELF with e_machine EM_AMDGPU); only its
+    ELF header is read."""
+    stream, _ = _stream(data)
     try:
-        elf = ELFFile(io.BytesIO(data))
+        elf = ELFFile(stream)
         header = elf.header
         machine = header["e_machine"]
         flags = int(header["e_flags"])
@@ -117,131 +175,212 @@ def read_code_object(data: bytes, where: str) -> str:
     return target_id(flags, abiversion)
 
 
-def _entries(data: bytes, start: int, kind: str) -> tuple[list[CodeObject], int]:
+def _entries(data: IO[bytes], size: int, start: int, kind: str
+             ) -> tuple[list[CodeObject], int]:
     """The device entries of the uncompressed bundle at ``start``, and where it ends."""
     count = _u64(data, start + len(BUNDLE_MAGIC), "entry count")
     at = start + len(BUNDLE_MAGIC) + 8
     end = at
     objects: list[CodeObject] = []
-    if count > len(data):
-        raise BundleError(f"corrupt offload bundle ({count} entries in {len(data)} bytes)")
+    if count > size:
+        raise BundleError(f"corrupt offload bundle ({count} entries in {size} bytes)")
     for _ in range(count):
-        offset = _u64(data, at, "entry offset")
-        size = _u64(data, at + 8, "entry size")
-        id_len = _u64(data, at + 16, "entry id length")
+        raw = _read_at(data, at, 24)
+        if len(raw) < 24:
+            raise BundleError(f"truncated offload bundle (entry at byte {at})")
+        offset, length, id_len = struct.unpack("<QQQ", raw)
         at += 24
-        if at + id_len > len(data):
+        if at + id_len > size:
             raise BundleError(f"truncated offload bundle (entry id at byte {at})")
-        bundle_id = data[at:at + id_len].decode("ascii", "replace")
+        if id_len > MAX_BUNDLE_ID:
+            raise BundleError(f"corrupt offload bundle (an entry id of {id_len} bytes)")
+        bundle_id = _read_at(data, at, id_len).decode("ascii", "replace")
         at += id_len
-        if start + offset + size > len(data):
-            raise BundleError(f"truncated offload bundle ({bundle_id}: {size} bytes at "
-                              f"{offset}, {len(data) - start} in the bundle)")
-        end = max(end, at, start + offset + size)
-        if bundle_id.startswith("host-") or size == 0:
+        if start + offset + length > size:
+            raise BundleError(f"truncated offload bundle ({bundle_id}: {length} bytes at "
+                              f"{offset}, {size - start} in the bundle)")
+        end = max(end, at, start + offset + length)
+        if bundle_id.startswith("host-") or length == 0:
             continue
-        payload = data[start + offset:start + offset + size]
-        target = read_code_object(payload, bundle_id)
+        target = read_code_object(region(data, start + offset, length), bundle_id)
         objects.append(CodeObject(bundle_id, target, target.partition(":")[0], kind))
     return objects, max(end, at)
 
 
 _COMPRESSED_HEADERS = {1: ("<I", None), 2: ("<II", 0), 3: ("<QQ", 0)}
 _METHODS = {0: "zlib", 1: "zstd"}
+# zstd input fed per call: a zstd block inflates at most ~32768-fold, so one call's output
+# stays a few MiB whatever the stream.
+ZSTD_FEED = 256
 
 
-def _decompress(method: int, payload: bytes) -> tuple[bytes, int]:
-    """Decompress one stream at the start of ``payload``: its bytes and its length."""
+class _Inflater:
+    """One zlib or zstd stream, inflated with bounded output per call."""
+
+    def __init__(self, method: int) -> None:
+        self._zlib = zlib.decompressobj() if method == 0 else None
+        self._zstd = zstandard.ZstdDecompressor().decompressobj() if method == 1 else None
+        self._pending = b""
+
+    def feed(self, chunk: bytes) -> Iterator[bytes]:
+        if self._zlib is not None:
+            data = chunk
+            while data and not self._zlib.eof:
+                yield self._zlib.decompress(data, CHUNK_BYTES)
+                data = self._zlib.unconsumed_tail
+            return
+        assert self._zstd is not None
+        for at in range(0, len(chunk), ZSTD_FEED):
+            if self._zstd.eof:
+                self._pending += chunk[at:]
+                return
+            yield self._zstd.decompress(chunk[at:at + ZSTD_FEED])
+
+    @property
+    def eof(self) -> bool:
+        return bool((self._zlib or self._zstd).eof)  # type: ignore[union-attr]
+
+    @property
+    def unused(self) -> int:
+        """Bytes fed past the end of the stream."""
+        if self._zlib is not None:
+            return len(self._zlib.unused_data)
+        assert self._zstd is not None
+        return len(self._zstd.unused_data) + len(self._pending)
+
+
+def _inflate(method: int, data: IO[bytes], start: int, stop: int, announced: int
+             ) -> tuple[IO[bytes], int]:
+    """Inflate the stream at ``start`` (ending by ``stop``) into a spooled copy: the copy and
+    the length of the stream."""
+    limit = max_member()
+    if announced > limit:
+        raise BundleError(f"a compressed offload bundle announces {announced} bytes, over the "
+                          f"audit's limit of {limit} bytes for one file "
+                          f"({ENV_PREFIX}MAX_MEMBER_BYTES)")
+    inflater = _Inflater(method)
+    out: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES,  # noqa: SIM115
+                                                   prefix="rocm-bake-audit-")
+    written = fed = 0
     try:
-        if method == 0:
-            inflater = zlib.decompressobj()
-            out = inflater.decompress(payload)
-            if not inflater.eof:
-                raise BundleError("truncated compressed offload bundle (zlib stream ends early)")
-            return out, len(payload) - len(inflater.unused_data)
-        zstd = zstandard.ZstdDecompressor().decompressobj()
-        out = zstd.decompress(payload)
-        if not zstd.eof:
-            raise BundleError("truncated compressed offload bundle (zstd frame ends early)")
-        return out, len(payload) - len(zstd.unused_data)
+        at = start
+        while at < stop and not inflater.eof:
+            chunk = _read_at(data, at, min(CHUNK_BYTES, stop - at))
+            if not chunk:
+                break
+            at += len(chunk)
+            fed += len(chunk)
+            for piece in inflater.feed(chunk):
+                written += len(piece)
+                if written > announced:
+                    raise BundleError(f"corrupt compressed offload bundle (inflates past the "
+                                      f"{announced} bytes announced)")
+                out.write(piece)
+        if not inflater.eof:
+            raise BundleError(f"truncated compressed offload bundle ({_METHODS[method]} "
+                              "stream ends early)")
     except (zlib.error, zstandard.ZstdError) as exc:
+        out.close()
         raise BundleError(f"corrupt compressed offload bundle ({exc})") from None
+    except BaseException:
+        out.close()
+        raise
+    out.seek(0)
+    return out, fed - inflater.unused
 
 
-def _compressed(data: bytes, start: int) -> tuple[list[CodeObject], int]:
+def _compressed(data: IO[bytes], size: int, start: int) -> tuple[list[CodeObject], int]:
     """The entries of the ``CCOB`` bundle at ``start``, and where it ends."""
-    if start + 8 > len(data):
+    head = _read_at(data, start + 4, 4)
+    if len(head) < 4:
         raise BundleError("truncated compressed offload bundle header")
-    version, method = struct.unpack_from("<HH", data, start + 4)
+    version, method = struct.unpack("<HH", head)
     if version not in _COMPRESSED_HEADERS or method not in _METHODS:
         raise BundleError(f"unknown compressed offload bundle (version {version}, "
                           f"method {method})")
     layout, total_index = _COMPRESSED_HEADERS[version]
     fields_at = start + 8
     header_end = fields_at + struct.calcsize(layout) + 8  # + the u64 hash
-    if header_end > len(data):
+    if header_end > size:
         raise BundleError("truncated compressed offload bundle header")
-    fields = struct.unpack_from(layout, data, fields_at)
+    fields = struct.unpack(layout, _read_at(data, fields_at, struct.calcsize(layout)))
     uncompressed_size = fields[-1]
-    limit = len(data)
+    limit = size
     if total_index is not None:
         total = fields[total_index]
-        if start + total > len(data):
+        if start + total > size:
             raise BundleError(f"truncated compressed offload bundle ({total} bytes announced, "
-                              f"{len(data) - start} present)")
+                              f"{size - start} present)")
         limit = start + total
-    inner, used = _decompress(method, data[header_end:limit])
-    if len(inner) != uncompressed_size:
-        raise BundleError(f"corrupt compressed offload bundle ({len(inner)} bytes "
-                          f"uncompressed, {uncompressed_size} announced)")
-    if not inner.startswith(BUNDLE_MAGIC):
-        raise BundleError("corrupt compressed offload bundle (no bundle inside)")
-    kind = f"CCOB v{version} {_METHODS[method]}"
-    objects, _ = _entries(inner, 0, kind)
+    inner, used = _inflate(method, data, header_end, limit, uncompressed_size)
+    with inner:
+        inner_size = inner.seek(0, io.SEEK_END)
+        if inner_size != uncompressed_size:
+            raise BundleError(f"corrupt compressed offload bundle ({inner_size} bytes "
+                              f"uncompressed, {uncompressed_size} announced)")
+        if _read_at(inner, 0, len(BUNDLE_MAGIC)) != BUNDLE_MAGIC:
+            raise BundleError("corrupt compressed offload bundle (no bundle inside)")
+        kind = f"CCOB v{version} {_METHODS[method]}"
+        objects, _ = _entries(inner, inner_size, 0, kind)
     end = limit if total_index is not None else header_end + used
     return objects, end
 
 
-def read_fatbin(data: bytes) -> list[CodeObject]:
-    """Every device code object of a ``.hip_fatbin`` section (one or more bundles)."""
+def _next_bundle(data: IO[bytes], size: int, at: int) -> int | None:
+    """Where the first non-zero byte at or after ``at`` is (zero padding separates the
+    bundles of two translation units), read a chunk at a time; None: only zeros left."""
+    while at < size:
+        chunk = _read_at(data, at, min(CHUNK_BYTES, size - at))
+        if not chunk:
+            return None
+        rest = chunk.lstrip(b"\0")
+        if rest:
+            return at + len(chunk) - len(rest)
+        at += len(chunk)
+    return None
+
+
+def read_fatbin(data: bytes | IO[bytes]) -> list[CodeObject]:
+    """Every device code object of a ``.hip_fatbin`` section (one or more bundles), read by
+    seeking: of each code object only its ELF header."""
+    stream, size = _stream(data)
     objects: list[CodeObject] = []
     at = 0
-    while True:
-        # Zero padding between the bundles of two translation units.
-        found_at = _NOT_ZERO.search(data, at)
-        if found_at is None:
-            break
-        at = found_at.start()
-        if data.startswith(BUNDLE_MAGIC, at):
-            found, at = _entries(data, at, "bundle")
-        elif data.startswith(COMPRESSED_MAGIC, at):
-            found, at = _compressed(data, at)
+    while (found_at := _next_bundle(stream, size, at)) is not None:
+        at = found_at
+        head = _read_at(stream, at, len(BUNDLE_MAGIC))
+        if head == BUNDLE_MAGIC:
+            found, at = _entries(stream, size, at, "bundle")
+        elif head.startswith(COMPRESSED_MAGIC):
+            found, at = _compressed(stream, size, at)
         else:
             raise BundleError(f"corrupt {FATBIN_SECTION}: no bundle magic at byte {at}")
         objects.extend(found)
     return objects
 
 
-def read_elf(data: bytes, where: str) -> list[CodeObject] | None:
-    """The code objects of one ELF file: its fatbin bundles, or itself when it is an AMDGPU
-    code object; None when it carries no GPU code."""
+def read_elf(data: bytes | IO[bytes], where: str) -> list[CodeObject] | None:
+    """The code objects of one ELF file (bytes or a seekable stream, read by seeking): its
+    fatbin bundles, or itself when it is an AMDGPU code object; None when it carries no GPU
+    code."""
+    stream, size = _stream(data)
     try:
-        elf = ELFFile(io.BytesIO(data))
+        elf = ELFFile(stream)
         machine = elf.header["e_machine"]
         if machine in ("EM_AMDGPU", EM_AMDGPU):
-            target = read_code_object(data, where)
+            target = read_code_object(stream, where)
             return [CodeObject("", target, target.partition(":")[0], "code object")]
         section = elf.get_section_by_name(FATBIN_SECTION)
         if section is None:
             return None
         if section["sh_type"] == "SHT_NOBITS":
             return None
-        if section["sh_offset"] + section["sh_size"] > len(data):
+        offset, length = int(section["sh_offset"]), int(section["sh_size"])
+        if offset + length > size:
             raise BundleError(f"{where}: truncated ELF ({FATBIN_SECTION} runs past the end)")
-        fatbin: bytes = section.data()
     except (ELFError, ConstructError, struct.error, ValueError, KeyError) as exc:
         raise BundleError(f"{where}: corrupt ELF ({exc})") from None
     try:
-        return read_fatbin(fatbin)
+        return read_fatbin(region(stream, offset, length))
     except BundleError as exc:
         raise BundleError(f"{where}: {exc}") from None

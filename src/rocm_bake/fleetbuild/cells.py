@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_bake import bakefile, entitlements, graph
+from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.bakefile import ARCH_VARIABLE
 from rocm_bake.errors import RocmBakeError
 from rocm_bake.perf import schema
@@ -38,6 +39,7 @@ class FleetCell:
     priority: float = 0.0               # the longest path from here to the end, in seconds
     platforms: tuple[str, ...] = ()     # the target's platforms (empty: the node's own)
     allow: tuple[str, ...] = ()         # the --allow grants the target needs (network.host ...)
+    no_gpu_code: str = ""               # why it carries no GPU code (its label; the arch audit)
 
 
 def estimates(history: Path | None) -> dict[str, float]:
@@ -85,9 +87,11 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
         contexts: dict[str, str] = {}
         platforms: tuple[str, ...] = ()
         allow: tuple[str, ...] = ()
+        no_gpu_code = ""
         if definition is not None:
             plan = definition.plan([name])
             allow = tuple(entitlements.for_plan(plan))
+            no_gpu_code = archaudit_cells.no_gpu_code(plan.targets[name])
             target = plan.to_json()["target"][name]
             platforms = tuple(str(p) for p in target.get("platforms") or ())
             for key, value in (target.get("contexts") or {}).items():
@@ -98,7 +102,8 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
         else:
             seconds, source = STATIC_SECONDS.get(cell.component, DEFAULT_SECONDS), "static"
         out[name] = FleetCell(name, cell.component, cell.arch, tuple(cell.depends), contexts,
-                              seconds, source, platforms=platforms, allow=allow)
+                              seconds, source, platforms=platforms, allow=allow,
+                              no_gpu_code=no_gpu_code)
     return prioritised(out)
 
 

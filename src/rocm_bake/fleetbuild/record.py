@@ -42,6 +42,8 @@ class CellRecord:
     status: str = "pending"     # pending | running | built | failed | blocked
     reason: str = ""
     attempts: list[Attempt] = field(default_factory=list)
+    audit: list[str] = field(default_factory=list)   # the arch audit's lines (built cells)
+    audit_exit: int | None = None                     # 0 ok, 1 wrong arch / no GPU code, 2
 
     @property
     def node(self) -> str:

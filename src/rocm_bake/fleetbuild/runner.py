@@ -7,6 +7,8 @@ cache is read from (and, when writing, exported to) ``REGISTRY/PREFIX/buildcache
 Ready cells start highest priority first (longest path), on any node with a free slot. When a
 cell fails, the node is probed: a node that no longer answers is dropped and its cells go back
 to the queue for another node (bounded by ``retries``); a failure on a live node is the cell's.
+When every cell is done, each built cell's image is arch-audited from the registry
+(archaudit.cells: its layers read with skopeo, nothing pulled), its lines in the record.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from rocm_bake import buildx, provenance, redact
+from rocm_bake import buildx, provenance, redact, skopeo
+from rocm_bake.archaudit import cells as archaudit_cells
+from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
 from rocm_bake.errors import RocmBakeError
 from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import nodes as fleet_nodes
@@ -145,6 +149,7 @@ class FleetRun:
         self.procs: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}   # cell -> node, bake
         self.watch_every = WATCH_SECONDS
         self._watched = time.time()
+        self.audits: list[archaudit_cells.CellAudit] = []
 
     @property
     def json_path(self) -> Path:
@@ -153,6 +158,7 @@ class FleetRun:
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> int:
+        skopeo.require(self.env)              # the arch audit at the end reads the registry
         insecure = [n.name for n in self.fleet.nodes if fleet_nodes.insecure_tcp(n)]
         if insecure:
             raise FleetBuildError(f"node(s) {', '.join(insecure)}: {fleet_nodes.INSECURE_TCP}")
@@ -179,12 +185,29 @@ class FleetRun:
                 continue
             self._finish(done)
             self.record.write(self.json_path)
+        self._audit()
         self.record.finished = time.time()
         failed = [r for r in self.record.cells.values() if r.status != "built"]
-        self.record.exit_status = EXIT_NOT_BUILT if failed else EXIT_OK
+        self.record.exit_status = (EXIT_NOT_BUILT if failed
+                                   else archaudit_cells.exit_code(self.audits))
         self.record.write(self.json_path)
         self.progress.draw(self.record, force=True)
         return self.record.exit_status
+
+    def _audit(self) -> None:
+        """The arch audit of every built cell's pushed image, read from the registry."""
+        for rec in self.record.cells.values():
+            if rec.status != "built":
+                continue
+            cell = self.cells[rec.cell]
+            source = REGISTRY_SCHEME + rec.ref
+            result = archaudit_cells.audit_artifacts(
+                rec.cell, cell.arch or None, archaudit_cells.Artifacts((source,), (source,)),
+                self.env, cell.no_gpu_code)
+            self.audits.append(result)
+            rec.audit, rec.audit_exit = result.lines(), result.exit_code
+            self.progress.event(self.record, f"arch: {rec.audit[0]}")
+            self.record.write(self.json_path)
 
     def _ready(self) -> list[FleetCell]:
         cells = self.record.cells

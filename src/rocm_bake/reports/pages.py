@@ -45,7 +45,14 @@ def _page(title: str, body: str) -> str:
             "td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}"
             ".built{color:#2f7d4f}.failed{color:#c8463d}.skipped,.blocked{color:#777}"
             ".badge{background:#5b4fb3;color:#fff;border-radius:3px;padding:0 .4em}"
-            "code{font-size:12px}</style></head><body>\n" + body + "\n</body></html>\n")
+            "code{font-size:12px}td.audit{white-space:pre-wrap;font-size:12px}"
+            "</style></head><body>\n" + body + "\n</body></html>\n")
+
+
+def _audit_class(code: object) -> str:
+    """The arch audit's verdict as a class: ok, failed (1 wrong arch / no GPU code; 2 not
+    read) or none (not audited)."""
+    return {0: "built", 1: "failed", 2: "failed"}.get(code, "") if isinstance(code, int) else ""
 
 
 def _nightly_rows(run: dict[str, Any]) -> dict[str, list[list[str]]]:
@@ -57,10 +64,11 @@ def _nightly_rows(run: dict[str, Any]) -> dict[str, list[list[str]]]:
             cell["reason"] if status != "built" else "")
         by_arch.setdefault(cell["arch"], []).append(
             [cell["component"], status, why,
-             (last.get("digest") or "") if status == "built" else "", cell["ref"]])
+             (last.get("digest") or "") if status == "built" else "", cell["ref"],
+             "\n".join(cell["audit"]), _audit_class(cell.get("audit_exit"))])
     for skip in run["skipped"]:
         by_arch.setdefault(skip.get("arch", ""), []).append(
-            [skip.get("component", ""), "skipped", skip.get("reason", ""), "", ""])
+            [skip.get("component", ""), "skipped", skip.get("reason", ""), "", "", "", ""])
     return by_arch
 
 
@@ -90,8 +98,9 @@ def _images_section(report: dict[str, Any]) -> str:
 
 def nightly(runs: Sequence[dict[str, Any]], images: dict[str, Any] | None = None) -> str:
     """The newest nightly-lane run per tag: per arch and cell, built / skipped (why) / failed
-    (the failing step), with the digests published; then (``images``, the report of ``inv
-    version-check --images``) every published image against the bake file and upstream."""
+    (the failing step), with the digests published and each cell's arch audit lines; then
+    (``images``, the report of ``inv version-check --images``) every published image against
+    the bake file and upstream."""
     newest: dict[str, dict[str, Any]] = {}
     for run in runs:                                   # newest first
         if run["lane"] == "nightly":
@@ -112,10 +121,12 @@ def nightly(runs: Sequence[dict[str, Any]], images: dict[str, Any] | None = None
                 f"<tr class=\"{html.escape(r[1])}\"><td>{html.escape(r[0])}</td>"
                 f"<td class=\"{html.escape(r[1])}\">{html.escape(r[1])}</td>"
                 f"<td>{html.escape(r[2])}</td><td><code>{html.escape(r[3])}</code></td>"
-                f"<td><code>{html.escape(r[4])}</code></td></tr>" for r in sorted(rows))
+                f"<td><code>{html.escape(r[4])}</code></td>"
+                f"<td class=\"audit {r[6]}\">{html.escape(r[5])}</td></tr>"
+                for r in sorted(rows))
             parts.append(f"<h3>{html.escape(arch)}</h3><table><tr><th>cell</th><th>result</th>"
-                         "<th>why / failing step</th><th>digest</th><th>image</th></tr>"
-                         f"{body}</table>")
+                         "<th>why / failing step</th><th>digest</th><th>image</th>"
+                         f"<th>arch audit</th></tr>{body}</table>")
     return _page("rocm-bake nightly results", "\n".join([*parts, registry]))
 
 

@@ -95,7 +95,8 @@ def _cell(raw: dict[str, Any]) -> dict[str, Any]:
     return {"cell": name, "component": raw.get("component") or component,
             "arch": raw.get("arch") or arch, "status": raw.get("status", ""),
             "reason": raw.get("reason", ""), "depends": list(raw.get("depends") or []),
-            "ref": raw.get("ref", ""),
+            "ref": raw.get("ref", ""), "audit": [str(line) for line in raw.get("audit") or []],
+            "audit_exit": raw.get("audit_exit"),
             "attempts": [_attempt(a) for a in raw.get("attempts") or []]}
 
 

@@ -119,6 +119,8 @@ target "base" {
   contexts = {
     scripts = "../../../dockerfiles/scripts"
   }
+  # The arch audit: a cell without GPU code says why (every other cell must carry some).
+  labels = { "rocm-bake.no-gpu-code" = "the HIP toolchain image and the project's scripts" }
   args = merge(ARCH_ARGS[arch], {
     BASE_IMAGE   = BASE_IMAGE
     ROCM_VERSION = ROCM_VERSION

@@ -13,6 +13,10 @@ variable "GATE" {
   description = "a loopback URL each RUN step polls (GATE/CELL) until it answers 200; empty: none"
   default     = ""
 }
+variable "NO_GPU_CODE" {
+  description = "the cells' label rocm-bake.no-gpu-code (why the arch audit finds no GPU code); empty: none, so the audit fails every cell"
+  default     = "busybox stand-ins: no GPU code"
+}
 variable "SALT" {
   description = "changes every cache key: a fresh run of the tests builds everything once"
   default     = "0"
@@ -29,6 +33,7 @@ SKIP = {}
 target "_common" {
   context = "tests/fleet/bake"   # buildx resolves contexts from the working directory
   network = "host"               # the RUN steps reach the test's gate server on loopback
+  labels  = { for k, v in { "rocm-bake.no-gpu-code" = NO_GPU_CODE } : k => v if v != "" }
   args = {
     SLEEP = SLEEP
     SALT  = SALT
