@@ -16,8 +16,9 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's constraints file (write-constraints.py): every later pip runs against it, so
 # AITER's requirements.txt cannot replace the cell's torch or triton.  The cell's wheels are
-# installed by sha256 (--wheels), everything else -- AITER's requirements.txt among it -- from
-# the aiter lock (locks/aiter.txt, made by `inv lock` from that file at AITER_REF).
+# installed by sha256 (--wheels), everything else -- AITER's requirements.txt and its setup.py's
+# setup_requires (requirements/aiter-setup.txt) among it -- from the aiter lock
+# (locks/aiter.txt, made by `inv lock` from those files at AITER_REF).
 COPY locks/aiter.txt /opt/rocm-bake/locks/aiter.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
@@ -34,7 +35,10 @@ RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter 
 # GPU_ARCHS must be explicit: AITER's default "native" means the build host's GPU.
 # PREBUILD_KERNELS=1 compiles the kernels into the wheel instead of JIT at first use;
 # AITER_USE_SYSTEM_TRITON=1 keeps the triton built above.  AITER's `pip install -r
-# requirements.txt` was the aiter lock's install above.
+# requirements.txt` was the aiter lock's install above.  PIP_NO_INDEX=1: the step keeps the
+# network (the compiler cache's WebDAV store), so setuptools could fetch setup.py's
+# setup_requires into .eggs unpinned; they are all installed from the lock, and an index is
+# refused.
 # `python setup.py bdist_wheel`, not `pip wheel .`: pip first runs setup.py for metadata only
 # (egg_info/dist_info), where ROCm/aiter setup.py skips its sys.path insert of aiter/ but its
 # PREBUILD_KERNELS block still imports jit.utils... ("No module named 'jit'").  Follows
@@ -45,7 +49,7 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
-    && PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1 \
+    && PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1 PIP_NO_INDEX=1 \
        with-compiler-cache.sh python setup.py bdist_wheel --dist-dir=/wheels \
     && ls -l /wheels/amd_aiter-*.whl
 
