@@ -113,3 +113,20 @@ def test_a_pin_the_mirror_dropped_says_to_re_lock(mirror: tuple[str, Path],
         f"hip-toolchain.sh: error: fetch: the mirror no longer has {path} (pinned in "
         f"{tmp_path / 'test.lock'}; Debian drops superseded versions): {RELOCK}")
     assert not list((tmp_path / "cache" / "debs").iterdir())
+
+
+def test_the_cache_stack_headers_are_pinned_at_the_hip_images_rocm_version() -> None:
+    """scripts/cachestack.lock pins the three header .debs by sha256, at the ROCm version of
+    the HIP image's lock (what `cachestack.sh --lock` checks when it writes it)."""
+    def versions(lock: Path) -> dict[str, str]:
+        rows = [x.split() for x in lock.read_text().splitlines() if x and not x.startswith("#")]
+        assert all(LINE.match(" ".join(r)) and r[0] == "unpack" for r in rows if r[0] != "install")
+        return {r[3].rsplit("/", 1)[1].split("_")[0]: r[3].rsplit("/", 1)[1].split("_")[1]
+                for r in rows if r[0] == "unpack"}
+
+    def rocm(version: str) -> str:
+        return version.replace("%2b", "+").split("-")[0].split("+")[0]
+
+    stack = versions(ROOT / "scripts" / "cachestack.lock")
+    assert sorted(stack) == ["libhipblas-common-dev", "libhipblas-dev", "librocblas-dev"]
+    assert {rocm(v) for v in stack.values()} == {rocm(v) for v in versions(LOCK).values()}
