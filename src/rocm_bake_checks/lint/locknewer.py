@@ -21,6 +21,7 @@ not be asked for a distribution (one line when it could be asked for none).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -37,7 +38,7 @@ from rocm_bake.errors import UsageError
 from rocm_bake_checks.drift import cli, render
 from rocm_bake_checks.drift.fetch import UnavailableError
 from rocm_bake_checks.drift.model import Candidate, Finding, Report, Status
-from rocm_bake_checks.drift.session import Session
+from rocm_bake_checks.drift.session import Session, Task
 from rocm_bake_checks.drift.sources import pypi
 from rocm_bake_checks.drift.web import Web
 from rocm_bake_checks.lint import bakemodel, lockfile, lockinputs, upstream
@@ -183,9 +184,10 @@ def check(session: Session, locks: list[Lock], names: list[str]) -> LockReport:
     for lock in locks:
         for name, version in lock.pins.items():
             pinned.setdefault(name, set()).add(version)
-    tasks = [(name, lambda n=name: [newest(session.web, n, sorted(pinned[n]))])
-             for name in names]
-    results = session.run(tasks)  # type: ignore[arg-type]
+    tasks: list[tuple[str, Task]] = [
+        (name, functools.partial(_newest, session.web, name, sorted(pinned[name])))
+        for name in names]
+    results = session.run(tasks)
     asked = [results[name][0] for name in names]
     report = LockReport(session.checked_at, "offline" if session.settings.offline else "live",
                         locks, asked, requests=session.fetcher.requests,
@@ -199,6 +201,10 @@ def check(session: Session, locks: list[Lock], names: list[str]) -> LockReport:
             report.rows.append(Row(lock.component, name, version, finding.newest,
                                    allowed(lock.requirements, name, Version(finding.newest))))
     return report
+
+
+def _newest(web: Web, name: str, pinned: list[str]) -> list[Finding]:
+    return [newest(web, name, pinned)]
 
 
 def newest(web: Web, name: str, pinned: list[str]) -> Finding:
