@@ -47,10 +47,10 @@ _HELP = {
     "images_out": "with --images: also write the report as JSON to this file (the nightly "
                   "page shows it)",
     "fleet": "with --images and no registry: the fleet file naming it (default: fleet.toml)",
-    "locks": "check the locks instead (dockerfiles/locks/): every distribution they pin against "
-             "its newest release on the index (--pypi), pre-releases and yanked ones left out; "
-             "lists those with a newer one and whether the lock's inputs allow it; report only: "
-             "exit 0, or 2 when the index could not be asked (--explain DIST: one distribution)",
+    "locks": "check the locks instead: every distribution they pin against its newest release "
+             "on the index (--pypi; yanked and pre-releases left out as pip does), and whether "
+             "the lock's inputs allow it; report only: exit 0, or 2 when the index could not "
+             "be asked",
 }
 
 

@@ -214,14 +214,14 @@ def newest(web: Web, name: str, pinned: list[str]) -> Finding:
                       upstream=web.where(f"{web.settings.pypi}/pypi/{name}/json"))
     log = finding.explanation
     try:
-        listing = pypi.releases(web, name, log)
+        states = pypi.release_states(web, name, log)
     except UnavailableError as exc:
         finding.detail = str(exc)
         return finding
     pre = any(_is_pre(version) for version in pinned)
     best: tuple[Version, str] | None = None
-    for raw in listing.names:
-        dropped = _dropped(raw, listing.dropped.get(raw, ""), listing.files.get(raw, []), pre)
+    for raw, state in states.items():
+        dropped = _dropped(raw, state, pre)
         log.candidates.append(Candidate(raw, raw, dropped))
         if not dropped and (best is None or Version(raw) > best[0]):
             best = (Version(raw), raw)
@@ -238,16 +238,16 @@ def newest(web: Web, name: str, pinned: list[str]) -> Finding:
     return finding
 
 
-def _dropped(raw: str, yanked: str, files: list[str], pre: bool) -> str:
-    """Why pip would not take release ``raw``, or ''."""
+def _dropped(raw: str, state: str, pre: bool) -> str:
+    """Why pip would not take release ``raw`` (``state``: pypi.release_states'), or ''."""
     try:
         version = Version(raw)
     except InvalidVersion:
         return "not PEP 440"
-    if yanked:
+    if state == pypi.YANKED:
         return "yanked (every file)"
-    if not files:
-        return "no files"
+    if state:
+        return state
     if version.is_prerelease and not pre:
         kind = "dev release" if version.is_devrelease else "pre-release"
         return f"{kind} (no lock pins one)"
