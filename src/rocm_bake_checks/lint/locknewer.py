@@ -222,7 +222,7 @@ def newest(web: Web, name: str, pinned: list[str]) -> Finding:
     best: tuple[Version, str] | None = None
     for raw, state in states.items():
         dropped = _dropped(raw, state, pre)
-        log.candidates.append(Candidate(raw, raw, dropped))
+        log.candidates.append(Candidate(raw, "", dropped))
         if not dropped and (best is None or Version(raw) > best[0]):
             best = (Version(raw), raw)
     if best is None:
