@@ -14,7 +14,7 @@ _HELP = {
     "markdown": "print the report as Markdown (also appended to $GITHUB_STEP_SUMMARY when set)",
     "explain": "show the queries, candidates, dropping rules and winner for one pin (or "
                "NAME[wheel], or a coherence rule): only it is checked, and the exit status "
-               "is its own",
+               "is its own (with --locks: one locked distribution)",
     "pr": "report only drift introduced since this git ref (e.g. origin/main): the pins added or "
           "changed since it, checked on both sides; unchanged pins are not fetched",
     "record": "write a snapshot of everything fetched to this file",
