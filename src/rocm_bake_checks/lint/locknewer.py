@@ -59,7 +59,6 @@ class Lock:
     requirement lines of its inputs that apply to the images' Python and platform."""
 
     component: str
-    path: str
     pins: dict[str, str]
     requirements: tuple[Requirement, ...]
 
@@ -153,8 +152,7 @@ def read(files: Sequence[Path]) -> list[Lock]:
         if not path.is_file():
             raise LintError(f"{relative(path, root)}: component {inputs.component} has no lock: "
                             "run `inv lock`")
-        out.append(Lock(inputs.component, relative(path, root),
-                        lockfile.pins(path.read_text(encoding="utf-8")),
+        out.append(Lock(inputs.component, lockfile.pins(path.read_text(encoding="utf-8")),
                         _applying(inputs)))
     if not out:
         raise LintError(f"{files[0]}: no component installs from a lock (nothing to ask)")
