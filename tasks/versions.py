@@ -14,7 +14,7 @@ _HELP = {
     "markdown": "print the report as Markdown (also appended to $GITHUB_STEP_SUMMARY when set)",
     "explain": "show the queries, candidates, dropping rules and winner for one pin (or "
                "NAME[wheel], or a coherence rule): only it is checked, and the exit status "
-               "is its own",
+               "is its own (with --locks: one locked distribution)",
     "pr": "report only drift introduced since this git ref (e.g. origin/main): the pins added or "
           "changed since it, checked on both sides; unchanged pins are not fetched",
     "record": "write a snapshot of everything fetched to this file",
@@ -47,6 +47,10 @@ _HELP = {
     "images_out": "with --images: also write the report as JSON to this file (the nightly "
                   "page shows it)",
     "fleet": "with --images and no registry: the fleet file naming it (default: fleet.toml)",
+    "locks": "check the locks instead: every distribution they pin against its newest release "
+             "on the index (--pypi; yanked and pre-releases left out as pip does), and whether "
+             "the lock's inputs allow it; report only: exit 0, or 2 when the index could not "
+             "be asked",
 }
 
 
@@ -61,8 +65,11 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
                   retries: int = 2, max_wait: float = 60.0, github_api: str = "",
                   pypi: str = "", cache_dir: str = "", list_undeclared: bool = False,
                   images: str | bool | None = None, images_out: str = "",
-                  fleet: str = "fleet.toml") -> None:
+                  fleet: str = "fleet.toml", locks: bool = False) -> None:
     """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check.
+
+    With --locks: the locks' pins against the index's newest releases; report only, exit 0, or
+    2 when the index could not be asked.
 
     With --images: every published cell image (its provenance in the registry) against the bake
     file and upstream; exit 0 all current, 1 one stale, 2 one could not be checked.
@@ -80,7 +87,12 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
         list_undeclared=list_undeclared,
         images=None if images is None or images is False else
         "" if images is True else str(images),
-        images_out=images_out, fleet=fleet)
-    code = cli.run(options)
+        images_out=images_out, fleet=fleet, locks=locks)
+    if locks:
+        from rocm_bake_checks.lint import locknewer
+
+        code = locknewer.run(options)
+    else:
+        code = cli.run(options)
     if code:
         raise Exit(code=code)

@@ -47,15 +47,15 @@ class Options:
     images: str | None = None   # --images [HOST[/PREFIX]]: "" is fleet.toml's registry
     images_out: str = ""        # with --images: also write the JSON report here
     fleet: str = "fleet.toml"
+    locks: bool = False         # --locks: the locks' pins against the index (lint.locknewer)
 
 
 def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = SYSTEM) -> int:
     """Run the check, print what was asked for, return the exit status. ``clock`` is what
     waits (rate limits, retries) and keeps the deadline."""
     environ = dict(os.environ if env is None else env)
-    _validate(options)
+    settings = prepare(options, environ, clock)
     files = [Path(f) for f in options.files]
-    settings = _settings(options, environ, clock)
     session = Session(settings)
     if options.images is not None:
         return _images(options, session, environ, settings)
@@ -177,7 +177,17 @@ def _default_file() -> str:
     return DEFAULT_FILE
 
 
+def prepare(options: Options, env: Mapping[str, str], clock: Clock = SYSTEM) -> Settings:
+    """The options checked (bad input: UsageError, exit 2), as the session's settings."""
+    _validate(options)
+    return _settings(options, env, clock)
+
+
 def _validate(options: Options) -> None:
+    if options.locks and (options.pr or options.images is not None or options.docs
+                          or options.only or options.output == "markdown"):
+        raise UsageError("--locks asks the package index about the locks' pins: it goes with "
+                         "neither --pr, --images, --docs, --only nor --markdown")
     if options.offline and options.record:
         raise UsageError("--offline and --record exclude each other (replay or record, not both)")
     if options.images is not None and (options.pr or options.docs or options.explain

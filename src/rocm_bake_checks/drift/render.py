@@ -118,6 +118,11 @@ def pipe_table(rows: list[list[str]], headers: list[str]) -> str:
     return _tabulate([[_cell(c) for c in row] for row in rows], headers, tablefmt="github")
 
 
+def text_table(rows: list[list[str]], headers: list[str]) -> str:
+    """A plain headed table of text cells, printed as they are."""
+    return _tabulate(rows, headers)
+
+
 def _tabulate(rows: list[list[str]], headers: list[str], **options: Any) -> str:
     """The one call of tabulate: cells are text, printed as they are (no number parsing,
     no float formatting)."""

@@ -147,7 +147,7 @@ class Session:
                               lambda s=spec: [self._wheel(s)]))  # type: ignore[misc]
         for rule in rules:
             tasks.append((rule[0], lambda r=rule: _some(Coherence.run(r))))  # type: ignore[misc]
-        results = self._run(tasks)
+        results = self.run(tasks)
         pins = [f for name, _ in tasks[:len(tasks) - len(rules)] for f in results[name]]
         stories.reconcile(pins, specs)
         checks = [f for name, _ in tasks[len(tasks) - len(rules):] for f in results[name]]
@@ -193,7 +193,8 @@ class Session:
         assert spec.wheels is not None
         return wheels.verdict(self.web, spec, pinned_version(spec), spec.wheels)
 
-    def _run(self, tasks: list[tuple[str, Task]]) -> dict[str, list[Finding]]:
+    def run(self, tasks: list[tuple[str, Task]]) -> dict[str, list[Finding]]:
+        """Every task in the pool under the deadline; one not done by then is UNCHECKED."""
         results: dict[str, list[Finding]] = {}
         pool = self.pool
         futures = {pool.submit(task): name for name, task in tasks}

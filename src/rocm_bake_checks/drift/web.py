@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,6 +106,21 @@ class Web:
         if not isinstance(value, dict):
             raise UnavailableError(f"bad snapshot entry for {key}")
         return value
+
+    def get_summary(self, url: str, accept: str, log: Explanation, label: str,
+                    summarize: Callable[[dict[str, Any], str], Any]) -> Any:
+        """GET ``url`` and keep only ``summarize(response, where)`` (JSON-able): the fetcher
+        memoises, records and replays the summary under its own key (``[label]``), never the
+        body, so a large answer (PyPI's JSON of a project with thousands of files) costs a
+        snapshot only what it says. ``summarize`` raises UnavailableError for a bad body.
+        (Not in ``asked``: the warm-up prefetches bodies, not summaries.)"""
+        where = self.where(url)
+
+        def compute() -> tuple[Any, str]:
+            response, outcome = self._get(url, accept)
+            return summarize(response, where), outcome
+
+        return self.fetcher.ask(f"{_key(url, accept)} [{label}]", compute, log)
 
     def prefetch(self, url: str, accept: str) -> None:
         """GET ``url`` now, for the check that will ask (``get``)."""
