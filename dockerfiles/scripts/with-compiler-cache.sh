@@ -11,13 +11,20 @@
 #                HIP_CLANG_PATH never lands in the image's ENV).
 # Fails fast when the requested tool is missing (no silent uncached fallback) and when an
 # sccache server cannot start (a dead remote backend fails every compile anyway).
+#   - every other compile: CC/CXX (and CUDAHOSTCXX) name the host wrappers WRAPPERS/<tool>/host/
+#     {cc,c++,gcc,g++} (setuptools, torch.utils.cpp_extension, CMake's compiler detection);
+#     USE_CCACHE=0 (PyTorch would otherwise pick ccache by itself), and for any tool but sccache
+#     a PATH without sccache (vLLM's setup.py passes -DCMAKE_*_COMPILER_LAUNCHER=sccache
+#     whenever sccache is on PATH): CACHE_TYPE=none compiles with no cache at all.
 # Counts this command's compiles only and writes them to STATS_DIR/<name>.{json,txt} after --
-# also when the command fails -- and prints them (sccache: also one line
-# `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log).
-# sccache: its own server per command, zeroed first. ccache: the cache directory is a cache
-# mount other steps (other arches, other components) use at the same time, so its counters are
-# never zeroed or read; each compile of this command appends to a private stats log
-# (CCACHE_STATSLOG) and the statistics are that log's (`ccache --show-log-stats`).
+# also when the command fails -- and prints them, plus one line
+# `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log.
+# sccache: its own server per command, zeroed first. ccache: direct mode (a hit runs no
+# preprocessor), remote storage from the secret (CCACHE_REMOTE_STORAGE: the WebDAV store over
+# HTTP); the cache directory is a cache mount other steps (other arches, other components) use
+# at the same time, so its counters are never zeroed or read; each compile of this command
+# appends to a private stats log (CCACHE_STATSLOG) and the statistics are that log's, per
+# language by the source's extension (.cu/.hip: HIP; .c/.cc/.cpp/.cxx: C/C++).
 # The `wheels` stages copy STATS_DIR to /compiler-cache, so a wheels export carries them
 # (runtime images do not).
 # Remote-cache settings and credentials come only from a BuildKit secret mounted at
@@ -41,6 +48,25 @@ rocm_at_least() {
     [ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
 }
 
+# hide_sccache DIR: PATH without sccache: each PATH directory holding sccache is replaced by
+# DIR/<n>, symlinks to everything else in it.
+hide_sccache() {
+    local out=$1 dir entry n=0 path=""
+    local -a dirs
+    IFS=: read -r -a dirs <<< "$PATH"
+    for dir in "${dirs[@]}"; do
+        if [ -e "$dir/sccache" ]; then
+            n=$((n + 1)); mkdir -p "$out/$n"
+            for entry in "$dir"/*; do
+                [ "${entry##*/}" = sccache ] || ln -s "$entry" "$out/$n/${entry##*/}"
+            done
+            dir=$out/$n
+        fi
+        path=${path:+$path:}$dir
+    done
+    export PATH=$path
+}
+
 load_secret() {
     [ -f "$secret" ] || return 0
     local line key
@@ -52,6 +78,28 @@ load_secret() {
             *) die "$secret: only SCCACHE_*, AWS_* and CCACHE_* settings are allowed (got $key)" ;;
         esac
     done < "$secret"
+}
+
+# ccache_json < STATSLOG: the stats log's counters per language, one JSON object:
+# {"ccache": {"HIP": {"direct_cache_hit": 3, ...}, "C/C++": {...}, "other": {...}}}.
+ccache_json() {
+    awk '
+        /^# / { f = substr($0, 3); lang = "other"
+                if (f ~ /\.(cu|hip)$/) lang = "HIP"
+                else if (f ~ /\.(c|cc|cpp|cxx|C)$/) lang = "C/C++"
+                next }
+        NF == 1 { n[lang, $1]++; langs[lang] = 1; keys[lang] = keys[lang] " " $1 }
+        END {
+            printf "{\"ccache\": {"; sep = ""
+            for (l in langs) {
+                printf "%s\"%s\": {", sep, l; sep = ", "; s2 = ""
+                split(keys[l], ks, " "); delete seen
+                for (i in ks) if (!(ks[i] in seen)) {
+                    seen[ks[i]] = 1; printf "%s\"%s\": %d", s2, ks[i], n[l, ks[i]]; s2 = ", " }
+                printf "}"
+            }
+            printf "}}\n"
+        }'
 }
 
 write_stats() {
@@ -66,6 +114,8 @@ write_stats() {
         ccache)
             ccache --show-log-stats --verbose > "$stats_dir/$name.txt" 2>&1 || true
             cat "$stats_dir/$name.txt"
+            ccache_json < "$CCACHE_STATSLOG" > "$stats_dir/$name.json"
+            printf 'rocm-bake-cache-stats %s %s\n' "$name" "$(cat "$stats_dir/$name.json")"
             rm -f "$CCACHE_STATSLOG" ;;
         *) echo "CACHE_TYPE=none: compiled without a compiler cache" > "$stats_dir/$name.txt" ;;
     esac
@@ -78,6 +128,10 @@ case "$cache_type" in
         export COMPILER_LAUNCHER=$cache_type
         export CMAKE_C_COMPILER_LAUNCHER=$cache_type CMAKE_CXX_COMPILER_LAUNCHER=$cache_type
         export CMAKE_HIP_COMPILER_LAUNCHER=$cache_type
+        [ -x "$wrappers/$cache_type/host/c++" ] \
+            || die "no host compiler wrappers in $wrappers/$cache_type/host (install-compiler-wrappers.sh)"
+        export CC=$wrappers/$cache_type/host/cc CXX=$wrappers/$cache_type/host/c++
+        export CUDAHOSTCXX=$CXX
         if rocm_at_least 7 13; then
             export HIP_CLANG_LAUNCHER=$cache_type
         else
@@ -100,15 +154,31 @@ case "$cache_type" in
             sccache --zero-stats > /dev/null
         else
             export CCACHE_DIR=${CCACHE_DIR:-/root/.cache/ccache} CCACHE_COMPILERCHECK=content
+            # Direct mode: a hit is found from the source, the command line and the headers
+            # the manifest names, without running the preprocessor (ccache's default, said).
+            export CCACHE_DIRECT=true
             CCACHE_STATSLOG=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-ccache-stats.XXXXXX")
             export CCACHE_STATSLOG
         fi
         ;;
-    none) export COMPILER_LAUNCHER= ;;
+    none)
+        export COMPILER_LAUNCHER=
+        unset CMAKE_C_COMPILER_LAUNCHER CMAKE_CXX_COMPILER_LAUNCHER CMAKE_HIP_COMPILER_LAUNCHER \
+            HIP_CLANG_LAUNCHER ;;
     *) die "CACHE_TYPE must be sccache, ccache or none (got '$cache_type')" ;;
 esac
 
+# PyTorch turns USE_CCACHE on by itself when it finds ccache and no launcher is set.
+export USE_CCACHE=0
+# vLLM's setup.py adds -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH: for
+# any other choice the command runs with a PATH whose sccache is hidden.
+if [ "$cache_type" != sccache ] && command -v sccache > /dev/null; then
+    no_sccache=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-no-sccache.XXXXXX")
+    hide_sccache "$no_sccache"
+fi
+
 rc=0
 "$@" || rc=$?
+[ -z "${no_sccache:-}" ] || rm -rf "$no_sccache"
 write_stats
 exit "$rc"

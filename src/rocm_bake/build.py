@@ -104,7 +104,8 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         # The backend's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
         additions["SCCACHE_SECRET_FILE"] = str(
-            sccache.write_secret(sccache.secret_path(backend), backend))
+            sccache.write_secret(sccache.secret_path(backend), backend,
+                                 tool=cache_settings.cache_tool(definition)))
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
         backend = None
@@ -143,17 +144,18 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
     full_env = {**(os.environ if env is None else env), **prepared.invocation.env}
     full_env.update(preflight.ensure_builder(full_env))   # every missing item at once
     secret, backend = None, prepared.sccache
+    tool = cache_settings.cache_tool(prepared.definition)
     if backend is not None:
         secret = sccache.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
                                       {**prepared.url_credentials,
-                                       **sccache.credentials(full_env)})
+                                       **sccache.credentials(full_env)}, tool)
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
         returncode, unpullable = _bake_with_health(prepared, full_env)
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
-            sccache.write_secret(secret, backend)
+            sccache.write_secret(secret, backend, tool=tool)
     if returncode != 0 and unpullable is not None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:

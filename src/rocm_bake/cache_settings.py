@@ -39,6 +39,11 @@ def build_cache_type(definition: Variables) -> str | None:
     return _variable(definition, "CACHE_TYPE")
 
 
+def cache_tool(definition: Variables) -> str:
+    """The compiler cache whose settings the secret carries (sccache when undeclared)."""
+    return build_cache_type(definition) or "sccache"
+
+
 def secret_file(definition: Variables) -> str:
     """SCCACHE_SECRET_FILE of an evaluated bake file ("" when unset or undeclared)."""
     return _variable(definition, "SCCACHE_SECRET_FILE") or ""
@@ -51,9 +56,10 @@ def build_settings(definition: Variables) -> dict[str, str] | None:
 
 
 def backend_from_definition(definition: Variables) -> SccacheBackend | None:
-    """The sccache backend rocm-bake.hcl's variables select, or None (none, or a bake file
-    that does not declare them). A read-only build that exports the registry cache is
-    refused."""
+    """The shared store rocm-bake.hcl's variables select, or None (none, or a bake file that
+    does not declare them); sccache's settings with CACHE_TYPE=sccache, ccache's HTTP remote
+    storage (WebDAV only) with CACHE_TYPE=ccache. A read-only build that exports the registry
+    cache is refused."""
     kind = _variable(definition, "SCCACHE_BACKEND") or "none"
     read_only = _flag(definition, "CACHE_READ_ONLY")
     if read_only and _flag(definition, "CACHE_EXPORT"):
@@ -61,9 +67,9 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
                          "layer cache: drop CACHE_EXPORT=true")
     if kind == "none":
         return None
-    if build_cache_type(definition) not in (None, "sccache"):
-        raise CacheError(f"SCCACHE_BACKEND={kind} needs CACHE_TYPE=sccache, got "
-                         f"CACHE_TYPE={build_cache_type(definition)} (the caches are exclusive)")
+    if build_cache_type(definition) == "none":
+        raise CacheError(f"SCCACHE_BACKEND={kind} needs CACHE_TYPE=sccache or ccache, got "
+                         "CACHE_TYPE=none (no compiler cache uses a shared store)")
     endpoint = (_variable(definition, "SCCACHE_WEBDAV_URL") if kind == "webdav"
                 else _variable(definition, "SCCACHE_S3_ENDPOINT"))
     return SccacheBackend(kind, environment=_variable(definition, "CACHE_ENV") or "dev",

@@ -4,10 +4,13 @@ The fields :mod:`rocm_bake.perf.schema` reads (``time``, ``condition``, ``target
 ``seconds``, ``arch``, ``workload``, ``commit``, ``cache_hit_rate``) plus, from ``inv perf``:
 ``run`` (one invocation of ``inv perf``), ``repeat``, ``pins_hash``, ``machine``, ``cpus`` and
 ``memory_gib`` (the machine at run time), ``cached_steps``/``run_steps``,
-``steps`` (every RUN step: name, seconds, cached), ``sccache`` (hits, misses, writes,
-write_errors, per compile step), ``sccache_languages`` (hits and misses per language from
-sccache's own per-language counters: ``HIP``, ``C/C++``), ``hip_hit_rate`` (when HIP was
-compiled) and ``bytes_pulled``/``bytes_pushed`` (registry traffic).
+``steps`` (every RUN step: name, seconds, cached), ``cache_type`` (the compiler cache:
+sccache, ccache or none; absent in records older than ccache's measurement: sccache),
+``sccache`` (the compiler cache's counters, whichever it is: hits, misses, writes,
+write_errors, direct -- hits that skipped the preprocessor, ccache's direct mode -- per
+compile step), ``sccache_languages`` (hits, misses and direct hits per language: ``HIP``,
+``C/C++``), ``hip_hit_rate`` (when HIP was compiled) and ``bytes_pulled``/``bytes_pushed``
+(registry traffic).
 
 The aims (:data:`AIMS`, :data:`HIP_HIT_AIM`) are kept here, once: the summary, the docs page,
 the README check and the benchmark read them from here."""
@@ -67,7 +70,7 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
            arch: str, workload: schema.Workload,
            steps: Sequence[Step], stats: Sequence[cache_health.CacheStats], commit: str,
            pins: str, bytes_pulled: int = 0, bytes_pushed: int = 0,
-           when: datetime | None = None) -> dict[str, object]:
+           when: datetime | None = None, cache_type: str = "sccache") -> dict[str, object]:
     runs = [s for s in steps if s.is_run]
     total = cache_health.total(stats)
     out: dict[str, object] = {
@@ -75,13 +78,15 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
         "condition": condition, "target": target, "seconds": round(seconds, 3),
         "arch": arch, "workload": workload.to_json(),
         "commit": commit, "run": run_id, "repeat": repeat, "pins_hash": pins,
+        "cache_type": cache_type,
         "machine": machine(), "cpus": os.cpu_count(), "memory_gib": memory_gib(),
         "cached_steps": sum(1 for s in runs if s.cached), "run_steps": len(runs),
         "steps": [s.to_json() for s in runs],
         "sccache": {"hits": total.hits, "misses": total.misses, "writes": total.writes,
-                    "write_errors": total.write_errors,
+                    "write_errors": total.write_errors, "direct": total.direct,
                     "per_step": [s.to_json() for s in stats]},
-        "sccache_languages": {lang: {"hits": item.hits, "misses": item.misses}
+        "sccache_languages": {lang: {"hits": item.hits, "misses": item.misses,
+                                     "direct": item.direct}
                               for lang, item in total.languages.items()},
         "bytes_pulled": bytes_pulled, "bytes_pushed": bytes_pushed,
     }
