@@ -40,7 +40,11 @@ for tool in "${tools[@]}"; do
     mkdir -p "$root/$tool/host"
     for compiler in cc c++ gcc g++; do
         [ -x "/usr/bin/$compiler" ] || continue
-        printf '#!/bin/sh\ncase "$(cat /proc/$PPID/comm 2>/dev/null)" in\n    sccache | ccache) exec /usr/bin/%s "$@" ;;\nesac\nexec %s /usr/bin/%s "$@"\n' \
+        # The compiler's own sha256 is in the wrapper: a cache that hashes the wrapper as
+        # "the compiler" (a CMake launcher in front of CC) sees a new compiler as new.
+        printf '#!/bin/sh\n# %s: sha256 %s\ncase "$(cat /proc/$PPID/comm 2>/dev/null)" in\n    sccache | ccache) exec /usr/bin/%s "$@" ;;\nesac\nexec %s /usr/bin/%s "$@"\n' \
+            "$(readlink -f "/usr/bin/$compiler")" \
+            "$(sha256sum "$(readlink -f "/usr/bin/$compiler")" | cut -d' ' -f1)" \
             "$compiler" "$tool" "$compiler" > "$root/$tool/host/$compiler"
         chmod 0755 "$root/$tool/host/$compiler"
     done

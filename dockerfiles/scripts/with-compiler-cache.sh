@@ -13,9 +13,10 @@
 # sccache server cannot start (a dead remote backend fails every compile anyway).
 #   - every other compile: CC/CXX (and CUDAHOSTCXX) name the host wrappers WRAPPERS/<tool>/host/
 #     {cc,c++,gcc,g++} (setuptools, torch.utils.cpp_extension, CMake's compiler detection);
-#     USE_CCACHE=0 (PyTorch would otherwise pick ccache by itself), and for any tool but sccache
-#     a PATH without sccache (vLLM's setup.py passes -DCMAKE_*_COMPILER_LAUNCHER=sccache
-#     whenever sccache is on PATH): CACHE_TYPE=none compiles with no cache at all.
+#     (a CC/CXX the command chose itself, e.g. hipcc, is kept); USE_CCACHE=0 (PyTorch would
+#     otherwise pick ccache by itself); a PATH without the cache tools not chosen (vLLM's
+#     setup.py passes -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH, else
+#     ccache whenever ccache is): CACHE_TYPE=none compiles with no cache at all.
 # Counts this command's compiles only and writes them to STATS_DIR/<name>.{json,txt} after --
 # also when the command fails -- and prints them, plus one line
 # `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log.
@@ -48,23 +49,36 @@ rocm_at_least() {
     [ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
 }
 
-# hide_sccache DIR: PATH without sccache: each PATH directory holding sccache is replaced by
-# DIR/<n>, symlinks to everything else in it.
-hide_sccache() {
-    local out=$1 dir entry n=0 path=""
+# hide_tools DIR TOOL...: PATH without the TOOLs: each PATH directory holding one is replaced
+# by DIR/<n>, symlinks to everything else in it.
+hide_tools() {
+    local out=$1 dir entry tool n=0 path="" hit
+    shift
     local -a dirs
     IFS=: read -r -a dirs <<< "$PATH"
     for dir in "${dirs[@]}"; do
-        if [ -e "$dir/sccache" ]; then
+        hit=
+        for tool in "$@"; do [ ! -e "$dir/$tool" ] || hit=1; done
+        if [ -n "$hit" ]; then
             n=$((n + 1)); mkdir -p "$out/$n"
             for entry in "$dir"/*; do
-                [ "${entry##*/}" = sccache ] || ln -s "$entry" "$out/$n/${entry##*/}"
+                case " $* " in *" ${entry##*/} "*) continue ;; esac
+                ln -s "$entry" "$out/$n/${entry##*/}"
             done
             dir=$out/$n
         fi
         path=${path:+$path:}$dir
     done
     export PATH=$path
+}
+
+# host_compiler VAR NAME: VAR (CC or CXX) names the host wrapper NAME, unless the command
+# chose another compiler itself (e.g. CXX=hipcc, which reaches the cache through HIP_CLANG_PATH).
+host_compiler() {
+    case "${!1:-}" in
+        '' | cc | gcc | c++ | g++ | /usr/bin/cc | /usr/bin/gcc | /usr/bin/c++ | /usr/bin/g++)
+            export "$1=$wrappers/$cache_type/host/$2" ;;
+    esac
 }
 
 load_secret() {
@@ -117,7 +131,14 @@ write_stats() {
             ccache_json < "$CCACHE_STATSLOG" > "$stats_dir/$name.json"
             printf 'rocm-bake-cache-stats %s %s\n' "$name" "$(cat "$stats_dir/$name.json")"
             rm -f "$CCACHE_STATSLOG" ;;
-        *) echo "CACHE_TYPE=none: compiled without a compiler cache" > "$stats_dir/$name.txt" ;;
+        *)
+            # The caches' own traces: a ccache call appends to the stats log, an sccache call
+            # starts a server on the private socket.
+            printf 'CACHE_TYPE=none: compiled without a compiler cache (ccache calls: %s; sccache server: %s)\n' \
+                "$(grep -c '^# ' "$CCACHE_STATSLOG" || true)" \
+                "$([ -e "$SCCACHE_SERVER_UDS" ] && echo started || echo not started)" \
+                | tee "$stats_dir/$name.txt"
+            rm -f "$CCACHE_STATSLOG" ;;
     esac
 }
 
@@ -130,8 +151,9 @@ case "$cache_type" in
         export CMAKE_HIP_COMPILER_LAUNCHER=$cache_type
         [ -x "$wrappers/$cache_type/host/c++" ] \
             || die "no host compiler wrappers in $wrappers/$cache_type/host (install-compiler-wrappers.sh)"
-        export CC=$wrappers/$cache_type/host/cc CXX=$wrappers/$cache_type/host/c++
-        export CUDAHOSTCXX=$CXX
+        host_compiler CC cc
+        host_compiler CXX c++
+        export CUDAHOSTCXX=$wrappers/$cache_type/host/c++
         if rocm_at_least 7 13; then
             export HIP_CLANG_LAUNCHER=$cache_type
         else
@@ -157,6 +179,11 @@ case "$cache_type" in
             # Direct mode: a hit is found from the source, the command line and the headers
             # the manifest names, without running the preprocessor (ccache's default, said).
             export CCACHE_DIRECT=true
+            # ccache before 4.6 (Ubuntu 22.04's 4.5) calls its remote storage "secondary".
+            if [ -n "${CCACHE_REMOTE_STORAGE:-}" ] \
+                && ! ccache --get-config remote_storage > /dev/null 2>&1; then
+                export CCACHE_SECONDARY_STORAGE=$CCACHE_REMOTE_STORAGE
+            fi
             CCACHE_STATSLOG=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-ccache-stats.XXXXXX")
             export CCACHE_STATSLOG
         fi
@@ -164,21 +191,29 @@ case "$cache_type" in
     none)
         export COMPILER_LAUNCHER=
         unset CMAKE_C_COMPILER_LAUNCHER CMAKE_CXX_COMPILER_LAUNCHER CMAKE_HIP_COMPILER_LAUNCHER \
-            HIP_CLANG_LAUNCHER ;;
+            HIP_CLANG_LAUNCHER
+        # Where a cache called anyway (by an absolute path) would leave its trace.
+        CCACHE_STATSLOG=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-ccache-stats.XXXXXX")
+        export CCACHE_STATSLOG SCCACHE_SERVER_UDS=${TMPDIR:-/tmp}/rocm-bake-none-$$.sock ;;
     *) die "CACHE_TYPE must be sccache, ccache or none (got '$cache_type')" ;;
 esac
 
 # PyTorch turns USE_CCACHE on by itself when it finds ccache and no launcher is set.
 export USE_CCACHE=0
-# vLLM's setup.py adds -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH: for
-# any other choice the command runs with a PATH whose sccache is hidden.
-if [ "$cache_type" != sccache ] && command -v sccache > /dev/null; then
-    no_sccache=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-no-sccache.XXXXXX")
-    hide_sccache "$no_sccache"
+# vLLM's setup.py adds -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH, else
+# =ccache whenever ccache is: the command runs with a PATH that hides every cache tool but the
+# chosen one (CACHE_TYPE=none: both).
+others=()
+for tool in sccache ccache; do
+    [ "$tool" = "$cache_type" ] || ! command -v "$tool" > /dev/null || others+=("$tool")
+done
+if [ "${#others[@]}" -gt 0 ]; then
+    hidden=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-path.XXXXXX")
+    hide_tools "$hidden" "${others[@]}"
 fi
 
 rc=0
 "$@" || rc=$?
-[ -z "${no_sccache:-}" ] || rm -rf "$no_sccache"
+[ -z "${hidden:-}" ] || rm -rf "$hidden"
 write_stats
 exit "$rc"

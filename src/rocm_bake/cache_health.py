@@ -139,7 +139,8 @@ class CacheStats(_Counted):
                      if lang != _OTHER and (_ccache_hits(c) or c.get("cache_miss"))}
         every: dict[str, int] = {}
         for c in counters.values():
-            for key, value in c.items():
+            for name_, value in c.items():
+                key = name_.replace("secondary_storage_", "remote_storage_")   # ccache < 4.6
                 every[key] = every.get(key, 0) + value
         remote = any(k.startswith("remote_storage_") for k in every)
         level = "remote_storage" if remote else "local_storage"
@@ -159,8 +160,8 @@ class CacheStats(_Counted):
         return cls.from_ccache(name, raw) if "ccache" in raw else cls.from_sccache(name, raw)
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "tool": self.tool, "direct": self.direct,
-                "hits": self.hits, "misses": self.misses,
+        tool = {"tool": self.tool, "direct": self.direct} if self.tool != "sccache" else {}
+        return {"name": self.name, **tool, "hits": self.hits, "misses": self.misses,
                 "writes": self.writes, "write_errors": self.write_errors,
                 "read_errors": self.read_errors, "timeouts": self.timeouts,
                 "not_cacheable": self.not_cacheable, "hit_rate": self.hit_rate,
@@ -286,7 +287,7 @@ def summary_line(label: str, steps: Sequence[Step], stats: Sequence[CacheStats])
         rate = all_.hit_rate
         line += (f", {all_.tool} {all_.hits} hits / {all_.misses} misses"
                  + (f" ({rate:.0%})" if rate is not None else "")
-                 + (f", {all_.direct} direct" if "ccache" in all_.tool else "")
+                 + (f", {all_.direct} direct" if "ccache" in all_.tool.split("+") else "")
                  + f", {all_.writes} writes")
         hip = all_.language(HIP)
         if hip.requests:

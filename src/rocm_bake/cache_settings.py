@@ -70,6 +70,9 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
     if build_cache_type(definition) == "none":
         raise CacheError(f"SCCACHE_BACKEND={kind} needs CACHE_TYPE=sccache or ccache, got "
                          "CACHE_TYPE=none (no compiler cache uses a shared store)")
+    if build_cache_type(definition) == "ccache" and kind != "webdav":
+        raise CacheError(f"SCCACHE_BACKEND={kind} with CACHE_TYPE=ccache: ccache shares its "
+                         "cache only over HTTP, use SCCACHE_BACKEND=webdav")
     endpoint = (_variable(definition, "SCCACHE_WEBDAV_URL") if kind == "webdav"
                 else _variable(definition, "SCCACHE_S3_ENDPOINT"))
     return SccacheBackend(kind, environment=_variable(definition, "CACHE_ENV") or "dev",

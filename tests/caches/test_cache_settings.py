@@ -32,9 +32,16 @@ def test_backend_from_bake_variables() -> None:
     with pytest.raises(sccache.CacheError, match="cannot write the registry"):
         cache_settings.backend_from_definition(_Definition(
             SCCACHE_BACKEND="none", CACHE_READ_ONLY=True, CACHE_EXPORT=True))
-    with pytest.raises(sccache.CacheError, match="exclusive"):
+    with pytest.raises(sccache.CacheError, match="ccache shares its cache only over HTTP"):
         cache_settings.backend_from_definition(_Definition(
             SCCACHE_BACKEND="s3", SCCACHE_S3_BUCKET="b", CACHE_TYPE="ccache"))
+    with pytest.raises(sccache.CacheError, match="CACHE_TYPE=none"):
+        cache_settings.backend_from_definition(_Definition(
+            SCCACHE_BACKEND="webdav", SCCACHE_WEBDAV_URL="http://dav", CACHE_TYPE="none"))
+    # ccache's HTTP remote storage on the same WebDAV store.
+    shared = cache_settings.backend_from_definition(_Definition(
+        SCCACHE_BACKEND="webdav", SCCACHE_WEBDAV_URL="http://dav:8080", CACHE_TYPE="ccache"))
+    assert shared is not None and "CCACHE_REMOTE_STORAGE" in shared.settings_for("ccache")
     assert sccache.credentials({"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "",
                                 "HOME": "/"}) == {"AWS_ACCESS_KEY_ID": "a"}
 

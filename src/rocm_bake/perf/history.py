@@ -73,6 +73,7 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
            when: datetime | None = None, cache_type: str = "sccache") -> dict[str, object]:
     runs = [s for s in steps if s.is_run]
     total = cache_health.total(stats)
+    direct = "ccache" in total.tool.split("+")     # hits without the preprocessor: ccache's
     out: dict[str, object] = {
         "time": (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "condition": condition, "target": target, "seconds": round(seconds, 3),
@@ -83,10 +84,11 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
         "cached_steps": sum(1 for s in runs if s.cached), "run_steps": len(runs),
         "steps": [s.to_json() for s in runs],
         "sccache": {"hits": total.hits, "misses": total.misses, "writes": total.writes,
-                    "write_errors": total.write_errors, "direct": total.direct,
+                    "write_errors": total.write_errors,
+                    **({"direct": total.direct} if direct else {}),
                     "per_step": [s.to_json() for s in stats]},
         "sccache_languages": {lang: {"hits": item.hits, "misses": item.misses,
-                                     "direct": item.direct}
+                                     **({"direct": item.direct} if direct else {})}
                               for lang, item in total.languages.items()},
         "bytes_pulled": bytes_pulled, "bytes_pushed": bytes_pushed,
     }
