@@ -14,6 +14,7 @@ from rocm_bake_checks.lint import (
     consistency,
     downloads,
     hadolint,
+    launchers,
     locks,
     pins,
     pinuse,
@@ -107,12 +108,16 @@ def _bake_rules(root: Path, bake_files: list[Path], families: Sequence[str],
         findings += downloads.check_context_files([t.context for t in targets], root)
     if "caching" in families:
         findings += caching.check(paths, files, root)
+        findings += launchers.check_recipes(paths, files, root)
     if "recipes" in families:
         findings += recipes.check(paths, files, root)
     if {"conformance", "locks"} & set(families):
         fetched = upstream.Metadata(metadata)
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
+            findings += launchers.check_upstream(
+                metadata.config, {v.name: v.value for v in definition.variables()}, root,
+                fetched)
         if "locks" in families:
             findings += locks.check_installs(paths, files, root)
             findings += locks.check_locks(definition, bake_files, targets, root, fetched)
