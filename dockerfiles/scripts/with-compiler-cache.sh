@@ -207,6 +207,7 @@ others=()
 for tool in sccache ccache; do
     [ "$tool" = "$cache_type" ] || ! command -v "$tool" > /dev/null || others+=("$tool")
 done
+own_path=$PATH
 if [ "${#others[@]}" -gt 0 ]; then
     hidden=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-path.XXXXXX")
     hide_tools "$hidden" "${others[@]}"
@@ -214,6 +215,7 @@ fi
 
 rc=0
 "$@" || rc=$?
+export PATH=$own_path
 [ -z "${hidden:-}" ] || rm -rf "$hidden"
 write_stats
 exit "$rc"
