@@ -1,15 +1,19 @@
 """The cache settings a build asks for, read from its evaluated bake file: CACHE_TYPE, the
 sccache backend (SCCACHE_BACKEND, CACHE_ENV, CACHE_READ_ONLY, SCCACHE_WEBDAV_URL,
-SCCACHE_S3_*) and the secret file (SCCACHE_SECRET_FILE); and the sccache preflight a build
-runs when it asks for sccache."""
+SCCACHE_S3_*) and the secret file (SCCACHE_SECRET_FILE); and the preflight a build runs when
+it asks for sccache (a server started with its settings) or ccache (its remote storage
+answers HTTP)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import base64
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from rocm_bake import sccache
+from rocm_bake import redact, sccache
 from rocm_bake.sccache import CacheError, SccacheBackend
 
 CACHE_TYPES = ("sccache", "ccache", "none")
@@ -82,9 +86,37 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
                           read_only=read_only)
 
 
+def ccache_preflight(settings: Mapping[str, str],
+                     timeout: float = sccache.PREFLIGHT_TIMEOUT) -> None:
+    """ccache's remote storage answers HTTP (any status: a collection not written yet is a
+    404); one line when it does not. ccache itself would compile on with every remote read
+    and write failing, counted only as errors."""
+    url = settings.get("CCACHE_REMOTE_STORAGE", "").split("|", 1)[0]
+    if not url:
+        return
+    clean, user, password = redact.split_credentials(url)
+    request = urllib.request.Request(clean, method="HEAD")
+    if user:
+        token = base64.b64encode(f"{user}:{password}".encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            pass
+    except urllib.error.HTTPError:
+        pass                                 # the server answered
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise CacheError(f"ccache remote storage {redact.text(url)} is unusable: "
+                         f"{reason}") from None
+
+
 def preflight_build(definition: Variables,
                     timeout: float = sccache.PREFLIGHT_TIMEOUT) -> None:
-    """The backend preflight for a build: only when it asks for sccache with a secret."""
+    """The backend preflight for a build that asks for a compiler cache with a secret."""
     settings = build_settings(definition)
-    if settings is not None and build_cache_type(definition) == "sccache":
+    if settings is None:
+        return
+    if build_cache_type(definition) == "sccache":
         sccache.preflight(settings, timeout)
+    elif build_cache_type(definition) == "ccache":
+        ccache_preflight(settings, timeout)

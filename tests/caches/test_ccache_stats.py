@@ -6,12 +6,14 @@ writes of the shared store, per language), plus the hits that skipped the prepro
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 
-from rocm_bake import cache_health, sccache
+from rocm_bake import cache_health, cache_settings, sccache
 from rocm_bake.buildx_progress import Step
 from rocm_bake.perf import history, schema
+from tests.drift.webworld import Server, World
 
 # The `rocm-bake-cache-stats ggml ...` lines of the cache test stack's small set (ccache 4.11.2
 # of the HIP image, remote storage on the WebDAV store), cold then warm (from an empty local
@@ -99,3 +101,20 @@ def test_ccache_secret_is_the_webdav_store_over_http() -> None:
     s3 = sccache.SccacheBackend("s3", bucket="b")
     with pytest.raises(sccache.CacheError, match="CACHE_TYPE=ccache shares its cache only over"):
         s3.settings_for("ccache")
+
+
+def test_preflight_needs_an_answer_not_a_collection() -> None:
+    """Any HTTP answer will do (a namespace never written is a 404); nothing listening is one
+    line naming the store, its credentials masked."""
+    world = World()
+    with Server(world) as running:
+        cache_settings.ccache_preflight(
+            {"CCACHE_REMOTE_STORAGE": f"{running.url}/never/written/ccache|read-only"})
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]          # bound, never listening: refused
+        with pytest.raises(sccache.CacheError) as caught:
+            cache_settings.ccache_preflight(
+                {"CCACHE_REMOTE_STORAGE": f"http://u:secret@127.0.0.1:{port}/x/ccache"}, 5)
+    assert "ccache remote storage http://" in str(caught.value)
+    assert "secret" not in str(caught.value) and "\n" not in str(caught.value)
