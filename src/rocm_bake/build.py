@@ -103,9 +103,9 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     if backend is not None and not cache_settings.secret_file(definition):
         # The backend's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
+        tool = cache_settings.cache_tool(definition)
         additions["SCCACHE_SECRET_FILE"] = str(
-            sccache.write_secret(sccache.secret_path(backend), backend,
-                                 tool=cache_settings.cache_tool(definition)))
+            sccache.write_secret(sccache.secret_path(backend, tool), backend, tool=tool))
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
         backend = None

@@ -187,10 +187,11 @@ def credentials(env: Mapping[str, str]) -> dict[str, str]:
     return {k: env[k] for k in CREDENTIAL_KEYS if env.get(k)}
 
 
-def secret_path(backend: SccacheBackend) -> Path:
-    """Where inv build writes a backend's secret for the duration of one build."""
+def secret_path(backend: SccacheBackend, tool: str = "sccache") -> Path:
+    """Where inv build writes a backend's secret (for the compiler cache ``tool``) for the
+    duration of one build."""
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    digest = hashlib.sha256(json.dumps(backend.settings(), sort_keys=True).encode())
+    digest = hashlib.sha256(json.dumps([tool, backend.settings()], sort_keys=True).encode())
     return base / f"rocm-bake-sccache-{os.getuid()}-{digest.hexdigest()[:12]}.secret"
 
 

@@ -60,6 +60,12 @@ def test_inv_build_turns_backend_variables_into_the_secret(
     secret = Path(prepared.invocation.env["SCCACHE_SECRET_FILE"])
     assert secret.parent == tmp_path and prepared.sccache is not None
     text = secret.read_text()
+    # CACHE_TYPE's default, ccache: its HTTP remote storage on the store, read-only.
+    assert text.startswith("CCACHE_REMOTE_STORAGE=http://127.0.0.1:8080/ci/linux/")
+    assert text.endswith("/ccache|read-only\n")
+    sccache_one = build.prepare(build.BuildRequest(targets=["torch-gfx950"], sets=[
+        *request.sets, "CACHE_TYPE=sccache"]), {"PATH": "/usr/bin"})
+    text = Path(sccache_one.invocation.env["SCCACHE_SECRET_FILE"]).read_text()
     assert "SCCACHE_WEBDAV_RW_MODE=READ_ONLY" in text and "ci/linux/" in text
     assert "s3cr3t" not in text                              # credentials only at run time
     assert "s3cr3t" not in prepared.invocation.display()

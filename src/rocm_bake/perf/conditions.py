@@ -35,7 +35,7 @@ from rocm_bake.perf import history, runner, schema
 
 ORDER = ("cold", "frozen", "warm", "hot")
 STACK_DIR = Path("tests") / "e2e" / "cachestack"
-# The cache test stack's CACHE_TYPE default (tests/caches/test_perf.py checks it is).
+# The cache test stack's CACHE_TYPE default, rocm-bake.hcl's too (tests/caches/test_perf.py).
 DEFAULT_CACHE_TYPE = "ccache"
 
 
