@@ -116,7 +116,13 @@ def preflight_build(definition: Variables,
     settings = build_settings(definition)
     if settings is None:
         return
-    if build_cache_type(definition) == "sccache":
+    tool = cache_tool(definition)
+    other = {"sccache": "CCACHE_REMOTE_STORAGE", "ccache": "SCCACHE_"}.get(tool)
+    foreign = sorted(k for k in settings if other and k.startswith(other))
+    if foreign:
+        raise CacheError(f"CACHE_TYPE={tool}, but the secret {secret_file(definition)} holds "
+                         f"the other cache's settings ({foreign[0]}): write it for {tool}")
+    if tool == "sccache":
         sccache.preflight(settings, timeout)
-    elif build_cache_type(definition) == "ccache":
+    elif tool == "ccache":
         ccache_preflight(settings, timeout)

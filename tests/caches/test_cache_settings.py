@@ -72,3 +72,18 @@ def test_inv_build_turns_backend_variables_into_the_secret(
     target = prepared.plan.targets["torch-gfx950"]
     assert target.get("secret") == [{"id": "sccache", "src": str(secret)}]
     assert "SCCACHE" not in json.dumps(target.get("args"))   # no build arg: no layer changes
+
+
+def test_a_secret_of_the_other_cache_is_one_line(tmp_path: Path) -> None:
+    """CACHE_TYPE=ccache with sccache's settings in the secret (or the other way round) would
+    compile with no shared store at all: refused before the build."""
+    secret = tmp_path / "s.secret"
+    secret.write_text("SCCACHE_WEBDAV_ENDPOINT=http://127.0.0.1:9\n")
+    with pytest.raises(sccache.CacheError, match=r"CACHE_TYPE=ccache, but the secret .* holds "
+                       r"the other cache's settings \(SCCACHE_WEBDAV_ENDPOINT\)"):
+        cache_settings.preflight_build(_Definition(CACHE_TYPE="ccache",
+                                                   SCCACHE_SECRET_FILE=str(secret)))
+    secret.write_text("CCACHE_REMOTE_STORAGE=http://127.0.0.1:9/x\n")
+    with pytest.raises(sccache.CacheError, match="CACHE_TYPE=sccache, but"):
+        cache_settings.preflight_build(_Definition(CACHE_TYPE="sccache",
+                                                   SCCACHE_SECRET_FILE=str(secret)))
