@@ -9,14 +9,14 @@
 #                wrapper directory WRAPPERS/<tool>/bin as HIP_CLANG_PATH for this command only
 #                (install-compiler-wrappers.sh; ROCm's clang is never replaced, and
 #                HIP_CLANG_PATH never lands in the image's ENV).
-# Fails fast when the requested tool is missing (no silent uncached fallback) and when an
-# sccache server cannot start (a dead remote backend fails every compile anyway).
 #   - every other compile: CC/CXX (and CUDAHOSTCXX) name the host wrappers WRAPPERS/<tool>/host/
-#     {cc,c++,gcc,g++} (setuptools, torch.utils.cpp_extension, CMake's compiler detection);
-#     (a CC/CXX the command chose itself, e.g. hipcc, is kept); USE_CCACHE=0 (PyTorch would
-#     otherwise pick ccache by itself); a PATH without the cache tools not chosen (vLLM's
+#     {cc,c++,gcc,g++} for setuptools, torch.utils.cpp_extension, make and CMake's compiler
+#     detection (a CC/CXX the command chose itself, e.g. hipcc, is kept); USE_CCACHE=0 (PyTorch
+#     would otherwise pick ccache by itself); a PATH without the cache tools not chosen (vLLM's
 #     setup.py passes -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH, else
 #     ccache whenever ccache is): CACHE_TYPE=none compiles with no cache at all.
+# Fails fast when the requested tool is missing (no silent uncached fallback) and when an
+# sccache server cannot start (a dead remote backend fails every compile anyway).
 # Counts this command's compiles only and writes them to STATS_DIR/<name>.{json,txt} after --
 # also when the command fails -- and prints them, plus one line
 # `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log.
