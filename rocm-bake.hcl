@@ -76,8 +76,8 @@ variable "MAX_JOBS" {
 
 variable "CACHE_TYPE" {
   type        = string
-  default     = "sccache"
-  description = "Compiler cache used inside compile steps: sccache (CMAKE_*_COMPILER_LAUNCHER + HIP launcher/wrapper dir), ccache, or none. The tool must already be in the base image: a missing tool fails the build instead of silently compiling uncached."
+  default     = "ccache"
+  description = "Compiler cache of every compile of every component (CMake launchers, the HIP launcher/wrapper dir, CC/CXX host wrappers, a PATH without the other tool): ccache (the default: its direct mode finds a hit without running the preprocessor, also from the shared WebDAV store; see docs/architecture.md), sccache, or none. The tool must already be in the base image: a missing tool fails the build instead of silently compiling uncached."
   validation {
     condition     = contains(["sccache", "ccache", "none"], CACHE_TYPE)
     error_message = "CACHE_TYPE must be one of: sccache, ccache, none."
@@ -197,7 +197,7 @@ variable "SCCACHE_SECRET_FILE" {
 variable "SCCACHE_BACKEND" {
   type        = string
   default     = "none"
-  description = "Shared level of sccache: none (the BuildKit cache mount only), webdav (SCCACHE_WEBDAV_URL) or s3 (SCCACHE_S3_BUCKET). Objects go under the key prefix <os>/<arch>/ of the environment's store (CACHE_ENV). An unreachable backend fails inv build before the build, in one line."
+  description = "Shared level of the compiler cache: none (the BuildKit cache mount only), webdav (SCCACHE_WEBDAV_URL; with CACHE_TYPE=ccache, ccache's HTTP remote storage under <prefix>/ccache) or s3 (SCCACHE_S3_BUCKET; sccache only). Objects go under the key prefix <os>/<arch>/ of the environment's store (CACHE_ENV). An unreachable backend fails inv build before the build, in one line."
   validation {
     condition     = contains(["none", "webdav", "s3"], SCCACHE_BACKEND)
     error_message = "SCCACHE_BACKEND must be one of: none, webdav, s3."

@@ -9,15 +9,23 @@
 #                wrapper directory WRAPPERS/<tool>/bin as HIP_CLANG_PATH for this command only
 #                (install-compiler-wrappers.sh; ROCm's clang is never replaced, and
 #                HIP_CLANG_PATH never lands in the image's ENV).
+#   - every other compile: CC/CXX (and CUDAHOSTCXX) name the host wrappers WRAPPERS/<tool>/host/
+#     {cc,c++,gcc,g++} for setuptools, torch.utils.cpp_extension, make and CMake's compiler
+#     detection (a CC/CXX the command chose itself, e.g. hipcc, is kept); USE_CCACHE=0 (PyTorch
+#     would otherwise pick ccache by itself); a PATH without the cache tools not chosen (vLLM's
+#     setup.py passes -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH, else
+#     ccache whenever ccache is): CACHE_TYPE=none compiles with no cache at all.
 # Fails fast when the requested tool is missing (no silent uncached fallback) and when an
 # sccache server cannot start (a dead remote backend fails every compile anyway).
 # Counts this command's compiles only and writes them to STATS_DIR/<name>.{json,txt} after --
-# also when the command fails -- and prints them (sccache: also one line
-# `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log).
-# sccache: its own server per command, zeroed first. ccache: the cache directory is a cache
-# mount other steps (other arches, other components) use at the same time, so its counters are
-# never zeroed or read; each compile of this command appends to a private stats log
-# (CCACHE_STATSLOG) and the statistics are that log's (`ccache --show-log-stats`).
+# also when the command fails -- and prints them, plus one line
+# `rocm-bake-cache-stats <name> <json>` that inv build and inv perf read from the log.
+# sccache: its own server per command, zeroed first. ccache: direct mode (a hit runs no
+# preprocessor), remote storage from the secret (CCACHE_REMOTE_STORAGE: the WebDAV store over
+# HTTP); the cache directory is a cache mount other steps (other arches, other components) use
+# at the same time, so its counters are never zeroed or read; each compile of this command
+# appends to a private stats log (CCACHE_STATSLOG) and the statistics are that log's, per
+# language by the source's extension (.cu/.hip: HIP; .c/.cc/.cpp/.cxx: C/C++).
 # The `wheels` stages copy STATS_DIR to /compiler-cache, so a wheels export carries them
 # (runtime images do not).
 # Remote-cache settings and credentials come only from a BuildKit secret mounted at
@@ -41,6 +49,38 @@ rocm_at_least() {
     [ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
 }
 
+# hide_tools DIR TOOL...: PATH without the TOOLs: each PATH directory holding one is replaced
+# by DIR/<n>, symlinks to everything else in it.
+hide_tools() {
+    local out=$1 dir entry tool n=0 path="" hit
+    shift
+    local -a dirs
+    IFS=: read -r -a dirs <<< "$PATH"
+    for dir in "${dirs[@]}"; do
+        hit=
+        for tool in "$@"; do [ ! -e "$dir/$tool" ] || hit=1; done
+        if [ -n "$hit" ]; then
+            n=$((n + 1)); mkdir -p "$out/$n"
+            for entry in "$dir"/*; do
+                case " $* " in *" ${entry##*/} "*) continue ;; esac
+                ln -s "$entry" "$out/$n/${entry##*/}"
+            done
+            dir=$out/$n
+        fi
+        path=${path:+$path:}$dir
+    done
+    export PATH=$path
+}
+
+# host_compiler VAR NAME: VAR (CC or CXX) names the host wrapper NAME, unless the command
+# chose another compiler itself (e.g. CXX=hipcc, which reaches the cache through HIP_CLANG_PATH).
+host_compiler() {
+    case "${!1:-}" in
+        '' | cc | gcc | c++ | g++ | /usr/bin/cc | /usr/bin/gcc | /usr/bin/c++ | /usr/bin/g++)
+            export "$1=$wrappers/$cache_type/host/$2" ;;
+    esac
+}
+
 load_secret() {
     [ -f "$secret" ] || return 0
     local line key
@@ -52,6 +92,28 @@ load_secret() {
             *) die "$secret: only SCCACHE_*, AWS_* and CCACHE_* settings are allowed (got $key)" ;;
         esac
     done < "$secret"
+}
+
+# ccache_json < STATSLOG: the stats log's counters per language, one JSON object:
+# {"ccache": {"HIP": {"direct_cache_hit": 3, ...}, "C/C++": {...}, "other": {...}}}.
+ccache_json() {
+    awk '
+        /^# / { f = substr($0, 3); lang = "other"
+                if (f ~ /\.(cu|hip)$/) lang = "HIP"
+                else if (f ~ /\.(c|cc|cpp|cxx|C)$/) lang = "C/C++"
+                next }
+        NF == 1 { n[lang, $1]++; langs[lang] = 1; keys[lang] = keys[lang] " " $1 }
+        END {
+            printf "{\"ccache\": {"; sep = ""
+            for (l in langs) {
+                printf "%s\"%s\": {", sep, l; sep = ", "; s2 = ""
+                split(keys[l], ks, " "); delete seen
+                for (i in ks) if (!(ks[i] in seen)) {
+                    seen[ks[i]] = 1; printf "%s\"%s\": %d", s2, ks[i], n[l, ks[i]]; s2 = ", " }
+                printf "}"
+            }
+            printf "}}\n"
+        }'
 }
 
 write_stats() {
@@ -66,8 +128,17 @@ write_stats() {
         ccache)
             ccache --show-log-stats --verbose > "$stats_dir/$name.txt" 2>&1 || true
             cat "$stats_dir/$name.txt"
+            ccache_json < "$CCACHE_STATSLOG" > "$stats_dir/$name.json"
+            printf 'rocm-bake-cache-stats %s %s\n' "$name" "$(cat "$stats_dir/$name.json")"
             rm -f "$CCACHE_STATSLOG" ;;
-        *) echo "CACHE_TYPE=none: compiled without a compiler cache" > "$stats_dir/$name.txt" ;;
+        *)
+            # The caches' own traces: a ccache call appends to the stats log, an sccache call
+            # starts a server on the private socket.
+            printf 'CACHE_TYPE=none: compiled without a compiler cache (ccache calls: %s; sccache server: %s)\n' \
+                "$(grep -c '^# ' "$CCACHE_STATSLOG" || true)" \
+                "$([ -e "$SCCACHE_SERVER_UDS" ] && echo started || echo not started)" \
+                | tee "$stats_dir/$name.txt"
+            rm -f "$CCACHE_STATSLOG" ;;
     esac
 }
 
@@ -78,6 +149,11 @@ case "$cache_type" in
         export COMPILER_LAUNCHER=$cache_type
         export CMAKE_C_COMPILER_LAUNCHER=$cache_type CMAKE_CXX_COMPILER_LAUNCHER=$cache_type
         export CMAKE_HIP_COMPILER_LAUNCHER=$cache_type
+        [ -x "$wrappers/$cache_type/host/c++" ] \
+            || die "no host compiler wrappers in $wrappers/$cache_type/host (install-compiler-wrappers.sh)"
+        host_compiler CC cc
+        host_compiler CXX c++
+        export CUDAHOSTCXX=$wrappers/$cache_type/host/c++
         if rocm_at_least 7 13; then
             export HIP_CLANG_LAUNCHER=$cache_type
         else
@@ -100,15 +176,46 @@ case "$cache_type" in
             sccache --zero-stats > /dev/null
         else
             export CCACHE_DIR=${CCACHE_DIR:-/root/.cache/ccache} CCACHE_COMPILERCHECK=content
+            # Direct mode: a hit is found from the source, the command line and the headers
+            # the manifest names, without running the preprocessor (ccache's default, said).
+            export CCACHE_DIRECT=true
+            # ccache before 4.6 (Ubuntu 22.04's 4.5) calls its remote storage "secondary".
+            if [ -n "${CCACHE_REMOTE_STORAGE:-}" ] \
+                && ! ccache --get-config remote_storage > /dev/null 2>&1; then
+                export CCACHE_SECONDARY_STORAGE=$CCACHE_REMOTE_STORAGE
+            fi
             CCACHE_STATSLOG=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-ccache-stats.XXXXXX")
             export CCACHE_STATSLOG
         fi
         ;;
-    none) export COMPILER_LAUNCHER= ;;
+    none)
+        export COMPILER_LAUNCHER=
+        unset CMAKE_C_COMPILER_LAUNCHER CMAKE_CXX_COMPILER_LAUNCHER CMAKE_HIP_COMPILER_LAUNCHER \
+            HIP_CLANG_LAUNCHER
+        # Where a cache called anyway (by an absolute path) would leave its trace.
+        CCACHE_STATSLOG=$(mktemp "${TMPDIR:-/tmp}/rocm-bake-ccache-stats.XXXXXX")
+        export CCACHE_STATSLOG SCCACHE_SERVER_UDS=${TMPDIR:-/tmp}/rocm-bake-none-$$.sock ;;
     *) die "CACHE_TYPE must be sccache, ccache or none (got '$cache_type')" ;;
 esac
 
+# PyTorch turns USE_CCACHE on by itself when it finds ccache and no launcher is set.
+export USE_CCACHE=0
+# vLLM's setup.py adds -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH, else
+# =ccache whenever ccache is: the command runs with a PATH that hides every cache tool but the
+# chosen one (CACHE_TYPE=none: both).
+others=()
+for tool in sccache ccache; do
+    [ "$tool" = "$cache_type" ] || ! command -v "$tool" > /dev/null || others+=("$tool")
+done
+own_path=$PATH
+if [ "${#others[@]}" -gt 0 ]; then
+    hidden=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-path.XXXXXX")
+    hide_tools "$hidden" "${others[@]}"
+fi
+
 rc=0
 "$@" || rc=$?
+export PATH=$own_path
+[ -z "${hidden:-}" ] || rm -rf "$hidden"
 write_stats
 exit "$rc"

@@ -110,8 +110,9 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     if backend is not None and not cache_settings.secret_file(definition):
         # The backend's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
+        tool = cache_settings.cache_tool(definition)
         additions["SCCACHE_SECRET_FILE"] = str(
-            sccache.write_secret(sccache.secret_path(backend), backend))
+            sccache.write_secret(sccache.secret_path(backend, tool), backend, tool=tool))
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
         backend = None
@@ -152,10 +153,11 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
     full_env = {**(os.environ if env is None else env), **prepared.invocation.env}
     full_env.update(preflight.ensure_builder(full_env))   # every missing item at once
     secret, backend = None, prepared.sccache
+    tool = cache_settings.cache_tool(prepared.definition)
     if backend is not None:
         secret = sccache.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
                                       {**prepared.url_credentials,
-                                       **sccache.credentials(full_env)})
+                                       **sccache.credentials(full_env)}, tool)
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
@@ -167,7 +169,7 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
                 else {}
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
-            sccache.write_secret(secret, backend)
+            sccache.write_secret(secret, backend, tool=tool)
     if returncode != 0 and unpullable is not None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:

@@ -1,15 +1,19 @@
 """The cache settings a build asks for, read from its evaluated bake file: CACHE_TYPE, the
 sccache backend (SCCACHE_BACKEND, CACHE_ENV, CACHE_READ_ONLY, SCCACHE_WEBDAV_URL,
-SCCACHE_S3_*) and the secret file (SCCACHE_SECRET_FILE); and the sccache preflight a build
-runs when it asks for sccache."""
+SCCACHE_S3_*) and the secret file (SCCACHE_SECRET_FILE); and the preflight a build runs when
+it asks for sccache (a server started with its settings) or ccache (its remote storage
+answers HTTP)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import base64
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from rocm_bake import sccache
+from rocm_bake import redact, sccache
 from rocm_bake.sccache import CacheError, SccacheBackend
 
 CACHE_TYPES = ("sccache", "ccache", "none")
@@ -39,6 +43,11 @@ def build_cache_type(definition: Variables) -> str | None:
     return _variable(definition, "CACHE_TYPE")
 
 
+def cache_tool(definition: Variables) -> str:
+    """The compiler cache whose settings the secret carries (sccache when undeclared)."""
+    return build_cache_type(definition) or "sccache"
+
+
 def secret_file(definition: Variables) -> str:
     """SCCACHE_SECRET_FILE of an evaluated bake file ("" when unset or undeclared)."""
     return _variable(definition, "SCCACHE_SECRET_FILE") or ""
@@ -51,9 +60,10 @@ def build_settings(definition: Variables) -> dict[str, str] | None:
 
 
 def backend_from_definition(definition: Variables) -> SccacheBackend | None:
-    """The sccache backend rocm-bake.hcl's variables select, or None (none, or a bake file
-    that does not declare them). A read-only build that exports the registry cache is
-    refused."""
+    """The shared store rocm-bake.hcl's variables select, or None (none, or a bake file that
+    does not declare them); sccache's settings with CACHE_TYPE=sccache, ccache's HTTP remote
+    storage (WebDAV only) with CACHE_TYPE=ccache. A read-only build that exports the registry
+    cache is refused."""
     kind = _variable(definition, "SCCACHE_BACKEND") or "none"
     read_only = _flag(definition, "CACHE_READ_ONLY")
     if read_only and _flag(definition, "CACHE_EXPORT"):
@@ -61,9 +71,12 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
                          "layer cache: drop CACHE_EXPORT=true")
     if kind == "none":
         return None
-    if build_cache_type(definition) not in (None, "sccache"):
-        raise CacheError(f"SCCACHE_BACKEND={kind} needs CACHE_TYPE=sccache, got "
-                         f"CACHE_TYPE={build_cache_type(definition)} (the caches are exclusive)")
+    if build_cache_type(definition) == "none":
+        raise CacheError(f"SCCACHE_BACKEND={kind} needs CACHE_TYPE=sccache or ccache, got "
+                         "CACHE_TYPE=none (no compiler cache uses a shared store)")
+    if build_cache_type(definition) == "ccache" and kind != "webdav":
+        raise CacheError(f"SCCACHE_BACKEND={kind} with CACHE_TYPE=ccache: ccache shares its "
+                         "cache only over HTTP, use SCCACHE_BACKEND=webdav")
     endpoint = (_variable(definition, "SCCACHE_WEBDAV_URL") if kind == "webdav"
                 else _variable(definition, "SCCACHE_S3_ENDPOINT"))
     return SccacheBackend(kind, environment=_variable(definition, "CACHE_ENV") or "dev",
@@ -73,9 +86,43 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
                           read_only=read_only)
 
 
+def ccache_preflight(settings: Mapping[str, str],
+                     timeout: float = sccache.PREFLIGHT_TIMEOUT) -> None:
+    """ccache's remote storage answers HTTP (any status: a collection not written yet is a
+    404); one line when it does not. ccache itself would compile on with every remote read
+    and write failing, counted only as errors."""
+    url = settings.get("CCACHE_REMOTE_STORAGE", "").split("|", 1)[0]
+    if not url:
+        return
+    clean, user, password = redact.split_credentials(url)
+    request = urllib.request.Request(clean, method="HEAD")
+    if user:
+        token = base64.b64encode(f"{user}:{password}".encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            pass
+    except urllib.error.HTTPError:
+        pass                                 # the server answered
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise CacheError(f"ccache remote storage {redact.text(url)} is unusable: "
+                         f"{reason}") from None
+
+
 def preflight_build(definition: Variables,
                     timeout: float = sccache.PREFLIGHT_TIMEOUT) -> None:
-    """The backend preflight for a build: only when it asks for sccache with a secret."""
+    """The backend preflight for a build that asks for a compiler cache with a secret."""
     settings = build_settings(definition)
-    if settings is not None and build_cache_type(definition) == "sccache":
+    if settings is None:
+        return
+    tool = cache_tool(definition)
+    other = {"sccache": "CCACHE_REMOTE_STORAGE", "ccache": "SCCACHE_"}.get(tool)
+    foreign = sorted(k for k in settings if other and k.startswith(other))
+    if foreign:
+        raise CacheError(f"CACHE_TYPE={tool}, but the secret {secret_file(definition)} holds "
+                         f"the other cache's settings ({foreign[0]}): write it for {tool}")
+    if tool == "sccache":
         sccache.preflight(settings, timeout)
+    elif tool == "ccache":
+        ccache_preflight(settings, timeout)

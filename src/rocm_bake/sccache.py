@@ -20,7 +20,9 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
+from rocm_bake import redact
 from rocm_bake.errors import RocmBakeError
 
 ENVIRONMENTS = ("ci", "dev", "nightly", "prerelease")
@@ -109,6 +111,31 @@ class SccacheBackend:
         return {}
 
 
+    def ccache_settings(self, credentials: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The CCACHE_* settings of this store for ccache (CACHE_TYPE=ccache): its HTTP
+        remote storage on the WebDAV store, under ``<key prefix>/ccache`` (beside sccache's
+        objects, never mixed with them), ``read-only`` for pull requests; WebDAV credentials
+        go into the URL (the secret is the only place it is written)."""
+        if self.kind != "webdav":
+            raise CacheError(f"CACHE_TYPE=ccache shares its cache only over HTTP: the {self.kind} "
+                             "backend is sccache's; use a WebDAV store (SCCACHE_BACKEND=webdav)")
+        scheme, _, rest = self.endpoint.rstrip("/").partition("://")
+        found = credentials or {}
+        user = found.get("SCCACHE_WEBDAV_USERNAME", "")
+        password = found.get("SCCACHE_WEBDAV_PASSWORD", "")
+        auth = f"{quote(user, safe='')}:{quote(password, safe='')}@" if user else ""
+        url = f"{scheme}://{auth}{rest}/{self.key_prefix}/ccache"
+        return {"CCACHE_REMOTE_STORAGE": url + ("|read-only" if self.read_only else "")}
+
+    def settings_for(self, tool: str,
+                     credentials: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The secret's settings for the compiler cache ``tool`` (sccache or ccache), with
+        ``credentials``."""
+        if tool == "ccache":
+            return self.ccache_settings(credentials)
+        return {**self.settings(), **(credentials or {})}
+
+
 # --------------------------------------------------------------------------- the secret
 
 
@@ -125,9 +152,10 @@ def secret_text(settings: Mapping[str, str], credentials: Mapping[str, str] | No
 
 
 def write_secret(path: Path, backend: SccacheBackend,
-                 credentials: Mapping[str, str] | None = None) -> Path:
-    """Write the secret file (mode 0600) for SCCACHE_SECRET_FILE; returns the path."""
-    text = secret_text(backend.settings(), credentials)
+                 credentials: Mapping[str, str] | None = None, tool: str = "sccache") -> Path:
+    """Write the secret file (mode 0600) for SCCACHE_SECRET_FILE, the settings of the
+    compiler cache ``tool``; returns the path."""
+    text = secret_text(backend.settings_for(tool, credentials))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -159,10 +187,11 @@ def credentials(env: Mapping[str, str]) -> dict[str, str]:
     return {k: env[k] for k in CREDENTIAL_KEYS if env.get(k)}
 
 
-def secret_path(backend: SccacheBackend) -> Path:
-    """Where inv build writes a backend's secret for the duration of one build."""
+def secret_path(backend: SccacheBackend, tool: str = "sccache") -> Path:
+    """Where inv build writes a backend's secret (for the compiler cache ``tool``) for the
+    duration of one build."""
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    digest = hashlib.sha256(json.dumps(backend.settings(), sort_keys=True).encode())
+    digest = hashlib.sha256(json.dumps([tool, backend.settings()], sort_keys=True).encode())
     return base / f"rocm-bake-sccache-{os.getuid()}-{digest.hexdigest()[:12]}.secret"
 
 
@@ -170,6 +199,8 @@ def describe(settings: Mapping[str, str]) -> str:
     """The backend a set of settings selects, for messages (never a credential)."""
     if "SCCACHE_WEBDAV_ENDPOINT" in settings:
         return f"WebDAV {settings['SCCACHE_WEBDAV_ENDPOINT']}"
+    if "CCACHE_REMOTE_STORAGE" in settings:
+        return f"ccache HTTP {redact.text(settings['CCACHE_REMOTE_STORAGE'])}"
     if "SCCACHE_BUCKET" in settings:
         where = settings.get("SCCACHE_ENDPOINT", "")
         return f"S3 bucket {settings['SCCACHE_BUCKET']}" + (f" at {where}" if where else "")
@@ -177,8 +208,9 @@ def describe(settings: Mapping[str, str]) -> str:
 
 
 def is_read_only(settings: Mapping[str, str]) -> bool:
-    return any(settings.get(k, "").upper() == "READ_ONLY"
-               for k in ("SCCACHE_WEBDAV_RW_MODE", "SCCACHE_S3_RW_MODE"))
+    return (any(settings.get(k, "").upper() == "READ_ONLY"
+                for k in ("SCCACHE_WEBDAV_RW_MODE", "SCCACHE_S3_RW_MODE"))
+            or settings.get("CCACHE_REMOTE_STORAGE", "").endswith("|read-only"))
 
 
 # --------------------------------------------------------------------------- the binary

@@ -17,8 +17,8 @@ CONDITION_HELP = {
     "frozen": "nothing changed: a no-op rebuild, every step from the BuildKit local cache",
     "hot": "the local layer cache gone (a fresh builder), the registry layer cache available: "
            "layers are pulled, nothing is compiled",
-    "warm": "a pin change invalidates the compile layers; sccache (WebDAV/S3) is populated and "
-            "serves every unchanged translation unit",
+    "warm": "a pin change invalidates the compile layers; the compiler cache's shared store "
+            "(WebDAV/S3) is populated and serves every unchanged translation unit",
     "cold": "no cache anywhere: every layer and every translation unit is built",
 }
 
@@ -27,8 +27,10 @@ WHAT_IS_MEASURED = (
     "## What is measured\n\n"
     "`./inv perf` measures the cache test stack by default: target `ggml` of "
     "`tests/e2e/cachestack/docker-bake.hcl`, ggml's HIP backend from the llama-cpp-python "
-    "sdist (its full translation-unit set), compiled by the real HIP compiler through sccache "
-    "on the WebDAV store for one `GPU_ARCHS`, on the machine `inv perf` runs on. It is not the "
+    "sdist (its full translation-unit set), compiled by the real HIP compiler through the "
+    "compiler cache (`--set CACHE_TYPE=ccache` or `sccache`; `benchmarks/perf.py` times both "
+    "side by side) on the WebDAV store for one `GPU_ARCHS`, on the machine `inv perf` runs on. "
+    "It is not the "
     "project's images: the ROCm stack of `rocm-bake.hcl` (torch, triton, vllm, ...) is never "
     "built on this machine, and `inv perf` cannot time it (it needs a `docker-bake.hcl` that "
     "declares `CACHE_REPO`, `DIST` and a pin variable). The real workload is timed on a ROCm "
@@ -59,8 +61,9 @@ def _no_data(source: Source) -> str:
 
 
 def _series(r: Record) -> str:
-    """A chart line and a latest-numbers row: one target built for one arch."""
-    return f"{r.target} {r.arch}"
+    """A chart line and a latest-numbers row: one target built for one arch through one
+    compiler cache."""
+    return f"{r.target} {r.arch} {r.cache_type}"
 
 
 def _latest_row(key: str, records: Sequence[Record]) -> list[str]:
@@ -70,7 +73,8 @@ def _latest_row(key: str, records: Sequence[Record]) -> list[str]:
     run = history.fullest_run((r.run, r.condition) for r in mine)
     latest = {r.condition: r for r in mine if r.run == run}
     first = next(iter(latest.values()))
-    return [md.code(first.target), first.arch, md.code(first.workload.bake_file),
+    return [md.code(first.target), first.arch, first.cache_type,
+            md.code(first.workload.bake_file),
             *(duration(latest[c].seconds) if c in latest else "—" for c in CONDITIONS),
             md.code(run) if run else "—"]
 
@@ -79,10 +83,12 @@ def _latest(records: Sequence[Record]) -> str:
     keys = list(dict.fromkeys(_series(r) for r in records))
     rows = [_latest_row(key, records) for key in keys]
     when = max(r.time for r in records).strftime("%Y-%m-%d %H:%M %Z").strip()
-    return "\n".join([f"## Latest numbers\n\nLatest run: {when}. One row per target and "
-                      "arch, from its newest run of the most conditions (a run that timed only "
-                      "the cold build of another arch has a row of its own).\n",
-                      md.table(["target", "arch", "bake file", *CONDITIONS, "run"], rows)])
+    return "\n".join([f"## Latest numbers\n\nLatest run: {when}. One row per target, "
+                      "arch and compiler cache, from its newest run of the most conditions (a "
+                      "run that timed only the cold build of another arch has a row of its "
+                      "own).\n",
+                      md.table(["target", "arch", "cache", "bake file", *CONDITIONS, "run"],
+                               rows)])
 
 
 def _tooltip(r: Record) -> str:
@@ -106,7 +112,8 @@ def _chart(condition: str, records: Sequence[Record]) -> str:
 
 
 def _charts(records: Sequence[Record]) -> str:
-    parts = ["## History\n", "One chart per condition, one line per target and arch (hover a "
+    parts = ["## History\n", "One chart per condition, one line per target, arch and compiler "
+             "cache (hover a "
              "point for its commit and cache hit rate).\n"]
     for condition in CONDITIONS:
         subset = [r for r in records if r.condition == condition]
@@ -120,11 +127,11 @@ def _summary(source: Source) -> str:
     ``inv perf`` run, per target and arch."""
     return "\n".join([
         "## Aims, medians and ratios\n",
-        "The newest `./inv perf` run per target and arch (`benchmarks/perf.py`: every condition "
-        "prepared for real — builder cache pruned, fresh registry cache refs, an empty or "
-        "populated sccache store, a touched pin). `./inv perf-report` draws the same history "
-        "as an HTML page (per-step timeline, hit-rate trend); `./inv perf-serve` serves it "
-        "live.\n",
+        "The newest `./inv perf` run per target, arch and compiler cache (`benchmarks/perf.py`: "
+        "every condition prepared for real — builder cache pruned, fresh registry cache refs, an "
+        "empty or populated compiler-cache store, a touched pin). `./inv perf-report` draws the "
+        "same history as an HTML page (per-step timeline, hit-rate trend); `./inv perf-serve` "
+        "serves it live.\n",
         history.markdown(history.load(source.perf_path)),
     ])
 

@@ -32,9 +32,16 @@ def test_backend_from_bake_variables() -> None:
     with pytest.raises(sccache.CacheError, match="cannot write the registry"):
         cache_settings.backend_from_definition(_Definition(
             SCCACHE_BACKEND="none", CACHE_READ_ONLY=True, CACHE_EXPORT=True))
-    with pytest.raises(sccache.CacheError, match="exclusive"):
+    with pytest.raises(sccache.CacheError, match="ccache shares its cache only over HTTP"):
         cache_settings.backend_from_definition(_Definition(
             SCCACHE_BACKEND="s3", SCCACHE_S3_BUCKET="b", CACHE_TYPE="ccache"))
+    with pytest.raises(sccache.CacheError, match="CACHE_TYPE=none"):
+        cache_settings.backend_from_definition(_Definition(
+            SCCACHE_BACKEND="webdav", SCCACHE_WEBDAV_URL="http://dav", CACHE_TYPE="none"))
+    # ccache's HTTP remote storage on the same WebDAV store.
+    shared = cache_settings.backend_from_definition(_Definition(
+        SCCACHE_BACKEND="webdav", SCCACHE_WEBDAV_URL="http://dav:8080", CACHE_TYPE="ccache"))
+    assert shared is not None and "CCACHE_REMOTE_STORAGE" in shared.settings_for("ccache")
     assert sccache.credentials({"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "",
                                 "HOME": "/"}) == {"AWS_ACCESS_KEY_ID": "a"}
 
@@ -53,9 +60,30 @@ def test_inv_build_turns_backend_variables_into_the_secret(
     secret = Path(prepared.invocation.env["SCCACHE_SECRET_FILE"])
     assert secret.parent == tmp_path and prepared.sccache is not None
     text = secret.read_text()
+    # CACHE_TYPE's default, ccache: its HTTP remote storage on the store, read-only.
+    assert text.startswith("CCACHE_REMOTE_STORAGE=http://127.0.0.1:8080/ci/linux/")
+    assert text.endswith("/ccache|read-only\n")
+    sccache_one = build.prepare(build.BuildRequest(targets=["torch-gfx950"], sets=[
+        *request.sets, "CACHE_TYPE=sccache"]), {"PATH": "/usr/bin"})
+    text = Path(sccache_one.invocation.env["SCCACHE_SECRET_FILE"]).read_text()
     assert "SCCACHE_WEBDAV_RW_MODE=READ_ONLY" in text and "ci/linux/" in text
     assert "s3cr3t" not in text                              # credentials only at run time
     assert "s3cr3t" not in prepared.invocation.display()
     target = prepared.plan.targets["torch-gfx950"]
     assert target.get("secret") == [{"id": "sccache", "src": str(secret)}]
     assert "SCCACHE" not in json.dumps(target.get("args"))   # no build arg: no layer changes
+
+
+def test_a_secret_of_the_other_cache_is_one_line(tmp_path: Path) -> None:
+    """CACHE_TYPE=ccache with sccache's settings in the secret (or the other way round) would
+    compile with no shared store at all: refused before the build."""
+    secret = tmp_path / "s.secret"
+    secret.write_text("SCCACHE_WEBDAV_ENDPOINT=http://127.0.0.1:9\n")
+    with pytest.raises(sccache.CacheError, match=r"CACHE_TYPE=ccache, but the secret .* holds "
+                       r"the other cache's settings \(SCCACHE_WEBDAV_ENDPOINT\)"):
+        cache_settings.preflight_build(_Definition(CACHE_TYPE="ccache",
+                                                   SCCACHE_SECRET_FILE=str(secret)))
+    secret.write_text("CCACHE_REMOTE_STORAGE=http://127.0.0.1:9/x\n")
+    with pytest.raises(sccache.CacheError, match="CACHE_TYPE=sccache, but"):
+        cache_settings.preflight_build(_Definition(CACHE_TYPE="sccache",
+                                                   SCCACHE_SECRET_FILE=str(secret)))

@@ -94,7 +94,8 @@ def test_docs_summary_shows_the_newest_run_of_all_conditions(tmp_path: Path) -> 
                                                            ("warm", 12.0), ("hot", 5.0))]
     records.append(record("later", "gfx1250", "cold", 230.0))
     text = history.markdown(records)
-    gfx950, gfx1250 = text.split("### `ggml` for gfx950")[1].split("### `ggml` for gfx1250")
+    gfx950, gfx1250 = text.split("### `ggml` for gfx950 with sccache")[1].split(
+        "### `ggml` for gfx1250 with sccache")
     assert "Run `four`" in gfx950 and "230.0 s" not in gfx950, text
     assert "Run `later`" in gfx1250 and "| cold " in gfx1250 and "| warm " not in gfx1250
     assert "The newest run of the most conditions, `four`" in text

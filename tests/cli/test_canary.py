@@ -63,7 +63,8 @@ def test_credentials_go_into_the_secret_not_the_environment() -> None:
     assert CANARY not in " ".join(prepared.invocation.argv)
     # Written without them before the build; run() adds them for the build only.
     secret = Path(prepared.invocation.env["SCCACHE_SECRET_FILE"])
-    assert f"SCCACHE_WEBDAV_ENDPOINT=http://127.0.0.1:{port}\n" in secret.read_text()
+    # CACHE_TYPE's default, ccache: its HTTP remote storage on the WebDAV store.
+    assert secret.read_text().startswith(f"CCACHE_REMOTE_STORAGE=http://127.0.0.1:{port}/")
     assert CANARY not in secret.read_text()
 
 

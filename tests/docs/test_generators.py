@@ -41,7 +41,8 @@ def test_history_gives_latest_numbers_and_one_chart_per_condition(tmp_path: Path
     assert text.count('<svg class="perf-chart"') == 4
     latest = text.split("## Latest numbers")[1].split("## History")[0]
     latest = re.sub(r" {2,}", " ", latest)                     # tabulate pads the columns
-    assert ("| `torch-gfx950` | gfx950 | `rocm-bake.hcl` | 1.2 s | 3m 05s | 14m 00s | 58m 58s "
+    assert ("| `torch-gfx950` | gfx950 | sccache | `rocm-bake.hcl` | 1.2 s | 3m 05s | 14m 00s "
+            "| 58m 58s "
             "| — |") in latest
     assert "`./inv perf` measures the cache test stack by default" in text
 

@@ -110,6 +110,7 @@ def test_hipcc_before_7_13_ignores_hip_clang_launcher(engine: str, rocm: Rocm,
         missing(str(SCCACHE), "bash scripts/cachestack.sh")
     script = """
 export PATH=/opt/rocm-bake/bin:$PATH
+install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers sccache
 echo 7.13.0 > /opt/rocm/.info/version
 CACHE_TYPE=sccache SCCACHE_DIR=/w/cache COMPILER_CACHE_STATS_DIR=/w/stats \
     COMPILER_CACHE_STATS_NAME=launcher with-compiler-cache.sh \

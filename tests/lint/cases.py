@@ -192,6 +192,19 @@ CASES: dict[str, Case] = {
              "Dockerfile": FROM + "ENV HIP_CLANG_PATH=/opt/wrappers/bin\n"},
         good={"docker-bake.hcl": target(),
               "Dockerfile": FROM + "ENV ROCM_PATH=/opt/rocm\n"}),
+    "cache-launcher": Case(
+        "caching", "cache-launcher",
+        bad={"docker-bake.hcl": target(),
+             "Dockerfile": FROM + "RUN --mount=type=cache,target=/c with-compiler-cache.sh "
+                                  "bash -c 'USE_CCACHE=1 CC=gcc python setup.py bdist_wheel'\n"
+                                  "RUN --mount=type=cache,target=/c with-compiler-cache.sh "
+                                  "cmake -S . -B b -DCMAKE_CXX_COMPILER_LAUNCHER=sccache\n"},
+        good={"docker-bake.hcl": target(),
+              "Dockerfile": FROM + "RUN --mount=type=cache,target=/c with-compiler-cache.sh "
+                                   "bash -c 'CXX=hipcc python setup.py bdist_wheel'\n"
+                                   "RUN --mount=type=cache,target=/c with-compiler-cache.sh "
+                                   "bash -c './configure CC=\"${COMPILER_LAUNCHER:+"
+                                   "$COMPILER_LAUNCHER }gcc\" && make -j2'\n"}),
     "hadolint": Case(
         "hadolint", "hadolint-DL3003",
         bad={"docker-bake.hcl": target(), ".hadolint.yaml": "ignored: []\n",

@@ -3,16 +3,19 @@
 Per repeat, on a builder of its own engine (DOCKER_HOST):
 
 - **cold** — BuildKit's local cache pruned (``docker builder prune --all``), a registry cache
-  repository never written (its refs are empty), an sccache namespace never written on the
-  WebDAV store (empty), a pin never built; the build writes both shared caches;
+  repository never written (its refs are empty), a compiler-cache namespace never written on
+  the WebDAV store (empty; sccache's objects, or ccache's HTTP remote storage with
+  ``--set CACHE_TYPE=ccache``), a pin never built; the build writes both shared caches;
 - **frozen** — the same build again: nothing changed;
 - **warm** — the pin variable touched (a new value): the compile layers are invalidated,
-  sccache is populated;
+  the compiler cache's shared store is populated (its local level is not: each compile step
+  starts with an empty one, as on another machine);
 - **hot** — the local layer cache pruned again, the registry cache (written by the cold build)
   available: layers are pulled, nothing is compiled.
 
-The stats are the build's own: CACHED steps from ``--progress=rawjson``, sccache statistics
-from the files with-compiler-cache.sh exports, registry bytes from the registry's log.
+The stats are the build's own: CACHED steps from ``--progress=rawjson``, the compiler cache's
+statistics from the files with-compiler-cache.sh exports, registry bytes from the registry's
+log.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from rocm_bake.perf import history, runner, schema
 
 ORDER = ("cold", "frozen", "warm", "hot")
 STACK_DIR = Path("tests") / "e2e" / "cachestack"
+# The cache test stack's CACHE_TYPE default, rocm-bake.hcl's too (tests/caches/test_perf.py).
+DEFAULT_CACHE_TYPE = "ccache"
 
 
 @dataclass
@@ -52,6 +57,13 @@ class PerfSetup:
     workdir: Path = field(default_factory=lambda: Path("perf") / "runs")
     history: Path = field(default_factory=lambda: history.PATH)
     timeout: float = runner.DEFAULT_TIMEOUT
+
+
+def cache_type(sets: Sequence[str]) -> str:
+    """The CACHE_TYPE a perf run's ``--set`` values ask for (the last one), else the stack's
+    default."""
+    found = [s.split("=", 1)[1] for s in sets if s.startswith("CACHE_TYPE=")]
+    return found[-1] if found else DEFAULT_CACHE_TYPE
 
 
 def parse_conditions(text: str) -> list[str]:
@@ -117,20 +129,23 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
     history_path = setup.root / setup.history
     bake_file = ",".join(os.path.relpath(bake_dir / f, setup.root.resolve()) for f in setup.files)
     out: list[dict[str, object]] = []
+    tool = cache_type(setup.sets)
     for number in range(1, repeat + 1):
         tag = f"{run_id}-{number}"
         repo = f"{setup.cache_repo.rsplit('/', 1)[0]}-{tag}/{setup.cache_repo.rsplit('/', 1)[1]}"
         backend = sccache.SccacheBackend("webdav", environment=setup.environment,
                                         endpoint=setup.webdav, namespace=f"perf-{tag}")
-        secret = sccache.write_secret(workdir / f"{tag}.secret", backend)
+        secret = (sccache.write_secret(workdir / f"{tag}.secret", backend, tool=tool)
+                  if tool != "none" else None)
         cold_pin = f"perf-{tag}-cold"
         compiled: schema.Units = {}         # what this repeat's cold build compiled
 
         def bake(condition: str, pin: str, export: bool, number: int = number,
-                 repo: str = repo, secret: Path = secret,
+                 repo: str = repo, secret: Path | None = secret,
                  compiled: schema.Units = compiled) -> runner.BakeRun:
             sets = [*setup.sets, f"{setup.pin_variable}={pin}", f"CACHE_REPO={repo}",
-                    f"CACHE_EXPORT={str(export).lower()}", f"SCCACHE_SECRET_FILE={secret}",
+                    f"CACHE_EXPORT={str(export).lower()}", f"CACHE_TYPE={tool}",
+                    f"SCCACHE_SECRET_FILE={secret or ''}",
                     f"DIST={workdir / f'{number}-{condition}' / 'dist'}"]
             request = build.BuildRequest(targets=[setup.target], files=list(setup.files),
                                          sets=sets)
@@ -152,7 +167,7 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
                 workload=schema.Workload(bake_file, dict(compiled)),
                 steps=run.steps, stats=run.stats, commit=head,
                 pins=history.pins_hash({"pin": pin, "sets": setup.sets}),
-                bytes_pulled=pulled, bytes_pushed=pushed)
+                bytes_pulled=pulled, bytes_pushed=pushed, cache_type=tool)
             say(f"[{number}/{repeat}] {condition}: {run.seconds:.1f} s; "
                 + run.summary(setup.target).split(": ", 1)[1]
                 + f"; registry {pulled} B pulled, {pushed} B pushed")

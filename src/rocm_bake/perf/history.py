@@ -4,10 +4,13 @@ The fields :mod:`rocm_bake.perf.schema` reads (``time``, ``condition``, ``target
 ``seconds``, ``arch``, ``workload``, ``commit``, ``cache_hit_rate``) plus, from ``inv perf``:
 ``run`` (one invocation of ``inv perf``), ``repeat``, ``pins_hash``, ``machine``, ``cpus`` and
 ``memory_gib`` (the machine at run time), ``cached_steps``/``run_steps``,
-``steps`` (every RUN step: name, seconds, cached), ``sccache`` (hits, misses, writes,
-write_errors, per compile step), ``sccache_languages`` (hits and misses per language from
-sccache's own per-language counters: ``HIP``, ``C/C++``), ``hip_hit_rate`` (when HIP was
-compiled) and ``bytes_pulled``/``bytes_pushed`` (registry traffic).
+``steps`` (every RUN step: name, seconds, cached), ``cache_type`` (the compiler cache:
+sccache, ccache or none; absent in records older than ccache's measurement: sccache),
+``sccache`` (the compiler cache's counters, whichever it is: hits, misses, writes,
+write_errors, direct -- hits that skipped the preprocessor, ccache's direct mode -- per
+compile step), ``sccache_languages`` (hits, misses and direct hits per language: ``HIP``,
+``C/C++``), ``hip_hit_rate`` (when HIP was compiled) and ``bytes_pulled``/``bytes_pushed``
+(registry traffic).
 
 The aims (:data:`AIMS`, :data:`HIP_HIT_AIM`) are kept here, once: the summary, the docs page,
 the README check and the benchmark read them from here."""
@@ -37,7 +40,7 @@ CONDITIONS = schema.CONDITIONS
 AIMS = {"warm": 0.05, "hot": 0.03, "frozen": 0.01}
 HIP_HIT_AIM = 0.99
 SUMMARY_HEADERS = ["condition", "runs", "min", "median", "max", "median / cold", "aim",
-                   "sccache hit rate", "HIP hit rate", "HIP hits / misses",
+                   "cache hit rate", "HIP hit rate", "HIP hits / misses",
                    "C/C++ hits / misses"]
 
 
@@ -67,21 +70,25 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
            arch: str, workload: schema.Workload,
            steps: Sequence[Step], stats: Sequence[cache_health.CacheStats], commit: str,
            pins: str, bytes_pulled: int = 0, bytes_pushed: int = 0,
-           when: datetime | None = None) -> dict[str, object]:
+           when: datetime | None = None, cache_type: str = "sccache") -> dict[str, object]:
     runs = [s for s in steps if s.is_run]
     total = cache_health.total(stats)
+    direct = "ccache" in total.tool.split("+")     # hits without the preprocessor: ccache's
     out: dict[str, object] = {
         "time": (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "condition": condition, "target": target, "seconds": round(seconds, 3),
         "arch": arch, "workload": workload.to_json(),
         "commit": commit, "run": run_id, "repeat": repeat, "pins_hash": pins,
+        "cache_type": cache_type,
         "machine": machine(), "cpus": os.cpu_count(), "memory_gib": memory_gib(),
         "cached_steps": sum(1 for s in runs if s.cached), "run_steps": len(runs),
         "steps": [s.to_json() for s in runs],
         "sccache": {"hits": total.hits, "misses": total.misses, "writes": total.writes,
                     "write_errors": total.write_errors,
+                    **({"direct": total.direct} if direct else {}),
                     "per_step": [s.to_json() for s in stats]},
-        "sccache_languages": {lang: {"hits": item.hits, "misses": item.misses}
+        "sccache_languages": {lang: {"hits": item.hits, "misses": item.misses,
+                                     **({"direct": item.direct} if direct else {})}
                               for lang, item in total.languages.items()},
         "bytes_pulled": bytes_pulled, "bytes_pushed": bytes_pushed,
     }
@@ -170,6 +177,11 @@ def ratios(summary: Mapping[str, ConditionSummary]) -> dict[str, float]:
     return {c: s.median / cold.median for c, s in summary.items() if c != "cold"}
 
 
+def cache_type(item: Mapping[str, object]) -> str:
+    """The compiler cache a record measured (records from before ccache was measured: sccache)."""
+    return str(item.get("cache_type") or "sccache")
+
+
 def _pair(summary: ConditionSummary, language: str) -> str:
     """Σ hits / Σ misses of one language over a condition's runs."""
     pair = (summary.languages or {}).get(language)
@@ -224,7 +236,7 @@ def machine_text(item: Mapping[str, object]) -> str:
 def aims_text() -> str:
     """The aims, in words (from :data:`AIMS` and :data:`HIP_HIT_AIM`)."""
     return (f"warm/cold ≤ {AIMS['warm']:.2f} with ≥ {HIP_HIT_AIM:.0%} of the HIP translation "
-            f"units served by sccache, hot/cold ≤ {AIMS['hot']:.2f}, "
+            f"units served by the compiler cache, hot/cold ≤ {AIMS['hot']:.2f}, "
             f"frozen/cold ≤ {AIMS['frozen']:.2f}")
 
 
@@ -284,7 +296,8 @@ def _section(subset: Sequence[Mapping[str, object]]) -> list[str]:
     summary = summarize(subset)
     ratio = ratios(summary)
     first = subset[0]
-    lines = [f"### `{first.get('target')}` for {first.get('arch') or 'an unrecorded arch'}\n",
+    lines = [f"### `{first.get('target')}` for {first.get('arch') or 'an unrecorded arch'}"
+             f" with {cache_type(first)}\n",
              f"Workload: {workload_text(first)}. Machine: {machine_text(first)}. "
              f"Run `{first.get('run') or 'n/a'}` at commit `{first.get('commit') or 'n/a'}`, "
              f"{max(s.count for s in summary.values())} repeat(s).\n"]
@@ -308,14 +321,16 @@ def _section(subset: Sequence[Mapping[str, object]]) -> list[str]:
 
 def markdown(records: Sequence[Mapping[str, object]]) -> str:
     """The summary for the docs: the aims met and missed by the newest full run; then per
-    target and arch, the medians and ratios to cold of its newest run that measured the most
-    conditions, naming the workload and the machine."""
+    target, arch and compiler cache, the medians and ratios to cold of its newest run that
+    measured the most conditions, naming the workload and the machine."""
     if not records:
         return "No measurements recorded yet.\n"
     lines = [f"Aims: {aims_text()}.\n", f"{aims_line(records)}\n"]
-    keys = list(dict.fromkeys((str(r.get("target")), str(r.get("arch"))) for r in records))
-    for target, arch in keys:
-        mine = [r for r in records if (str(r.get("target")), str(r.get("arch"))) == (target, arch)]
+    def key(r: Mapping[str, object]) -> tuple[str, str, str]:
+        return str(r.get("target")), str(r.get("arch")), cache_type(r)
+
+    for wanted in dict.fromkeys(key(r) for r in records):
+        mine = [r for r in records if key(r) == wanted]
         newest = fullest_run((str(r.get("run") or ""), str(r.get("condition"))) for r in mine)
         lines += _section([r for r in mine if str(r.get("run") or "") == newest])
     return "\n".join(lines)

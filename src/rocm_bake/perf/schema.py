@@ -10,7 +10,8 @@ Each record is one timed build::
 GPU arch(s) the build compiled for, comma-separated) and ``workload`` (what was built: the
 ``bake_file`` the target is in and, when known, ``units``: per compile step, the translation
 units compiled per language, e.g. ``{"ggml": {"HIP": 39, "C/C++": 7}}``) are required;
-``commit`` and ``cache_hit_rate`` (0..1) are optional. A malformed line is an error naming
+``commit``, ``cache_hit_rate`` (0..1) and ``cache_type`` (the compiler cache; sccache when
+absent) are optional. A malformed line is an error naming
 ``file:line``: a page must never show numbers it could not read, nor numbers that do not say
 what they measured. ``inv perf`` adds more fields, ignored here and read by
 :mod:`rocm_bake.perf.history` (``run``, ``repeat``, ``pins_hash``, ``machine``, ``cpus``,
@@ -57,6 +58,7 @@ class Record:
     commit: str = ""
     cache_hit_rate: float | None = None
     run: str = ""
+    cache_type: str = "sccache"     # the compiler cache (records before ccache's: sccache)
 
 
 def _number(raw: dict[str, object], key: str, where: str) -> float:
@@ -118,7 +120,8 @@ def parse(line: str, where: str) -> Record:
         raise RocmBakeError(f"{where}: cache_hit_rate must be between 0 and 1, got {rate}")
     return Record(time, condition, _text(raw, "target", where), _number(raw, "seconds", where),
                   _text(raw, "arch", where), _workload(raw, where),
-                  str(raw.get("commit") or ""), rate, str(raw.get("run") or ""))
+                  str(raw.get("commit") or ""), rate, str(raw.get("run") or ""),
+                  str(raw.get("cache_type") or "sccache"))
 
 
 def load(path: Path) -> list[Record]:

@@ -16,6 +16,7 @@ from rocm_bake_checks.lint import (
     downloads,
     fetches,
     hadolint,
+    launchers,
     locks,
     pins,
     pinuse,
@@ -125,6 +126,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         findings += fetches.check(paths, files, root)
     if "caching" in families:
         findings += caching.check(paths, files, root)
+        findings += launchers.check_recipes(paths, files, root)
     if "recipes" in families:
         findings += recipes.check(paths, files, root)
     if {"conformance", "locks"} & set(families):
@@ -132,6 +134,9 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
             findings += dockerconformance.check(definition, targets, root, fetched, files)
+            findings += launchers.check_upstream(
+                metadata.config, {v.name: v.value for v in definition.variables()}, root,
+                fetched)
         if "locks" in families:
             findings += locks.check_installs(paths, files, root)
             findings += locks.check_locks(definition, list(bake_files), targets, root, fetched)

@@ -91,6 +91,43 @@ def load_config(path: Path = CONFIG) -> Config:
     return Config(components, built, pypi)
 
 
+@dataclass(frozen=True)
+class Launcher:
+    """A component whose upstream ``file`` (under ``base``) decides its compiler launcher,
+    and how (``way``: lint.launchers); ``line``: of its ``launcher`` key in upstream.toml."""
+
+    name: str
+    base: str
+    file: str
+    way: str
+    line: int
+
+
+def launchers(path: Path = CONFIG) -> list[Launcher]:
+    """The [[component]] entries of upstream.toml with a ``launcher`` (and its
+    ``launcher-way``)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise LintError(f"{path}: {exc}") from None
+    lines = text.splitlines()
+    out = []
+    for c in data.get("component", []):
+        if "launcher" not in c:
+            continue
+        if "launcher-way" not in c:
+            raise LintError(f"{path}: component {c.get('name')}: launcher without launcher-way")
+        start = next((n for n, line in enumerate(lines)
+                      if re.fullmatch(rf'name\s*=\s*"{re.escape(str(c["name"]))}"', line.strip())),
+                     0)
+        line = next((n + 1 for n in range(start, len(lines))
+                     if lines[n].strip().startswith("launcher ")), start + 1)
+        out.append(Launcher(str(c["name"]), str(c["base"]), str(c["launcher"]),
+                            str(c["launcher-way"]), line))
+    return out
+
+
 def resolve(template: str, variables: Mapping[str, object], where: str) -> str:
     """``{VARIABLE}`` replaced by the bake variable's value; an unknown one is an error."""
     def value(match: re.Match[str]) -> str:

@@ -60,25 +60,26 @@ class Stack:
         return f"http://127.0.0.1:{WEBDAV_PORT}"
 
     def secret(self, name: str, read_only: bool = False, endpoint: str | None = None,
-               namespace: str | None = None) -> Path:
+               namespace: str | None = None, tool: str = "sccache") -> Path:
         backend = sccache.SccacheBackend("webdav", environment="ci",
                                          endpoint=endpoint or self.endpoint, read_only=read_only,
                                          namespace=namespace or f"cachestack-{self.uid}")
-        return sccache.write_secret(self.work / f"{name}.secret", backend)
+        return sccache.write_secret(self.work / f"{name}.secret", backend, tool=tool)
 
     def sets(self, name: str, pin: str, secret: Path, export: bool,
-             probe: str = "1") -> list[str]:
+             probe: str = "1", tool: str = "sccache") -> list[str]:
         return [f"SCCACHE_SECRET_FILE={secret}", f"CACHE_EXPORT={str(export).lower()}",
+                f"CACHE_TYPE={tool}",
                 f"CACHE_REPO={self.cache_repo}", f"GGML_PIN={pin}", "GGML_TU_SET=small",
                 f"GPU_ARCHS={ARCH}", f"PROBE_DEFINE={probe}", f"DOWNLOADS={downloads()}",
                 f"DIST={self.work / name / 'dist'}"]
 
     def bake(self, name: str, pin: str, *, read_only: bool = False, export: bool = True,
              probe: str = "1", secret: Path | None = None,
-             preflight: bool = True) -> runner.BakeRun:
-        secret = secret or self.secret(name, read_only)
+             preflight: bool = True, tool: str = "sccache") -> runner.BakeRun:
+        secret = secret or self.secret(name, read_only, tool=tool)
         request = build.BuildRequest(targets=[TARGET], files=[BAKE_FILE],
-                                     sets=self.sets(name, pin, secret, export, probe))
+                                     sets=self.sets(name, pin, secret, export, probe, tool))
         run = runner.bake(request, STACK, self.work / name, self.work / name / "dist",
                           env={**os.environ, "DOCKER_HOST": self.engine}, timeout=900,
                           preflight=preflight)

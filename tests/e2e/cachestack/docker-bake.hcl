@@ -1,6 +1,6 @@
 # The cache test stack: base -> ggml, with the cache plumbing of rocm-bake.hcl (registry layer
 # cache refs keyed by the pins, mode=max for the compile stage, written only when CACHE_EXPORT;
-# sccache settings only through the BuildKit secret `sccache`; cache mounts) around a real
+# the compiler cache's settings only through the BuildKit secret `sccache`; cache mounts) around a real
 # upstream HIP code base: ggml's HIP backend (and some of its host C/C++ code) from the released
 # llama-cpp-python sdist, compiled by the real HIP compiler (scripts/hip-toolchain.sh) for
 # GPU_ARCHS. tests/e2e/cachestack builds a small GGML_TUS set; `inv perf` the default full set.
@@ -13,14 +13,14 @@ variable "BASE_IMAGE" {
 
 variable "CACHE_TYPE" {
   type        = string
-  default     = "sccache"
-  description = "Compiler cache of the compile steps: sccache, ccache or none."
+  default     = "ccache"
+  description = "Compiler cache of the compile steps: ccache (rocm-bake.hcl's default), sccache or none."
 }
 
 variable "SCCACHE_SECRET_FILE" {
   type        = string
   default     = ""
-  description = "sccache settings and credentials (KEY=VALUE), passed only as the BuildKit secret 'sccache'."
+  description = "Compiler-cache settings and credentials (KEY=VALUE: SCCACHE_*, or ccache's CCACHE_REMOTE_STORAGE), passed only as the BuildKit secret 'sccache'."
 }
 
 variable "CACHE_EXPORT" {

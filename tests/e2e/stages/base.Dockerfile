@@ -1,7 +1,8 @@
 # base.Dockerfile (test variant) - what dockerfiles/base.Dockerfile is, on the real HIP toolchain
 # image (scripts/hip-toolchain.sh: Debian trixie, clang-22, ROCm 7.x HIP in /opt/rocm): a venv,
-# the project's own build scripts (named context `scripts`), the compiler-cache tools and the
-# HIP wrapper directories built by the real install-compiler-wrappers.sh around ROCm's clang.
+# the project's own build scripts (named context `scripts`), the compiler-cache tools (ccache,
+# and sccache from the named context `downloads`) and the wrapper directories (HIP and host)
+# built by the real install-compiler-wrappers.sh around ROCm's clang and the host compilers.
 ARG BASE_IMAGE
 
 FROM ${BASE_IMAGE} AS base
@@ -23,6 +24,8 @@ ENV ROCM_PATH=/opt/rocm \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 COPY --from=scripts . /opt/rocm-bake/bin/
+# sccache beside the image's own ccache (Debian's), as the real base image has both.
+COPY --from=downloads --chmod=0755 sccache /usr/local/bin/sccache
 
 # The image must be the ROCm release the bake file says it is, and the arch spellings this
 # cell's one arch (empty or "native" would mean the build host's GPU -- there is none here).
@@ -30,7 +33,7 @@ RUN --network=none test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSI
     && test -n "${PYTORCH_ROCM_ARCH}" && test -n "${GPU_ARCHS}" && test "${GPU_ARCHS}" != native \
     && test -n "${HCC_AMDGPU_TARGET}" \
     && mkdir -p /wheels /src \
-    && install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers ccache \
+    && install-compiler-wrappers.sh /opt/rocm/llvm/bin /opt/rocm-bake/compiler-wrappers ccache sccache \
     && python3 -m venv --system-site-packages /opt/venv \
     && python -c "import setuptools, wheel" && ccache --version | head -n1
 

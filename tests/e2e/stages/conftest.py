@@ -43,6 +43,10 @@ def bake(targets: list[str], sets: list[str], engine: str, log: Path,
          writes: list[Path]) -> None:
     """docker buildx bake of the test variant, as the library prepares it, plus the file-system
     grants buildx asks for (the `scripts` context lives outside this directory)."""
+    downloads = Path(os.environ.get("ROCM_BAKE_CACHESTACK_DIR", "/var/cache/rocm-bake/cachestack"))
+    if not (downloads / "sccache").is_file():   # the base's sccache (the `downloads` context)
+        missing(f"the sccache binary in {downloads}", "bash scripts/cachestack.sh")
+    sets = [*sets, f"DOWNLOADS={downloads}"]
     request = build.BuildRequest(targets=targets, files=[BAKE_FILE], sets=sets)
     env = {**os.environ, "DOCKER_HOST": engine}
     cwd = Path.cwd()

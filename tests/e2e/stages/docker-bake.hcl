@@ -12,8 +12,10 @@
 # - every GPU translation unit is compiled by that real compiler for the cell's arch, from the
 #   same knobs as dockerfiles/: PYTORCH_ROCM_ARCH -> hipcc --offload-arch (core, ~ torch),
 #   GPU_ARCHS -> CMAKE_HIP_ARCHITECTURES (plugin, ~ aiter); `inv audit-arch DIST/<arch>` proves it;
-# - compile steps run under with-compiler-cache.sh (CACHE_TYPE): the HIP wrapper directory
-#   (core), CMAKE_*_COMPILER_LAUNCHER (plugin) and CC="$COMPILER_LAUNCHER gcc" (app);
+# - compile steps run under with-compiler-cache.sh (CACHE_TYPE): the HIP wrapper directory and
+#   setuptools' host compiles through CC/CXX (core), CMAKE_*_COMPILER_LAUNCHER (plugin), a make
+#   build that picks its launcher from PATH as vLLM's setup.py does (plugin-make) and
+#   CC="$COMPILER_LAUNCHER gcc" (app); the base has both sccache and ccache;
 # - the runtime image carries /opt/rocm-bake/versions.json (every pin, every wheel's version
 #   and sha256);
 # - SOURCE_DATE_EPOCH is the pins' commit date, passed to every target (reproducible builds).
@@ -41,6 +43,16 @@ variable "CACHE_TYPE" {
   type        = string
   default     = "ccache"
   description = "Compiler cache of the compile steps: ccache, sccache or none."
+  validation {
+    condition     = contains(["sccache", "ccache", "none"], CACHE_TYPE)
+    error_message = "CACHE_TYPE must be one of: sccache, ccache, none."
+  }
+}
+
+variable "DOWNLOADS" {
+  type        = string
+  default     = "/var/cache/rocm-bake/cachestack"
+  description = "Setup downloads (scripts/cachestack.sh): the sccache binary the base installs beside the image's ccache."
 }
 
 variable "DIST" {
@@ -117,7 +129,8 @@ target "base" {
   dockerfile = "base.Dockerfile"
   target     = "base"
   contexts = {
-    scripts = "../../../dockerfiles/scripts"
+    scripts   = "../../../dockerfiles/scripts"
+    downloads = DOWNLOADS
   }
   # The arch audit: a cell without GPU code says why (every other cell must carry some).
   labels = { "rocm-bake.no-gpu-code" = "the HIP toolchain image and the project's scripts" }

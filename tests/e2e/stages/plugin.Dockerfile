@@ -1,6 +1,7 @@
 # plugin.Dockerfile (test variant, ~ triton/aiter) - CMake-built shared libraries (through
 # CMAKE_C/CXX/HIP_COMPILER_LAUNCHER): a host library and a HIP library compiled by ROCm's clang
-# for CMAKE_HIP_ARCHITECTURES=${GPU_ARCHS}, packed into a wheel that needs the cell's rb-core,
+# for CMAKE_HIP_ARCHITECTURES=${GPU_ARCHS}, and a make build (~ UCX) whose Makefile picks its
+# launcher from PATH as vLLM's setup.py does, packed into a wheel that needs the cell's rb-core,
 # which is installed from the core stage's /wheels by a bind mount, by its sha256 as
 # dockerfiles/ installs the cell's wheels (write-constraints.py --wheels; the test variant needs
 # nothing from a package index, so it has no lock).
@@ -25,6 +26,7 @@ RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cach
             "-DCMAKE_HIP_ARCHITECTURES=${GPU_ARCHS}" \
             && cmake --build cmake-build' \
     && cp cmake-build/librb_plugin.so cmake-build/librb_plugin_gpu.so rb_plugin/ \
+    && COMPILER_CACHE_STATS_NAME=plugin-make with-compiler-cache.sh make -C make -j2 \
     && python -m pip wheel --no-build-isolation --no-deps --no-index -w /wheels . \
     && ls /wheels/rb_plugin-*.whl
 

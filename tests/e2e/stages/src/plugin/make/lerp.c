@@ -1,0 +1,3 @@
+double rb_lerp(double a, double b, double t) {
+    return a + (b - a) * t;
+}
