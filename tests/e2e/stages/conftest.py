@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import build, repro
+from tests.conftest import missing
 from tests.hip.conftest import Rocm, hip_image, rocm
 
 __all__ = ["hip_image", "rocm"]  # the fixtures, shared with tests/hip
