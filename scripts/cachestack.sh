@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Setup downloads of the cache test stack (tests/e2e/cachestack), fetched once into a cache
-
-
+# directory so every build of the stack is offline; every file is checked against its sha256:
 #   llama_cpp_python-0.3.36.tar.gz   the PyPI sdist: ggml's HIP backend, a real HIP code base
 #   lib{hipblas,hipblas-common,rocblas}-dev_*.deb
 #                                     the headers ggml's HIP backend includes (unpacked in
