@@ -98,9 +98,11 @@ def test_watchdog_stops_the_bakes_of_a_node_that_stops_answering(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     fleet = Fleet((Node("a", "unix:///nowhere.sock"),), "http://127.0.0.1:5000/", None)
     cell = FleetCell("c-x", "c", "x", (), {}, 1.0, "static")
-    run = runner.FleetRun(fleet, runner.FleetRequest(["f.hcl"], [cell], log_root=tmp_path))
+    builder = runner.BakeBuilder({})
+    run = runner.FleetRun(fleet, runner.FleetRequest(["f.hcl"], [cell], log_root=tmp_path),
+                          builder=builder)
     proc = subprocess.Popen(["sleep", "60"])
-    run.procs["c-x"] = ("a", proc)
+    builder.procs["c-x"] = ("a", proc)
     run.busy["a"] = 1
     run.watch_every = 0
     monkeypatch.setattr(nodes, "reachable", lambda *a, **k: False)
