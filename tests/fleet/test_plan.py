@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_more_nodes_follow_the_schedulers_own_choices() -> None:
     assert eight.wall == 12
     assert [(k.cell, k.after) for k in eight.critical_path] == [
         ("c0", ""), ("link", "dependency c0")]
-    assert plan.plan(GRAPH, [8]).chain == 12
+    assert plan.plan(GRAPH, [8]).chain() == (12, "c0")
 
 
 def test_capacity_is_slots_per_node() -> None:
@@ -82,7 +83,7 @@ def test_the_real_graph_on_static_estimates() -> None:
     assert result.sources() == {"static": len(chosen)}
     one, three, eight = result.predictions
     assert one.wall == sum(c.estimate for c in chosen)
-    assert eight.wall == result.chain <= three.wall < one.wall
+    assert eight.wall == result.chain()[0] <= three.wall < one.wall
     assert eight.critical_path[0].cell == "base-gfx950"
 
 
@@ -127,3 +128,21 @@ def test_the_task_prints_every_node_count() -> None:
     data = json.loads(result.stdout)
     assert [p["nodes"] for p in data["predictions"]] == [1, 3]
     assert data["sources"] == {"static": len(data["cells"])}
+
+
+def test_a_replay_orders_cells_by_the_estimates_the_run_had(tmp_path: Path) -> None:
+    """A run that started from wrong estimates (the short cells first) is replayed as it ran:
+    the scheduler orders by the recorded estimates, each cell takes its measured time."""
+    clock = VirtualClock(1_767_225_600.0)
+    fleet = Fleet((Node("a", "unix:///a.sock"), Node("b", "unix:///b.sock")),
+                  "http://127.0.0.1:5000/", None)
+    misled = [replace(c, estimate=100.0 - c.estimate) for c in GRAPH]
+    request = runner.FleetRequest(["f.hcl"], cells.prioritised({c.name: c for c in misled}),
+                                  run_id="misled", log_root=tmp_path)
+    done = runner.run(fleet, request, env={}, progress=Silent(clock=clock), clock=clock,
+                      builder=plan.SimulatedBuilder(clock, {c.name: c.estimate for c in GRAPH}))
+    measured = done.record.finished - done.record.started
+    recorded, run = plan.recorded_cells(done.json_path)
+    replay = plan.plan(recorded, [2], recorded=run).predictions[0]
+    assert replay.wall == measured == 21 != plan.simulate(GRAPH, 2).wall == 20
+    assert replay.cell_seconds == sum(c.estimate for c in GRAPH)

@@ -2,9 +2,10 @@
 
 The prediction is the scheduler of ``inv fleet.build`` itself (:class:`runner.FleetRun`: its
 priorities, its ready queue, its node choice), run on a virtual clock with a simulated builder
-in place of the bakes: each cell takes the seconds it took in a recorded run (``run.json``), or
-the estimate ``fleet.build`` would start from (the perf history, else a static one per
-component). Nothing is built and nothing is written.
+in place of the bakes: each cell takes the seconds it took in a recorded run (``run.json``; the
+scheduler orders the cells by the estimates that run had, as it did then), or the estimate
+``fleet.build`` would start from (the perf history, else a static one per component). Nothing
+is built and nothing is written.
 
 For each node count: the predicted wall time, the utilisation of the nodes' slots (cell time
 ÷ (slots x wall time)), and the critical path of the predicted schedule: from the last cell
@@ -16,7 +17,7 @@ from __future__ import annotations
 import heapq
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -110,11 +111,13 @@ class Recorded:
     nodes: int
     capacity: int
     wall: float
+    seconds: dict[str, float]   # cell -> the seconds its last attempt took
 
 
 @dataclass(frozen=True)
 class Plan:
-    cells: list[FleetCell]
+    cells: list[FleetCell]                  # ordered by the scheduler's priority
+    seconds: dict[str, float]               # cell -> the seconds it takes
     predictions: list[Prediction]
     recorded: Recorded | None = None        # the run the cell times come from, if any
 
@@ -125,14 +128,18 @@ class Plan:
             out[cell.estimate_source] = out.get(cell.estimate_source, 0) + 1
         return out
 
-    @property
-    def chain(self) -> float:
-        """The longest dependency chain, in seconds: no node count finishes sooner."""
-        return max((c.priority for c in self.cells), default=0.0)
+    def chain(self) -> tuple[float, str]:
+        """The longest dependency chain (seconds, its first cell): no node count finishes
+        sooner."""
+        timed = fleet_cells.prioritised({c.name: replace(c, estimate=self.seconds[c.name])
+                                         for c in self.cells})
+        return (timed[0].priority, timed[0].name) if timed else (0.0, "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"chain_seconds": round(self.chain, 3),
-                "cells": {c.name: {"seconds": round(c.estimate, 3), "source": c.estimate_source,
+        return {"chain_seconds": round(self.chain()[0], 3),
+                "cells": {c.name: {"seconds": round(self.seconds[c.name], 3),
+                                   "source": c.estimate_source,
+                                   "estimate": round(c.estimate, 3),
                                    "depends": list(c.depends)} for c in self.cells},
                 "sources": self.sources(),
                 "recorded": None if self.recorded is None else {
@@ -166,8 +173,8 @@ def record_path(name: str, log_root: Path) -> Path:
 
 
 def recorded_cells(path: Path) -> tuple[list[FleetCell], Recorded]:
-    """The cells of a recorded run with the seconds each took (its last attempt), and what
-    the run measured."""
+    """The cells of a recorded run with the estimates the run ordered them by, and what the
+    run measured: the seconds each cell took (its last attempt), the wall time."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -176,14 +183,16 @@ def recorded_cells(path: Path) -> tuple[list[FleetCell], Recorded]:
     if not isinstance(raw_cells, list) or not raw_cells:
         raise FleetBuildError(f"{path}: not a fleet run record (no cells)")
     out: dict[str, FleetCell] = {}
+    seconds: dict[str, float] = {}
     for raw in raw_cells:
         name = str(raw.get("cell", ""))
         if raw.get("status") != "built":
             raise FleetBuildError(f"{path}: cell {name} was not built ({raw.get('status')}): "
                                   "the record has no time for it")
+        seconds[name] = float(raw["seconds"])
         out[name] = FleetCell(name, str(raw.get("component", "")), str(raw.get("arch", "")),
-                              tuple(raw.get("depends") or ()), {}, float(raw["seconds"]),
-                              "recorded")
+                              tuple(raw.get("depends") or ()), {},
+                              float(raw.get("estimate", seconds[name])), "recorded")
     missing = sorted({d for c in out.values() for d in c.depends} - set(out))
     if missing:
         raise FleetBuildError(f"{path}: cells depend on {', '.join(missing)}, "
@@ -192,25 +201,29 @@ def recorded_cells(path: Path) -> tuple[list[FleetCell], Recorded]:
     used = {str(raw.get("node", "")) for raw in raw_cells}
     capacity = min((int(v.get("capacity", 1)) for v in nodes.values()), default=1)
     return (fleet_cells.prioritised(out),
-            Recorded(str(path), len(used), capacity, float(data.get("wall_seconds", 0.0))))
+            Recorded(str(path), len(nodes) or len(used), capacity,
+                     float(data.get("wall_seconds", 0.0)), seconds))
 
 
-def simulate(cells: Sequence[FleetCell], nodes: int, capacity: int = 1) -> Prediction:
+def simulate(cells: Sequence[FleetCell], nodes: int, capacity: int = 1,
+             seconds: Mapping[str, float] | None = None) -> Prediction:
     """``fleet.build``'s scheduler over ``nodes`` simulated nodes of ``capacity`` slots each,
-    every cell taking its ``estimate`` seconds."""
+    ordering the cells by their ``estimate``; each takes ``seconds[cell]`` (default: its
+    estimate)."""
     if not cells:
         raise FleetBuildError("nothing to plan: no cell")
     clock = VirtualClock()
     fleet = Fleet(tuple(Node(f"node{i}", f"unix:///plan/node{i}.sock", capacity=capacity)
                         for i in range(1, nodes + 1)), PLAN_REGISTRY, None)
     ordered = fleet_cells.prioritised({c.name: c for c in cells})
+    took = {c.name: c.estimate for c in cells} if seconds is None else dict(seconds)
     request = runner.FleetRequest([], ordered, run_id="plan", log_root=Path("plan"))
     run = runner.run(fleet, request, env={}, progress=Silent(clock=clock),
-                     builder=SimulatedBuilder(clock, {c.name: c.estimate for c in cells}),
+                     builder=SimulatedBuilder(clock, took),
                      clock=clock, save=False)
     record = run.record
     return Prediction(nodes, capacity, record.finished - record.started,
-                      sum(c.estimate for c in cells), critical_path(run))
+                      sum(took[c.name] for c in cells), critical_path(run))
 
 
 def critical_path(run: runner.FleetRun) -> list[Link]:
@@ -240,7 +253,9 @@ def plan(cells: Sequence[FleetCell], node_counts: Sequence[int], capacity: int =
     if capacity < 1:
         raise UsageError(f"--capacity must be at least 1, got {capacity}")
     ordered = fleet_cells.prioritised({c.name: c for c in cells})
-    return Plan(ordered, [simulate(ordered, n, capacity) for n in node_counts], recorded)
+    seconds = recorded.seconds if recorded else {c.name: c.estimate for c in ordered}
+    return Plan(ordered, dict(seconds),
+                [simulate(ordered, n, capacity, seconds) for n in node_counts], recorded)
 
 
 def _path_text(path: Sequence[Link]) -> str:
@@ -259,8 +274,8 @@ def describe(result: Plan, history: str = "") -> list[str]:
     if rec is not None:
         lines.append(f"recorded run: {rec.source}, {rec.nodes} node(s) x {rec.capacity} slot(s),"
                      f" {rec.wall:.1f} s measured")
-    chain = max(result.cells, key=lambda c: (c.priority, c.name))
-    lines.append(f"longest dependency chain: {duration(result.chain)} from {chain.name} "
+    chain, first = result.chain()
+    lines.append(f"longest dependency chain: {duration(chain)} from {first} "
                  "(no node count finishes sooner)")
     rows = []
     for p in result.predictions:
