@@ -10,8 +10,11 @@ engines share one registry: node 1 from `scripts/engine.sh start`, node 2 with
 (one unit per cell) puts the base cell and the unpacked sources on both nodes. Then each round
 builds, with a new SALT each time (the compile layers are new, nothing from the registry cache):
 
-- cold: 1 node, then 2 nodes, each on an sccache namespace never written;
-- warm: 1 node, then 2 nodes, each on the namespace its cold build wrote (sccache hits).
+- cold: 1 node and 2 nodes, each on an sccache namespace never written;
+- warm: 1 node and 2 nodes, each on the namespace its cold build wrote (sccache hits);
+
+1 node first in odd rounds, 2 nodes first in even ones (the machine's other load drifts). The
+runs are kept in fleet-logs/ (`inv fleet.plan --record <run-id>`, `inv reports.serve`).
 
 Prints every wall time with the load average, the medians and the 2-node/1-node ratios, and
 for every run the plan's prediction (from the 1-node run's cell times, and from the run's own)
@@ -44,6 +47,7 @@ INV = str(Path(sys.executable).parent / "inv")
 SCRIPTS = ROOT / "scripts"
 NODE2_DIR = os.environ.get("ROCM_BAKE_FLEET_NODE2_DIR", "/tmp/rocm-bake-fleet-node2")
 BAKE_FILE = "tests/fleet/compile/fleet-compile.hcl"
+LOGS = ROOT / "fleet-logs"
 AIM_COLD = 0.6          # 2-node / 1-node wall time, cold
 AIM_PLAN = 0.15         # |predicted - measured| / measured
 
@@ -108,7 +112,8 @@ def _plan(record: Path) -> dict[int, float]:
 
 
 def _say(run: Run) -> None:
-    print(f"{run.label:14} {run.wall:6.1f} s  cells per node {run.per_node}  "
+    print(f"{run.label:14} {run.wall:6.1f} s  {run.record.parent.name}  "
+          f"cells per node {run.per_node}  "
           f"sccache {run.hits} hits / {run.misses} misses  "
           f"load {run.load[0]:.1f} -> {run.load[1]:.1f}", flush=True)
 
@@ -132,14 +137,15 @@ def main() -> int:
                          f'[[nodes]]\nname = "node1"\nendpoint = "{node1}"\n'
                          f'[[nodes]]\nname = "node2"\nendpoint = "{node2}"\n', encoding="utf-8")
         setups = {1: ["node1"], 2: ["node1", "node2"]}
-        _say(_build(fleet, setups[2], args.arch, _secret(work, args.webdav), work / "logs",
+        _say(_build(fleet, setups[2], args.arch, _secret(work, args.webdav), LOGS,
                     "(set-up)", 1))
         runs: list[Run] = []
         for round_ in range(1, args.rounds + 1):
             secrets = {n: _secret(work, args.webdav) for n in setups}
+            order = sorted(setups, reverse=round_ % 2 == 0)
             for condition in ("cold", "warm"):
-                for n, nodes in setups.items():
-                    run = _build(fleet, nodes, args.arch, secrets[n], work / "logs",
+                for n in order:
+                    run = _build(fleet, setups[n], args.arch, secrets[n], LOGS,
                                  f"{round_}: {condition} {n} node{'s' if n > 1 else ''}",
                                  args.units_per_cell)
                     _say(run)
@@ -165,7 +171,7 @@ def _report(runs: list[Run], rounds: int, units: int) -> int:
           f"{AIM_PLAN:.0%}):")
     worst = 0.0
     for i in range(0, len(runs), 2):
-        pair = runs[i:i + 2]
+        pair = sorted(runs[i:i + 2], key=lambda r: r.nodes)
         for source in pair:
             predicted = _plan(source.record)
             for run in pair:
