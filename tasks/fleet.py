@@ -148,3 +148,55 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
         raise Exit(code=rec.exit_status)
     archaudit_cells.check(done.audits)
 
+
+
+@task(iterable=["cells", "arch", "file"],
+      help={"nodes": "node counts to predict (comma-separated; default 1,2,3,8)",
+            "record": "a recorded run: its run.json, its directory or its run id under "
+                      "--log-dir; each cell takes the time it took there (default: the bake "
+                      "file's cells with fleet.build's estimates)",
+            "cells": "cells or components (repeatable or comma-separated; default all), with "
+                     "their dependencies; without --record",
+            "arch": "arches (default: the bake file's GPU_ARCHS); without --record",
+            "file": "bake file(s) (default: rocm-bake.hcl); without --record",
+            "history": "perf history for the estimates (default perf/history.jsonl)",
+            "log_dir": "where fleet.build keeps its runs (default fleet-logs)",
+            "capacity": "builds at once per node (default 1)",
+            "json": "print the plan as JSON"})
+@reports_errors
+def plan(c: Context, nodes: str = "1,2,3,8", record: str = "", cells: list[str] | None = None,
+         arch: list[str] | None = None, file: list[str] | None = None,
+         history: str = "perf/history.jsonl", log_dir: str = "fleet-logs", capacity: int = 1,
+         json: bool = False) -> None:
+    """Predict a fleet run on 1, 2, ... N nodes: fleet.build's scheduler on a virtual clock
+    over recorded (or estimated) cell times; wall time, utilisation, critical path."""
+    import json as jsonlib
+    from pathlib import Path
+
+    from rocm_bake import build as builds
+    from rocm_bake.errors import UsageError
+    from rocm_bake.fleetbuild import cells as fleet_cells
+    from rocm_bake.fleetbuild import plan as plans
+
+    counts = plans.parse_nodes(nodes)
+    recorded = None
+    if record:
+        if cells or arch or file:
+            raise UsageError("--record takes the cells from the run: no --cells, --arch or "
+                             "--file with it")
+        chosen, recorded = plans.recorded_cells(plans.record_path(record, Path(log_dir)))
+    else:
+        wanted = builds.BuildRequest(archs=builds.split_csv(arch or []))
+        if file:
+            wanted.files = list(file)
+        _, variables = builds.checked_variables(wanted)
+        hist = Path(history)
+        chosen = fleet_cells.select(wanted.files, wanted.archs, builds.split_csv(cells or []),
+                                    {**os.environ, **variables},
+                                    hist if hist.is_file() else None)
+    result = plans.plan(chosen, counts, capacity, recorded)
+    if json:
+        print(jsonlib.dumps(result.to_json(), indent=2))
+        return
+    for line in plans.describe(result, history):
+        print(line)

@@ -35,3 +35,23 @@ class SystemClock:
 
 
 SYSTEM: Clock = SystemClock()
+
+
+class VirtualClock:
+    """Time that moves only when told (``sleep``, ``advance_to``): a simulation's clock."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self._now = start
+
+    def time(self) -> float:
+        return self._now
+
+    def monotonic(self) -> float:
+        return self._now
+
+    def sleep(self, seconds: float) -> None:
+        self._now += max(0.0, seconds)
+
+    def advance_to(self, when: float) -> None:
+        """Move to ``when`` exactly (never back)."""
+        self._now = max(self._now, when)

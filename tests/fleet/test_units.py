@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import skopeo
+from rocm_bake import bakefile, skopeo
 from rocm_bake.errors import RocmBakeError
 from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import cells, nodes, record, runner
@@ -101,9 +101,11 @@ def test_watchdog_stops_the_bakes_of_a_node_that_stops_answering(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     fleet = Fleet((Node("a", "unix:///nowhere.sock"),), "http://127.0.0.1:5000/", None)
     cell = FleetCell("c-x", "c", "x", (), {}, 1.0, "static")
-    run = runner.FleetRun(fleet, runner.FleetRequest(["f.hcl"], [cell], log_root=tmp_path))
+    builder = runner.BakeBuilder({})
+    run = runner.FleetRun(fleet, runner.FleetRequest(["f.hcl"], [cell], log_root=tmp_path),
+                          builder=builder)
     proc = subprocess.Popen(["sleep", "60"])
-    run.procs["c-x"] = ("a", proc)
+    builder.procs["c-x"] = ("a", proc)
     run.busy["a"] = 1
     run.watch_every = 0
     monkeypatch.setattr(nodes, "reachable", lambda *a, **k: False)
@@ -129,3 +131,22 @@ def test_a_cell_only_goes_to_a_node_of_its_platforms() -> None:
     assert runner.can_build(Node("both", "unix:///b", ("linux/amd64", "linux/arm64")), cell)
     assert runner.can_build(Node("amd", "unix:///a"), FleetCell("d", "d", "x", (), {}, 1.0,
                                                                 "static"))
+
+
+def test_the_compile_cells_compile_the_full_ggml_set_once() -> None:
+    """benchmarks/fleet.py's workload (tests/fleet/compile): the cache stack's full unit set,
+    each unit in exactly one of the eight compile cells, between the base and the link cell."""
+    stack = bakefile.load([str(ROOT / "tests/e2e/cachestack/docker-bake.hcl")], {})
+    full = str(stack.value("GGML_TUS_FULL")).split()
+    compile_file = str(ROOT / "tests/fleet/compile/fleet-compile.hcl")
+    units = bakefile.load([compile_file], {}).value("UNITS")
+    assert isinstance(units, dict)
+    dealt = [str(u) for part in units.values() if isinstance(part, list) for u in part]
+    assert sorted(dealt) == sorted(full) and len(dealt) == len(set(dealt)) == 46
+    chosen = {c.name: c for c in cells.select([compile_file], ["gfx950"])}
+    compiles = [f"ggml{p}-gfx950" for p in units]
+    assert set(chosen) == {"base-gfx950", "lib-gfx950", *compiles}
+    assert all(chosen[c].depends == ("base-gfx950",) for c in compiles)
+    assert set(chosen["lib-gfx950"].depends) == {"base-gfx950", *compiles}
+    lib = (ROOT / "tests/fleet/compile/lib.Dockerfile").read_text(encoding="utf-8")
+    assert all(f"COPY --from=ggml{p} " in lib for p in units)

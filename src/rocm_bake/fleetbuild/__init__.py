@@ -8,5 +8,7 @@ and ``target:``-linked targets must share a node, so rocm-bake shards the cells 
 - ``runner``    — the scheduler: longest path first, every node busy up to its capacity,
   results handed over through the registry, a dead node's cells retried elsewhere;
 - ``record``    — per-cell logs, the JSON record of a run, the summary;
+- ``plan``      — the runner's loop on a virtual clock over recorded or estimated cell times:
+  wall time, utilisation and critical path for any node count (``inv fleet.plan``);
 - ``progress``  — the live table on a terminal.
 """

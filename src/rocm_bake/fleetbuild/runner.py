@@ -9,6 +9,11 @@ cell fails, the node is probed: a node that no longer answers is dropped and its
 to the queue for another node (bounded by ``retries``); a failure on a live node is the cell's.
 When every cell is done, each built cell's image is arch-audited from the registry
 (archaudit.cells: its layers read with skopeo, nothing pulled), its lines in the record.
+
+The loop (:class:`FleetRun`) keeps time by an injected :class:`~rocm_bake.clock.Clock` and hands
+each cell to a :class:`CellBuilder`: :class:`BakeBuilder` runs the bakes on the nodes;
+``rocm_bake.fleetbuild.plan`` puts a simulated builder on a virtual clock under the very same
+loop to predict a run.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlparse
 
 from rocm_bake import buildx, provenance, redact, skopeo
 from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
+from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import RocmBakeError
 from rocm_bake.fleet import Fleet, Node
 from rocm_bake.fleetbuild import nodes as fleet_nodes
@@ -65,8 +72,9 @@ class FleetRequest:
     commit: str = ""                                     # this checkout's commit (provenance)
 
 
-def new_run_id() -> str:
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(2)
+def new_run_id(clock: Clock = SYSTEM) -> str:
+    return (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(clock.time())) + "-"
+            + secrets.token_hex(2))
 
 
 def registry_host(url: str) -> str:
@@ -114,28 +122,118 @@ def can_build(node: Node, cell: FleetCell) -> bool:
 
 
 @dataclass
-class _Done:
+class Finished:
+    """A cell's attempt that ended (its ``end``, ``returncode`` and log facts filled in)."""
+
     cell: str
     attempt: Attempt
 
 
+class CellBuilder(Protocol):
+    """Builds the cells the loop hands it, each on its node, and says when one ended."""
+
+    def probe(self, node: Node) -> str:
+        """"" when the node answers, else why not (one line)."""
+        ...
+
+    def start(self, cell: FleetCell, node: Node, attempt: Attempt, argv: list[str],
+              env: dict[str, str]) -> None:
+        """Begin building ``cell`` on ``node`` (``attempt.start`` is set); return at once."""
+        ...
+
+    def wait(self, timeout: float) -> Finished | None:
+        """The next attempt that ended, or None after ``timeout`` seconds without one."""
+        ...
+
+    def stop(self, node: str) -> None:
+        """Stop every build running on ``node`` (it stopped answering)."""
+        ...
+
+
+class BakeBuilder:
+    """The real builder: one ``docker buildx bake`` process per cell, watched by a thread."""
+
+    def __init__(self, env: Mapping[str, str], docker: str = "docker",
+                 clock: Clock = SYSTEM, attest: Callable[[str], str] | None = None) -> None:
+        self.env = dict(env)
+        self.docker = docker
+        self.clock = clock
+        self.attest = attest      # after a cell's push: its provenance line, for the log
+        self.done: queue.Queue[Finished] = queue.Queue()
+        self.procs: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}   # cell -> node, bake
+
+    def probe(self, node: Node) -> str:
+        return fleet_nodes.probe(node, self.env, self.docker)
+
+    def start(self, cell: FleetCell, node: Node, attempt: Attempt, argv: list[str],
+              env: dict[str, str]) -> None:
+        thread = threading.Thread(target=self._build, args=(cell.name, attempt, argv, env),
+                                  name=f"fleet-{cell.name}", daemon=True)
+        thread.start()
+
+    def wait(self, timeout: float) -> Finished | None:
+        try:
+            return self.done.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def stop(self, node: str) -> None:
+        for node_name, proc in list(self.procs.values()):
+            if node_name == node and proc.poll() is None:
+                proc.terminate()
+
+    def _build(self, cell: str, attempt: Attempt, argv: list[str], env: dict[str, str]
+               ) -> None:
+        log = Path(attempt.log)
+        try:
+            with log.open("w", encoding="utf-8") as out:
+                out.write(redact.text("$ " + " ".join(argv)) + "\n")
+                out.flush()
+                proc = buildx.start(argv, env, out)
+                self.procs[cell] = (attempt.node, proc)
+                attempt.returncode = proc.wait()
+                self.procs.pop(cell, None)
+                if attempt.returncode == 0 and self.attest is not None:
+                    out.write(self.attest(cell) + "\n")
+        except OSError as exc:
+            attempt.returncode, attempt.error = 127, str(exc)
+        except RocmBakeError as exc:
+            attempt.returncode, attempt.error = 2, f"provenance: {exc}"
+        attempt.end = self.clock.time()
+        attempt.run_steps, attempt.cached_steps = count_steps(log)
+        facts = log_facts(log)
+        attempt.digest, attempt.sccache = facts.digest, facts.sccache
+        attempt.failed_step = "" if attempt.returncode == 0 else facts.failed_step
+        self.done.put(Finished(cell, attempt))
+
+
 class FleetRun:
-    """One run of ``inv fleet.build``; ``run()`` returns the exit status."""
+    """One run of ``inv fleet.build``; ``run()`` returns the exit status. ``builder`` builds
+    the cells (default: bakes on the nodes), ``clock`` stamps the record; ``save`` writes
+    ``run.json`` at every state change."""
 
     def __init__(self, fleet: Fleet, request: FleetRequest,
                  env: Mapping[str, str] | None = None, progress: Progress | None = None,
-                 on_start: Callable[[str, str], None] | None = None) -> None:
+                 on_start: Callable[[str, str], None] | None = None,
+                 builder: CellBuilder | None = None, clock: Clock = SYSTEM,
+                 save: bool = True) -> None:
         self.fleet = fleet
         self.request = request
         self.env = dict(os.environ if env is None else env)
-        self.progress = progress or Progress(live=False)
+        self.clock = clock
+        self.progress = progress or Progress(live=False, clock=clock)
         self.on_start = on_start
-        run_id = request.run_id or new_run_id()
+        # The real builder pushes: each image gets its versions statement, and the run ends
+        # with the arch audit from the registry; a simulated one (fleet.plan) does neither.
+        self.real = builder is None
+        self.builder = builder or BakeBuilder(self.env, request.docker, clock, self._attest)
+        self.save = save
+        run_id = request.run_id or new_run_id(clock)
         self.refs = Refs(registry_host(fleet.registry), request.prefix, request.tag or run_id)
         self.log_dir = request.log_root / run_id
         self.cells = {c.name: c for c in request.cells}
         self.record = RunRecord(
-            run_id, time.time(), str(self.log_dir),
+            run_id, clock.time(), str(self.log_dir),
             {n.name: {"endpoint": n.endpoint, "capacity": n.capacity, "lost": None}
              for n in fleet.nodes},
             {c.name: CellRecord(c.name, list(c.depends), c.estimate, self.refs.image(c.name),
@@ -144,53 +242,56 @@ class FleetRun:
             tag=self.refs.tag, lane=request.lane, skipped=list(request.skipped))
         self.alive = {n.name: n for n in fleet.nodes}
         self.busy = {n.name: 0 for n in fleet.nodes}
-        self.done: queue.Queue[_Done] = queue.Queue()
         self.running = 0
-        self.procs: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}   # cell -> node, bake
         self.watch_every = WATCH_SECONDS
-        self._watched = time.time()
+        self._watched = clock.time()
         self.audits: list[archaudit_cells.CellAudit] = []
 
     @property
     def json_path(self) -> Path:
         return self.log_dir / "run.json"
 
+    def _save(self) -> None:
+        if self.save:
+            self.record.write(self.json_path)
+
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> int:
-        skopeo.require(self.env)              # the arch audit at the end reads the registry
+        if self.real:
+            skopeo.require(self.env)          # the arch audit at the end reads the registry
         insecure = [n.name for n in self.fleet.nodes if fleet_nodes.insecure_tcp(n)]
         if insecure:
             raise FleetBuildError(f"node(s) {', '.join(insecure)}: {fleet_nodes.INSECURE_TCP}")
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        why = {name: fleet_nodes.probe(node, self.env, self.request.docker)
-               for name, node in self.alive.items()}
+        if self.save:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        why = {name: self.builder.probe(node) for name, node in self.alive.items()}
         if all(why.values()):               # nothing answers: one line, nothing else
             raise FleetBuildError("no node of the fleet answers: " + "; ".join(
                 f"{name} ({reason})" for name, reason in why.items()))
         for name, reason in why.items():
             if reason:
                 self._lose(name, f"unreachable at the start: {reason}")
-        self.record.write(self.json_path)
+        self._save()
         while True:
             self._block_unbuildable()
             self._start_ready()
             if self.running == 0:
                 break
-            try:
-                done = self.done.get(timeout=0.5)
-            except queue.Empty:
+            done = self.builder.wait(0.5)
+            if done is None:
                 self.progress.draw(self.record)
                 self._watch()
                 continue
             self._finish(done)
-            self.record.write(self.json_path)
-        self._audit()
-        self.record.finished = time.time()
+            self._save()
+        if self.real:
+            self._audit()
+        self.record.finished = self.clock.time()
         failed = [r for r in self.record.cells.values() if r.status != "built"]
         self.record.exit_status = (EXIT_NOT_BUILT if failed
                                    else archaudit_cells.exit_code(self.audits))
-        self.record.write(self.json_path)
+        self._save()
         self.progress.draw(self.record, force=True)
         return self.record.exit_status
 
@@ -207,7 +308,14 @@ class FleetRun:
             self.audits.append(result)
             rec.audit, rec.audit_exit = result.lines(), result.exit_code
             self.progress.event(self.record, f"arch: {rec.audit[0]}")
-            self.record.write(self.json_path)
+            self._save()
+
+    def _attest(self, cell: str) -> str:
+        """The versions statement beside the provenance the bake pushed (provenance.attach)."""
+        reference = Reference.parse(self.refs.image(cell))
+        digest = provenance.attach(Registry(reference.host), reference, cell,
+                                   self.request.pins, self.request.commit)
+        return f"provenance: {reference}: provenance (mode=max) and versions attested ({digest})"
 
     def _ready(self) -> list[FleetCell]:
         cells = self.record.cells
@@ -255,57 +363,25 @@ class FleetRun:
         number = len(rec.attempts) + 1
         log = self.log_dir / (f"{cell.name}.log" if number == 1
                               else f"{cell.name}.attempt{number}.log")
-        attempt = Attempt(node.name, time.time(), log=str(log))
+        attempt = Attempt(node.name, self.clock.time(), log=str(log))
         rec.attempts.append(attempt)
         rec.status = "running"
         self.busy[node.name] += 1
         self.running += 1
-        self.record.write(self.json_path)      # every state change, atomically
+        self._save()                            # every state change, atomically
         argv = bake_argv(self.request, cell, self.refs, node)
         env = buildx.Connection.of(node, self.request.docker).env(self.env)
-        thread = threading.Thread(target=self._build, args=(cell.name, attempt, argv, env, log),
-                                  name=f"fleet-{cell.name}", daemon=True)
-        thread.start()
+        self.builder.start(cell, node, attempt, argv, env)
         self.progress.event(self.record, f"{cell.name}: started on {node.name}"
                             + (f" (attempt {number})" if number > 1 else ""))
         if self.on_start is not None:
             self.on_start(cell.name, node.name)
 
-    def _build(self, cell: str, attempt: Attempt, argv: list[str], env: dict[str, str],
-               log: Path) -> None:
-        try:
-            with log.open("w", encoding="utf-8") as out:
-                out.write(redact.text("$ " + " ".join(argv)) + "\n")
-                out.flush()
-                proc = buildx.start(argv, env, out)
-                self.procs[cell] = (attempt.node, proc)
-                attempt.returncode = proc.wait()
-                self.procs.pop(cell, None)
-                if attempt.returncode == 0:
-                    out.write(self._attest(cell) + "\n")
-        except OSError as exc:
-            attempt.returncode, attempt.error = 127, str(exc)
-        except RocmBakeError as exc:
-            attempt.returncode, attempt.error = 2, f"provenance: {exc}"
-        attempt.end = time.time()
-        self.done.put(_Done(cell, attempt))
-
-    def _attest(self, cell: str) -> str:
-        """The versions statement beside the provenance the bake pushed (provenance.attach)."""
-        reference = Reference.parse(self.refs.image(cell))
-        digest = provenance.attach(Registry(reference.host), reference, cell,
-                                   self.request.pins, self.request.commit)
-        return f"provenance: {reference}: provenance (mode=max) and versions attested ({digest})"
-
-    def _finish(self, done: _Done) -> None:
+    def _finish(self, done: Finished) -> None:
         rec = self.record.cells[done.cell]
         attempt = done.attempt
         self.running -= 1
         self.busy[attempt.node] -= 1
-        attempt.run_steps, attempt.cached_steps = count_steps(Path(attempt.log))
-        facts = log_facts(Path(attempt.log))
-        attempt.digest, attempt.sccache = facts.digest, facts.sccache
-        attempt.failed_step = "" if attempt.returncode == 0 else facts.failed_step
         if attempt.returncode == 0:
             rec.status, rec.reason = "built", ("" if len(rec.attempts) == 1 else
                                                f"retried after losing {rec.attempts[0].node}")
@@ -313,7 +389,7 @@ class FleetRun:
                                 f"{attempt.seconds:.1f}s")
             return
         node = self.alive.get(attempt.node)
-        lost = node is None or not fleet_nodes.reachable(node, self.env, self.request.docker)
+        lost = node is None or self.builder.probe(node) != ""
         if lost:
             attempt.node_lost = True
             attempt.error = attempt.error or f"node {attempt.node} lost"
@@ -335,29 +411,28 @@ class FleetRun:
     def _watch(self) -> None:
         """A node that stops answering while its bakes hang (a network gone, not a closed
         socket): stop its bakes, so their cells are retried elsewhere."""
-        if time.time() - self._watched < self.watch_every:
+        if self.clock.time() - self._watched < self.watch_every:
             return
-        self._watched = time.time()
+        self._watched = self.clock.time()
         for name, node in list(self.alive.items()):
-            if self.busy[name] and not fleet_nodes.reachable(node, self.env,
-                                                             self.request.docker):
-                for node_name, proc in list(self.procs.values()):
-                    if node_name == name and proc.poll() is None:
-                        proc.terminate()
+            if self.busy[name] and self.builder.probe(node) != "":
+                self.builder.stop(name)
 
     def _lose(self, name: str, why: str) -> None:
         if name in self.alive:
             del self.alive[name]
-            self.record.nodes[name]["lost"] = {"time": time.time(), "why": why}
+            self.record.nodes[name]["lost"] = {"time": self.clock.time(), "why": why}
             self.progress.event(self.record, f"node {name}: {why}")
 
 
 def run(fleet: Fleet, request: FleetRequest, env: Mapping[str, str] | None = None,
-        progress: Progress | None = None) -> FleetRun:
+        progress: Progress | None = None, builder: CellBuilder | None = None,
+        clock: Clock = SYSTEM, save: bool = True) -> FleetRun:
     """Build the request's cells over the fleet; the returned run has the record."""
     if not request.cells:
         raise FleetBuildError("nothing to build: no cell selected")
-    fleet_run = FleetRun(fleet, request, env, progress)
+    fleet_run = FleetRun(fleet, request, env, progress, builder=builder, clock=clock,
+                         save=save)
     fleet_run.run()
     return fleet_run
 
