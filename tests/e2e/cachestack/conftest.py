@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import build, sccache
+from rocm_bake import build, cache_health, sccache
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, missing
 
@@ -23,6 +23,8 @@ TARGET = "ggml"
 COMPILE_STEP = "COMPILER_CACHE_STATS_NAME=ggml"
 ARCH = "gfx950"
 SDIST = "llama_cpp_python-0.3.36.tar.gz"
+# GGML_TU_SET=small: 3 ggml-cuda/*.cu, 2 host C/C++ TUs
+HIP_TUS, HOST_TUS = 3, 2
 WEBDAV_PORT = int(os.environ.get("ROCM_BAKE_WEBDAV_PORT", "8080"))
 ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"))
 
@@ -33,6 +35,13 @@ def downloads() -> Path:
     if not (path / "sccache").is_file() or not (path / SDIST).is_file():
         missing(f"the cache stack's downloads in {path}", "bash scripts/cachestack.sh")
     return path
+
+
+def ggml(run: runner.BakeRun) -> cache_health.CacheStats:
+    """The compile step's cache statistics of a stack build."""
+    found = [s for s in run.stats if s.name == "ggml"]
+    assert found, f"no ggml statistics recorded ({run.log})"
+    return found[0]
 
 
 def count_lines(path: Path, needle: str) -> int:

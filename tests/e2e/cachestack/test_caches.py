@@ -25,23 +25,19 @@ from tests.e2e.cachestack.conftest import (
     ARCH,
     BAKE_FILE,
     COMPILE_STEP,
+    HIP_TUS,
+    HOST_TUS,
     STACK,
     TARGET,
     WEBDAV_PORT,
     Stack,
     downloads,
+    ggml,
 )
 
 pytestmark = pytest.mark.engine
 
 
-HIP_TUS, HOST_TUS = 3, 2          # GGML_TU_SET=small: 3 ggml-cuda/*.cu, 2 host C/C++ TUs
-
-
-def ggml(run: runner.BakeRun) -> cache_health.CacheStats:
-    found = [s for s in run.stats if s.name == "ggml"]
-    assert found, f"no ggml statistics recorded ({run.log})"
-    return found[0]
 
 
 def test_cold_build_fills_both_shared_caches(stack: Stack, cold: runner.BakeRun) -> None:

@@ -11,17 +11,10 @@ import pytest
 
 from rocm_bake import cache_health
 from rocm_bake.perf import runner
-from tests.e2e.cachestack.conftest import COMPILE_STEP, Stack, count_lines
+from tests.e2e.cachestack.conftest import COMPILE_STEP, HIP_TUS, HOST_TUS, Stack, count_lines, ggml
 
 pytestmark = pytest.mark.engine
 
-HIP_TUS, HOST_TUS = 3, 2          # GGML_TU_SET=small: 3 ggml-cuda/*.cu, 2 host C/C++ TUs
-
-
-def ggml(run: runner.BakeRun) -> cache_health.CacheStats:
-    found = [s for s in run.stats if s.name == "ggml"]
-    assert found, f"no ggml statistics recorded ({run.log})"
-    return found[0]
 
 
 @pytest.fixture(scope="module")
