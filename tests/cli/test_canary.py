@@ -71,8 +71,15 @@ def test_credentials_go_into_the_secret_not_the_environment() -> None:
 @pytest.mark.engine
 def test_preflight_of_an_unreachable_store(engine: str) -> None:
     port = _closed_port()
+    # CACHE_TYPE's default, ccache: its HTTP remote storage on the store, credentials masked.
     result = run_cli(["inv", "build", "--target", "vllm", *_webdav_sets(port)],
                      env={"DOCKER_HOST": engine})
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: ccache remote storage http://****@127.0.0.1:{port}/")
+    assert "is unusable" in result.stderr
+    _clean(result)
+    result = run_cli(["inv", "build", "--target", "vllm", *_webdav_sets(port),
+                      "--set", "CACHE_TYPE=sccache"], env={"DOCKER_HOST": engine})
     assert result.returncode == 2
     assert f"sccache backend WebDAV http://127.0.0.1:{port} is unusable" in result.stderr
     _clean(result)
