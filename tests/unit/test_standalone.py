@@ -1,7 +1,8 @@
 """The repository stands alone: no tracked file reads or names the reference folder beside the
-checkout (``../shared``, ``ROCM_BAKE_SHARED``), and no page a reader sees (``docs/``, README.md,
-ARCHITECTURE.md) prints a path of the machine it was made on. What a test needs is copied into
-``tests/fixtures/`` (tests/fixtures/README.md says where each file came from).
+checkout (the folder ``shared`` one level up, ``ROCM_BAKE_SHARED``), and no page a reader
+sees (``docs/``, README.md, ARCHITECTURE.md) prints a path of the machine it was made on.
+What a test needs is copied into ``tests/fixtures/`` (tests/fixtures/README.md says where each
+file came from).
 
 The files are the ones git tracks (``git ls-files``), so a clone checks exactly what it has.
 This file names the patterns it looks for, so it is the one file not scanned.
@@ -19,9 +20,12 @@ from tests.conftest import ROOT
 
 THIS = Path(__file__).resolve().relative_to(ROOT).as_posix()
 
+#: The folder beside the checkout as a relative path (spelled in two parts: this file names it
+#: without being a reference to it).
+BESIDE = ".." + "/" + "shared"
 #: A reference to the folder beside the checkout, however it is spelled.
 SHARED = re.compile(
-    r"\.\.[/\\]shared\b"                          # ../shared, ..\shared
+    r"\.\.[/\\]shared\b"                          # the parent's shared, either slash
     r"|ROCM_BAKE_SHARED"                          # the variable that pointed at it
     r"|\bparent\s*/\s*[\"']shared[\"']"           # ROOT.parent / "shared"
     r"|[\"']\.\.[\"']\s*,\s*[\"']shared[\"']"     # os.path.join(root, "..", "shared")
@@ -114,7 +118,7 @@ def test_the_fixtures_are_tracked() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "see ../shared/SCCACHE.md",
+    f"see {BESIDE}/SCCACHE.md",
     "SHARED = Path(os.environ.get('ROCM_BAKE_SHARED'))",
     'SHARED = ROOT.parent / "shared"',
     "os.path.join(root, '..', 'shared', 'fixtures')",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rocm_bake_checks.lint.bakemodel import relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Instruction
 from rocm_bake_checks.lint.findings import Finding
@@ -29,23 +28,20 @@ def _has_cache_mount(instruction: Instruction) -> bool:
 
 def check(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
     found = []
-    for path in paths:
-        name = relative(path, root)
-        for stage in files.get(path).stages:
-            for instruction in stage.instructions:
-                if instruction.keyword == "ENV":
-                    match = _STEP_ONLY.search(" " + instruction.body)
-                    if match:
-                        found.append(Finding(name, instruction.line, "cache-env",
-                                             f"ENV sets {match.group(1)}: it belongs to one "
-                                             f"build step ({WRAPPER}), not to the image"))
-                if instruction.keyword != "RUN" or not _COMPILES.search(instruction.body):
-                    continue
-                if WRAPPER not in instruction.body:
-                    found.append(Finding(name, instruction.line, "cache-hooks",
-                                         f"RUN compiles without {WRAPPER}"))
-                elif not _has_cache_mount(instruction):
-                    found.append(Finding(name, instruction.line, "cache-hooks",
-                                         "RUN compiles without a --mount=type=cache for the "
-                                         "compiler cache"))
+    for name, _, instruction in files.instructions(paths, root):
+        if instruction.keyword == "ENV":
+            match = _STEP_ONLY.search(" " + instruction.body)
+            if match:
+                found.append(Finding(name, instruction.line, "cache-env",
+                                     f"ENV sets {match.group(1)}: it belongs to one "
+                                     f"build step ({WRAPPER}), not to the image"))
+        if instruction.keyword != "RUN" or not _COMPILES.search(instruction.body):
+            continue
+        if WRAPPER not in instruction.body:
+            found.append(Finding(name, instruction.line, "cache-hooks",
+                                 f"RUN compiles without {WRAPPER}"))
+        elif not _has_cache_mount(instruction):
+            found.append(Finding(name, instruction.line, "cache-hooks",
+                                 "RUN compiles without a --mount=type=cache for the "
+                                 "compiler cache"))
     return found

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rocm_bake_checks.lint import dockerfile
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
-from rocm_bake_checks.lint.dockerfile import BUILTIN_ARGS, Dockerfile, Stage
+from rocm_bake_checks.lint.dockerfile import BUILTIN_ARGS, Dockerfile, Instruction, Stage
 from rocm_bake_checks.lint.findings import Finding, merge_cells
 
 Seen = tuple[Finding, str]
@@ -36,6 +36,16 @@ class Dockerfiles:
         if path not in self._parsed:
             self._parsed[path] = dockerfile.parse(path)
         return self._parsed[path]
+
+    def instructions(self, paths: list[Path], root: Path
+                     ) -> Iterator[tuple[str, Path, Instruction]]:
+        """Every instruction of every stage of ``paths``: its file's name relative to
+        ``root``, the file, the instruction."""
+        for path in paths:
+            name = relative(path, root)
+            for stage in self.get(path).stages:
+                for instruction in stage.instructions:
+                    yield name, path, instruction
 
 
 def check(targets: list[BakeTarget], files: Dockerfiles, root: Path) -> list[Finding]:

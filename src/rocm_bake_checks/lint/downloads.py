@@ -64,12 +64,9 @@ def unpinned_requirements(command: str) -> list[str]:
 
 def check_dockerfiles(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
     found: list[Finding] = []
-    for path in paths:
-        name = relative(path, root)
-        for stage in files.get(path).stages:
-            for instruction in stage.instructions:
-                found.extend(_instruction(name, instruction.keyword, instruction.flags,
-                                          instruction.body, instruction.line))
+    for name, _, instruction in files.instructions(paths, root):
+        found.extend(_instruction(name, instruction.keyword, instruction.flags,
+                                  instruction.body, instruction.line))
     return found
 
 

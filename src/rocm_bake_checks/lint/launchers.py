@@ -53,19 +53,16 @@ _ANSWERS = {"path": ("hide_tools", "a PATH without the cache tools not chosen"),
 def check_recipes(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
     """``cache-launcher``: compile RUNs under the wrapper that choose a cache themselves."""
     found = []
-    for path in paths:
-        name = relative(path, root)
-        for stage in files.get(path).stages:
-            for instruction in stage.instructions:
-                body = instruction.body
-                if (instruction.keyword != "RUN" or WRAPPER not in body
-                        or not _COMPILES.search(body)):
-                    continue
-                for pattern, what in _OWN_CHOICE:
-                    if pattern.search(body.replace(WRAPPER, "")):
-                        found.append(Finding(name, instruction.line, "cache-launcher",
-                                             f"RUN {what}: CACHE_TYPE ({WRAPPER}) chooses "
-                                             "the compiler cache of every compile"))
+    for name, _, instruction in files.instructions(paths, root):
+        body = instruction.body
+        if (instruction.keyword != "RUN" or WRAPPER not in body
+                or not _COMPILES.search(body)):
+            continue
+        for pattern, what in _OWN_CHOICE:
+            if pattern.search(body.replace(WRAPPER, "")):
+                found.append(Finding(name, instruction.line, "cache-launcher",
+                                     f"RUN {what}: CACHE_TYPE ({WRAPPER}) chooses "
+                                     "the compiler cache of every compile"))
     return found
 
 

@@ -132,12 +132,9 @@ def _line_of(text: str, prefix: str) -> int:
 # -- pip-unlocked ---------------------------------------------------------------------------
 def check_installs(paths: list[Path], files: Dockerfiles, root: Path) -> list[Finding]:
     found: list[Finding] = []
-    for path in paths:
-        name = relative(path, root)
-        for stage in files.get(path).stages:
-            for instruction in stage.instructions:
-                if instruction.keyword == "RUN":
-                    found += _run(name, path.parent, instruction.body, instruction.line)
+    for name, path, instruction in files.instructions(paths, root):
+        if instruction.keyword == "RUN":
+            found += _run(name, path.parent, instruction.body, instruction.line)
     return found
 
 
