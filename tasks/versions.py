@@ -11,12 +11,16 @@ from tasks._cli import reports_errors
 _HELP = {
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "json": "print the report as JSON",
-    "markdown": "print the report as Markdown (also appended to $GITHUB_STEP_SUMMARY when set)",
+    "markdown": "print the report as Markdown, and append it to the file $GITHUB_STEP_SUMMARY "
+                "names when set (only --markdown does; a summary that cannot be written: "
+                "exit 2)",
     "explain": "show the queries, candidates, dropping rules and winner for one pin (or "
                "NAME[wheel], or a coherence rule): only it is checked, and the exit status "
                "is its own (with --locks: one locked distribution)",
     "pr": "report only drift introduced since this git ref (e.g. origin/main): the pins added or "
-          "changed since it, checked on both sides; unchanged pins are not fetched",
+          "changed since it, and every coherence rule that reads a changed variable (e.g. "
+          "X_REF~COMMIT when only X_REF changed), checked on both sides; unchanged pins are "
+          "not reported",
     "record": "write a snapshot of everything fetched to this file",
     "offline": "check against a snapshot file instead of the network (deterministic)",
     "docs": "write docs/reference/variables.md (with --check: fail if it is stale)",
@@ -25,16 +29,17 @@ _HELP = {
     "check": "with --docs: exit 1 when the committed page differs, write nothing",
     "deadline": "total time budget in seconds (default 120); unfinished pins: exit 2",
     "workers": "concurrent requests (default 32)",
-    "timeout": "seconds one upstream may take in all, every attempt and back-off included: "
-               "an HTTP URL with its retries, a git repository's operations (git is not "
-               "retried, any transport); a request that times out has used it all "
+    "timeout": "seconds one upstream address may take in all, not per attempt: an HTTP URL "
+               "with its retries and back-offs (each page or index URL has its own), a git "
+               "repository's operations (git is not retried, any transport); a request that "
+               "times out has used it all; --deadline still bounds the whole run "
                "(default 60: a cold blob-less fetch of a large repository fits)",
     "retries": "retries for 5xx and broken connections, within --timeout (default 2)",
-    "max_wait": "longest rate-limit reset to wait for, in seconds (default 60)",
+    "max_wait": "longest rate-limit reset to wait for, in seconds >= 0 (default 60)",
     "rewrite": "PREFIX=REPLACEMENT applied to every upstream URL (mirrors, local servers); "
                "user:password@ in a URL is sent as Basic auth, masked, never stored",
-    "github_api": "GitHub API base URL (default https://api.github.com)",
-    "pypi": "PyPI base URL (default https://pypi.org)",
+    "github_api": "GitHub API base URL, http(s) (default https://api.github.com)",
+    "pypi": "PyPI base URL, http(s) (default https://pypi.org)",
     "cache_dir": "git/ETag cache (default $XDG_CACHE_HOME/rocm-bake/drift; env "
                  "ROCM_BAKE_DRIFT_CACHE); 'off': none (commit pins fetch into a temporary "
                  "directory, removed after the run)",

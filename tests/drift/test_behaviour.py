@@ -11,7 +11,7 @@ from pathlib import Path
 from rocm_bake_checks.drift import docs
 from tests.drift.conftest import Checker, pin, variable
 from tests.drift.upstream import Upstream
-from tests.drift.webworld import Route
+from tests.drift.webworld import Route, World
 
 GH = "https://github.com"
 V3 = r"^v(?P<version>[0-9]+\.[0-9]+\.[0-9]+)$"
@@ -46,8 +46,11 @@ def test_a_first_fetch_lists_the_refs_and_a_cached_repository_asks_ls_remote(
     listing = f"git ls-remote {GH}/ROCm/pytorch.git  ->  "
     first = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
     again = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
-    assert listing + "refs of the blob-less fetch" in first
-    assert listing + "git ls-remote" in again
+    asked = f"{checker.world.git_url}ROCm/pytorch.git (sent there by --rewrite https://github.com/=)"
+    assert re.search(re.escape(listing) + r"\d+ tags, 1 branch from the blob-less fetch of " +
+                     re.escape(asked), first), first
+    assert re.search(re.escape(listing) + r"\d+ tags, \d+ branches listed by ls-remote of " +
+                     re.escape(asked), again), again
     assert first.splitlines()[2] == again.splitlines()[2]    # the same verdict
 
 
@@ -104,7 +107,7 @@ def coherent_world(world: Upstream, **overrides: str) -> str:
 def test_coherent_pins(checker: Checker) -> None:
     result = checker.run(coherent_world(checker.world))
     for rule in ("triton-pin", "vllm-torch", "rocm-labels"):
-        assert result.pin(rule)["status"] == "up to date", result.pin(rule)
+        assert result.pin(rule)["status"] == "holds", result.pin(rule)
 
 
 def test_triton_pin_disagrees_with_torch(checker: Checker) -> None:
@@ -134,7 +137,7 @@ def test_arch_lists(checker: Checker) -> None:
             'variable "GPU_ARCHS" {\n  default = ["gfx950"]\n}\n'
             'ARCH_ARGS = { for a in ALL_ARCHS : a => { PYTORCH_ROCM_ARCH = a, '
             'HCC_AMDGPU_TARGET = a } }\n')
-    assert checker.run(base).pin("arch-lists")["status"] == "up to date"
+    assert checker.run(base).pin("arch-lists")["status"] == "holds"
     bad = base.replace('"gfx1201/aiter"', '"gfx90a/aiter"').replace(
         "HCC_AMDGPU_TARGET = a", 'HCC_AMDGPU_TARGET = "${a};gfx942"')
     finding = checker.run(bad).pin("arch-lists")
@@ -189,7 +192,9 @@ def test_explain_shows_queries_candidates_rules_and_winner(checker: Checker) -> 
                tags=r"^v(?P<version>[0-9].*)$")
     out = checker.run(text, output="table", explain="AITER_REF").out
     assert "AITER_REF = v0.1.19" in out
-    assert "git ls-remote https://github.com/ROCm/aiter.git  ->  git ls-remote" in out
+    assert "git ls-remote https://github.com/ROCm/aiter.git  ->  182 tags, " in out
+    assert f"listed by ls-remote of {checker.world.git_url}ROCm/aiter.git (sent there by " \
+        "--rewrite https://github.com/=)" in out
     assert "candidates (182 seen, " in out
     assert "winner: v0.1.20.post1 (0.1.20.post1): highest by PEP 440 public version" in out
 
@@ -260,7 +265,7 @@ def test_docs_page_says_whether_it_is_live_or_a_replayed_example(checker: Checke
 
 # -- caching, tokens, snapshots --------------------------------------------------------------
 def test_second_run_is_answered_from_the_etag_cache(checker: Checker) -> None:
-    route = checker.world.web.pypi("etag-project", {"1.0.0": []})
+    route = checker.world.web.pypi("etag-project", World.sdists("etag-project", "1.0.0"))
     text = pin("E_VERSION", "1.0.0", pypi="etag-project")
     first = checker.run(text).json()
     second = checker.run(text).json()

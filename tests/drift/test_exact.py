@@ -13,15 +13,15 @@ import pytest
 from tests.drift import gitweb, gitworld, webworld
 from tests.drift.conftest import Checker, pin
 from tests.drift.upstream import CUPY_TAGS
-from tests.drift.webworld import Route
+from tests.drift.webworld import Route, World
 from tests.manualclock import ManualClock
 
 
 @pytest.mark.parametrize("output", ["table", "markdown", "json"])
 def test_number_like_pins_print_as_spelled(checker: Checker, output: str) -> None:
     """A column holding only number-like text (``--only``) is still text: 7.10 stays 7.10."""
-    checker.world.web.pypi("exact-a", {"7.9": [], "7.10": []})
-    checker.world.web.pypi("exact-b", {"0.9": [], "1.0": []})
+    checker.world.web.pypi("exact-a", World.sdists("exact-a", "7.9", "7.10"))
+    checker.world.web.pypi("exact-b", World.sdists("exact-b", "0.9", "1.0"))
     text = pin("ALPHA_VERSION", "7.10", pypi="exact-a") + pin("BETA_VERSION", "1.0",
                                                                 pypi="exact-b")
     result = checker.run(text, only=["ALPHA_VERSION", "BETA_VERSION"], output=output)
@@ -52,7 +52,7 @@ def _private_world(checker: Checker, host: str) -> tuple[str, list[str]]:
     web.simple("/private-simple", "private-pkg",
                [f"private_pkg-{v}-{WHL}" for v in ("1.0.0", "1.1.0")]).basic = secret
     web.listing("/private-files/", [f"listed-{v}-{WHL}" for v in ("2.0", "2.1")]).basic = secret
-    web.pypi("private-pypi-pkg", {"3.1": [], "3.2": []}).basic = secret
+    web.pypi("private-pypi-pkg", World.sdists("private-pypi-pkg", "3.1", "3.2")).basic = secret
     http = checker.world.http_url.replace("://", f"://{secret}@")
     cupy = checker.world.repos["cupy/cupy"]
     text = (pin("PRIVATE_VERSION", "1.1.0", index=[f"{http}/private-simple"],
@@ -126,7 +126,7 @@ def test_a_silent_http_source_is_given_timeout_once_not_per_attempt(checker: Che
     assert route.hits <= 1, route.hits
     assert result.pin("SILENT_VERSION")["detail"] == (
         f"timed out after 0.5 s at {checker.world.http_url}/pypi/silent-project/json after 1 "
-        "attempt (--timeout 0.5 s bounds every attempt)")
+        "attempt (--timeout 0.5 s bounds this URL, every attempt and back-off included)")
 
 
 def test_a_trickling_http_source_is_bounded_by_timeout_too(checker: Checker) -> None:
@@ -140,7 +140,7 @@ def test_a_trickling_http_source_is_bounded_by_timeout_too(checker: Checker) -> 
     assert route.hits <= 1, route.hits
     assert result.pin("TRICKLE_VERSION")["detail"] == (
         f"timed out after 0.5 s at {checker.world.http_url}/pypi/trickle-project/json after 1 "
-        "attempt (--timeout 0.5 s bounds every attempt)")
+        "attempt (--timeout 0.5 s bounds this URL, every attempt and back-off included)")
 
 
 def test_a_timeout_names_the_pypi_mirror_asked_not_pypi_org(checker: Checker) -> None:
@@ -255,7 +255,7 @@ def test_a_dumb_http_git_server_is_refused_in_one_line_not_looped(checker: Check
 
 def test_credentials_never_follow_a_redirect_to_another_host(checker: Checker) -> None:
     other = webworld.World()
-    other.pypi("moved-project", {"1.0": []})
+    other.pypi("moved-project", World.sdists("moved-project", "1.0"))
     with webworld.Server(other) as server:
         checker.world.web.add("/pypi/moved-project/json", Route(
             status=302, etag=False, basic=f"ci:{CANARY}",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.drift.conftest import Checker, Run, pin
-from tests.drift.webworld import Route
+from tests.drift.webworld import Route, releases_json
 from tests.manualclock import ManualClock
 
 GOOD = pin("TRITON_VERSION", "3.9.0", pypi="triton")
@@ -38,7 +38,8 @@ def test_timeout(checker: Checker) -> None:
         route.release.set()
     web = checker.world.http_url     # every message names the address asked, not the declared
     assert reason(result) == (f"timed out after 0.5 s at {web}/pypi/slow-project/json after 1 "
-                              "attempt (--timeout 0.5 s bounds every attempt)")
+                              "attempt (--timeout 0.5 s bounds this URL, every attempt and "
+                              "back-off included)")
 
 
 def test_http_500_after_bounded_retries(checker: Checker) -> None:
@@ -51,7 +52,7 @@ def test_http_500_after_bounded_retries(checker: Checker) -> None:
 
 
 def test_transient_500_is_retried(checker: Checker) -> None:
-    route = Route('{"releases": {"1.0.0": []}}', fault="flaky-500", state={"failures": 1})
+    route = Route(releases_json("1.0.0"), fault="flaky-500", state={"failures": 1})
     checker.world.web.add("/pypi/flaky-project/json", route)
     result = checker.run(pin("FLAKY_VERSION", "1.0.0", pypi="flaky-project"), retries=1)
     assert result.pin("FLAKY_VERSION")["status"] == "up to date"
@@ -96,7 +97,7 @@ def test_rate_limit_with_a_near_reset_is_waited_for(checker: Checker) -> None:
 
 def test_retry_after_is_honoured(checker: Checker) -> None:
     clock = ManualClock()
-    route = Route('{"releases": {"2.0.0": []}}', status=429, headers={"Retry-After": "1"})
+    route = Route(releases_json("2.0.0"), status=429, headers={"Retry-After": "1"})
     checker.world.web.add("/pypi/busy-project/json", route)
     recover_on_sleep(clock, route)
     result = checker.run(pin("BUSY_VERSION", "2.0.0", pypi="busy-project"), retries=2,

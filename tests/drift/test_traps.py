@@ -193,7 +193,7 @@ def test_annotated_tag_resolves_to_its_commit_not_the_tag_object(checker: Checke
         'variable "MORI_REF" {\n  default = "v1.2.2"\n}\n'
     result = checker.run(good)
     assert result.pin("MORI_COMMIT")["status"] == "up to date"
-    assert result.pin("MORI_REF~COMMIT")["status"] == "up to date"
+    assert result.pin("MORI_REF~COMMIT")["status"] == "holds"
     bad = good.replace(repo.commits["v1.2.2"], repo.objects["v1.2.2"])
     result = checker.run(bad)
     finding = result.pin("MORI_COMMIT")     # named as what it is, not "commit ... not in"

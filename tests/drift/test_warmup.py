@@ -9,7 +9,7 @@ from rocm_bake.clock import SYSTEM
 from rocm_bake_checks.drift import cli
 from rocm_bake_checks.drift.session import Session
 from tests.drift.conftest import Checker, pin
-from tests.drift.webworld import Route
+from tests.drift.webworld import Route, releases_json
 
 GH = "https://github.com"
 TEXT = pin("NIXL_REF", "v0.4.0", git=f"{GH}/ai-dynamo/nixl.git") + \
@@ -19,7 +19,7 @@ TEXT = pin("NIXL_REF", "v0.4.0", git=f"{GH}/ai-dynamo/nixl.git") + \
 def test_a_warm_run_asks_the_last_runs_questions_before_loading_the_bake_file(
         checker: Checker) -> None:
     route = checker.world.web.add("/pypi/warm-project/json",
-                                  Route('{"releases": {"1.0.0": []}}'))
+                                  Route(releases_json("1.0.0")))
     first = checker.run(TEXT)
     assert first.pin("WARM_VERSION")["status"] == "up to date" and route.hits == 1
     bake = checker.tmp / "drift.hcl"
@@ -35,18 +35,20 @@ def test_a_warm_run_asks_the_last_runs_questions_before_loading_the_bake_file(
 
 
 def test_a_warm_run_reports_and_explains_as_a_cold_one(checker: Checker) -> None:
-    checker.world.web.add("/pypi/warm-project/json", Route('{"releases": {"1.0.0": []}}'))
+    checker.world.web.add("/pypi/warm-project/json", Route(releases_json("1.0.0")))
     cold = checker.run(TEXT, explain="WARM_VERSION", output="table")
     warm = checker.run(TEXT, explain="WARM_VERSION", output="table")
-    assert "GET https://pypi.org/pypi/warm-project/json  ->  HTTP 200" in cold.out
-    assert "GET https://pypi.org/pypi/warm-project/json  ->  HTTP 304 Not Modified" in warm.out
+    asked = f"GET https://pypi.org/pypi/warm-project/json  ->  asked {checker.world.http_url}" \
+        "/pypi/warm-project/json (sent there by --rewrite https://pypi.org=): "
+    assert asked + "HTTP 200" in cold.out
+    assert asked + "HTTP 304 Not Modified" in warm.out
     json_cold, json_warm = checker.run(TEXT).json(), checker.run(TEXT).json()
     assert json_cold["pins"] == json_warm["pins"]
 
 
 def test_runs_that_ask_less_neither_use_nor_change_the_plan(checker: Checker) -> None:
     route = checker.world.web.add("/pypi/warm-project/json",
-                                  Route('{"releases": {"1.0.0": []}}'))
+                                  Route(releases_json("1.0.0")))
     checker.run(TEXT, only=["NIXL_REF"])
     assert not (checker.cache / "plan").exists() and route.hits == 0
     checker.run(TEXT)

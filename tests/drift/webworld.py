@@ -39,6 +39,11 @@ class Route:
     release: threading.Event = field(default_factory=threading.Event)   # ends a "hang"
 
 
+def releases_json(*versions: str) -> str:
+    """A PyPI project JSON body: each version with one sdist."""
+    return json.dumps({"releases": {v: [{"filename": f"p-{v}.tar.gz"}] for v in versions}})
+
+
 class World:
     def __init__(self, latency: float = 0.0) -> None:
         self.routes: dict[str, Route] = {}
@@ -60,6 +65,12 @@ class World:
                 "releases": {v: [{"filename": f, "yanked": v in yanked} for f in files]
                              for v, files in releases.items()}}
         return self.add(f"/pypi/{name}/json", Route(json.dumps(data)))
+
+    @staticmethod
+    def sdists(name: str, *versions: str) -> dict[str, list[str]]:
+        """Releases of ``name`` with one sdist each (a release needs a file: pip and the
+        checker skip one that has none)."""
+        return {v: [f"{name}-{v}.tar.gz"] for v in versions}
 
     def simple(self, root: str, name: str, files: Sequence[str],
                yanked: Mapping[str, str] | None = None) -> Route:

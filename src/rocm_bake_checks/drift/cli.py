@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_bake import redact
+from rocm_bake.atomic import OutputError
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
 from rocm_bake_checks.drift import explain, render, snapshot
@@ -98,7 +99,7 @@ def _images(options: Options, session: Session, environ: Mapping[str, str],
     if options.images_out:
         images.write(report, Path(options.images_out))
     text = images.as_json(report) if options.output == "json" else images.table(report)
-    print(redact.text(text))
+    _print(text + "\n")
     return report.exit_code()
 
 
@@ -115,8 +116,9 @@ def _fleet_registry(path: str) -> str:
 
 
 def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str]) -> Report:
-    """``--pr REF``: the pins this change adds or changes (value or source), checked on both
-    sides; a pin it leaves as it was is not asked about (no drift of its making)."""
+    """``--pr REF``: the pins this change adds or changes (value or source), and every
+    coherence rule that reads a changed variable, checked on both sides; a pin it leaves as
+    it was is not asked about (no drift of its making)."""
     from rocm_bake import bakefile  # noqa: PLC0415 (see run)
     from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
 
@@ -124,7 +126,8 @@ def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str
     with prdiff.temporary() as tmp:
         base = prdiff.base_definition(files, ref, environ, Path(tmp))
     changed, unchanged = prdiff.changed_pins(head, base)
-    report = prdiff.only_introduced(session.check(head, changed), session.check(base, changed))
+    touched = {*changed, *prdiff.changed_variables(head, base)}   # the rules they touch
+    report = prdiff.only_introduced(session.check(head, touched), session.check(base, touched))
     report.unchanged = unchanged
     return report
 
@@ -140,11 +143,9 @@ def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]
         text = render.markdown(report)
     else:
         text = render.table(report, options.list_undeclared) + "\n"
-    print(redact.text(text), end="")
-    summary = env.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(redact.text(render.markdown(report)))
+    if options.output == "markdown" and not options.explain:
+        _step_summary(env.get("GITHUB_STEP_SUMMARY", ""), text)
+    _print(text)
     if options.docs:
         from rocm_bake_checks.drift import docs  # noqa: PLC0415 (lean start-up: --docs only)
 
@@ -160,6 +161,32 @@ def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]
             return 0
         docs.write(report, page, replayed)
     return report.exit_code()
+
+
+def _print(text: str) -> None:
+    """The report on stdout; a stdout that cannot take it (a full device, a closed file) is
+    exit 2 naming it (a reader that left, BrokenPipeError, is the caller's)."""
+    try:
+        print(redact.text(text), end="", flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second complaint
+        raise OutputError(f"cannot write the report to stdout: {exc.strerror or exc}") \
+            from None
+
+
+def _step_summary(path: str, markdown: str) -> None:
+    """``--markdown`` in a GitHub Actions step: the report appended to the step summary (the
+    file ``GITHUB_STEP_SUMMARY`` names), the step's earlier lines kept."""
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(redact.text(markdown))
+    except OSError as exc:
+        raise OutputError(f"cannot append to GITHUB_STEP_SUMMARY {path}: "
+                          f"{exc.strerror or exc}") from None
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -207,19 +234,43 @@ def _validate(options: Options) -> None:
             raise UsageError(f"{name} must be a positive number of seconds, not {number:g}")
     if options.workers < 1 or options.retries < 0:
         raise UsageError("--workers must be >= 1 and --retries >= 0")
+    if not options.max_wait >= 0:
+        raise UsageError(f"--max-wait must be a number of seconds >= 0, not "
+                         f"{options.max_wait:g}")
+    for value, name in ((options.pypi, "--pypi"), (options.github_api, "--github-api")):
+        if value:
+            _http_base(value, name)
+
+
+def _http_base(value: str, option: str) -> None:
+    """``--pypi`` / ``--github-api``: an http(s) base URL with a host, or exit 2 saying so."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    try:
+        parts = urlsplit(value)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and \
+            (parts.port is None or parts.port > 0)   # a bad port raises ValueError here
+    except ValueError:
+        usable = False
+    if not usable:
+        raise UsageError(f"{option} {redact.text(value)!r}: expected an http:// or https:// "
+                         "base URL with a host, e.g. http://127.0.0.1:8080")
 
 
 def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Settings:
     rewrites = [_rewrite(r) for r in options.rewrites]
+    origins = [f"--rewrite {redact.text(prefix)}=" for prefix, _ in rewrites]
     if options.github_api:
         rewrites.append((DEFAULT_GITHUB_API, options.github_api.rstrip("/")))
+        origins.append("--github-api")
     if options.pypi:
         rewrites.append((DEFAULT_PYPI, options.pypi.rstrip("/")))
+        origins.append("--pypi")
     cache = _cache(options.cache_dir) if options.cache_dir else _default_cache(env)
     web = WebSettings(github_api=DEFAULT_GITHUB_API, pypi=DEFAULT_PYPI,
                       token=env.get("GITHUB_TOKEN", ""), timeout=options.timeout,
                       retries=options.retries, max_wait=options.max_wait, cache_dir=cache,
-                      rewrites=tuple(rewrites))
+                      rewrites=tuple(rewrites), origins=tuple(origins))
     offline = snapshot.load(Path(options.offline)) if options.offline else None
     record = Snapshot("") if options.record else None
     return Settings(web=web, deadline=options.deadline, workers=options.workers,

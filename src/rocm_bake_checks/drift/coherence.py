@@ -56,6 +56,18 @@ class Coherence:
                 rules.append((f"{ref}~COMMIT", functools.partial(self.ref_commit, name)))
         return rules
 
+    def reads(self, rule: str) -> set[str]:
+        """The variables rule ``rule`` reads (a change to any of them is a change to it)."""
+        fixed = {"triton-pin": {"TRITON_COMMIT", "PYTORCH_COMMIT", "PYTORCH_REPO"},
+                 "vllm-torch": {"VLLM_COMMIT", "VLLM_REPO", "PYTORCH_VERSION"},
+                 "arch-lists": {"GPU_ARCHS", "ALL_ARCHS", "SKIP", "ARCHS", "ARCH_ARGS"}}
+        if rule in fixed:
+            return fixed[rule]
+        if rule == "rocm-labels":   # a pin's _SOURCE change is a change of the pin
+            return {"ROCM_VERSION", "ROCM_BASE_TAG", *self.specs}
+        ref = rule.removesuffix("~COMMIT")
+        return {ref, ref.removesuffix("_REF") + "_COMMIT"}
+
     def repositories(self, rules: list[Rule]) -> list[str]:
         """Repositories whose files ``rules`` read (their history is fetched early)."""
         names = {r[0] for r in rules}

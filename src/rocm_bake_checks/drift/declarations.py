@@ -229,7 +229,22 @@ def _wheel_spec(fields: dict[str, Value], attribute: AttributeDecl, what: str,
         github=_str(fields, "github", attribute) if wheels_only else "",
         package=_str(fields, "package", attribute),
         variant=_str(fields, "variant", attribute).removeprefix("+"),
-        python=_str(fields, "python", attribute), platform=_str(fields, "platform", attribute))
+        python=_str(fields, "python", attribute), platform=_platform(fields, attribute, what))
+
+
+# a wheel platform tag names its arch: manylinux_2_28 alone matches no file at all
+PLATFORM = re.compile(r"^(?:any|(?:many|musl)linux_\d+_\d+_[a-z0-9_]+|"
+                      r"manylinux(?:1|2010|2014)_[a-z0-9_]+|linux_[a-z0-9_]+|win32|"
+                      r"win_[a-z0-9_]+|macosx_\d+_\d+_[a-z0-9_]+)$")
+
+
+def _platform(fields: dict[str, Value], attribute: AttributeDecl, what: str) -> str:
+    platform = _str(fields, "platform", attribute)
+    if platform and not PLATFORM.match(platform):
+        raise attribute.source.error(
+            f"{what}.platform {platform!r} is not a wheel platform tag with its arch "
+            "(e.g. manylinux_2_28_x86_64, linux_x86_64, any): no file would match it")
+    return platform
 
 
 def _policy(fields: dict[str, Value], attribute: AttributeDecl) -> Policy:

@@ -21,8 +21,10 @@ def render(report: Report, name: str) -> str:
 
 def _one(finding: Finding) -> str:
     log = finding.explanation
+    status = finding.status.value
+    detail = finding.detail.removeprefix(f"{status}: ")   # a detail that starts with it
     lines = [f"{finding.name} = {finding.value}", f"  upstream: {finding.upstream or '-'}",
-             f"  verdict:  {finding.status.value}: {finding.detail}"]
+             f"  verdict:  {status}: {detail}" if detail else f"  verdict:  {status}"]
     if finding.policy_note:
         lines.append(f"  policy:   {finding.policy_note}")
     lines.append(f"  queries ({len(log.queries)}):")

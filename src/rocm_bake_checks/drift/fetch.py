@@ -33,7 +33,8 @@ class Deadline:
     def check(self) -> float:
         left = self.remaining()
         if left <= 0:
-            raise UnavailableError(f"total deadline of {self.seconds:g} s exceeded")
+            raise UnavailableError(f"the --deadline of {self.seconds:g} s (the whole run) "
+                                   "was exceeded")
         return left
 
 

@@ -26,6 +26,11 @@ class Status(enum.Enum):
         return self in (Status.BEHIND, Status.NOT_FOUND, Status.INCOHERENT)
 
 
+def rule_status(status: Status) -> str:
+    """A coherence rule's status as every output names it: a rule that is up to date holds."""
+    return "holds" if status == Status.UP_TO_DATE else status.value
+
+
 @dataclass
 class Candidate:
     """One thing seen upstream (a tag, a release, a file) and what the rules made of it."""
@@ -118,7 +123,8 @@ class Report:
         return {"checked_at": self.checked_at, "mode": self.mode,
                 "exit_code": self.exit_code(),
                 "pins": [f.to_json() for f in self.findings],
-                "coherence": [f.to_json() for f in self.coherence],
+                "coherence": [{**f.to_json(), "status": rule_status(f.status)}
+                              for f in self.coherence],
                 "untracked": list(self.untracked), "not_reported": list(self.not_reported),
                 "unchanged": list(self.unchanged),
                 "requests": self.requests, "answered_from_cache": self.cache_hits}

@@ -15,7 +15,7 @@ from git.exc import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
 
 from rocm_bake import bakefile
 from rocm_bake.bakefile import Definition
-from rocm_bake.errors import UsageError
+from rocm_bake.errors import HCLError, UsageError
 from rocm_bake_checks.drift.model import Finding, Report
 
 
@@ -55,6 +55,21 @@ def changed_pins(head: Definition, base: Definition) -> tuple[list[str], list[st
     for spec in declarations.read(head)[0]:
         (unchanged if before.get(spec.name) == spec else changed).append(spec.name)
     return changed, unchanged
+
+
+def changed_variables(head: Definition, base: Definition) -> list[str]:
+    """The head's variables that are new or whose value differs from the base (what the
+    coherence rules read besides the pins)."""
+    changed: list[str] = []
+    for variable in head.variables():
+        try:
+            before = base.value(variable.name)
+        except HCLError:
+            changed.append(variable.name)
+            continue
+        if before != head.value(variable.name):
+            changed.append(variable.name)
+    return changed
 
 
 def only_introduced(head: Report, base: Report) -> Report:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rocm_bake_checks.drift.model import Finding, Report, Status
+from rocm_bake_checks.drift.model import Finding, Report, Status, rule_status
 
 MARKS = {Status.UP_TO_DATE: "ok", Status.BEHIND: "DRIFT", Status.NOT_FOUND: "DRIFT",
          Status.INCOHERENT: "DRIFT", Status.UNCHECKED: "ERROR", Status.AHEAD: "note",
@@ -50,7 +50,7 @@ def _rule_rows(findings: list[Finding]) -> list[list[str]]:
 
 
 def _rule_status(finding: Finding) -> str:
-    return "holds" if finding.status == Status.UP_TO_DATE else finding.status.value
+    return rule_status(finding.status)
 
 
 def table(report: Report, list_undeclared: bool = False) -> str:
@@ -77,12 +77,12 @@ def summary(report: Report, list_undeclared: bool = False) -> str:
                      f"{', '.join(report.not_reported)}")
     if report.unchanged:
         lines.append(f"not checked (unchanged since the base ref): {', '.join(report.unchanged)}")
-    if report.untracked and list_undeclared:
-        lines.append(f"{len(report.untracked)} variables declare no source (not pins, or not "
-                     "checked): " + ", ".join(report.untracked))
-    elif report.untracked:
-        lines.append(f"{len(report.untracked)} variables declare no source (not pins, or not "
-                     "checked): list them with --list-undeclared")
+    if report.untracked:
+        count = len(report.untracked)
+        declare = f"{count} variable declares" if count == 1 else f"{count} variables declare"
+        lines.append(f"{declare} no source (not pins, or not checked): " + (
+            ", ".join(report.untracked) if list_undeclared else
+            "list them with --list-undeclared"))
     return "\n".join(lines)
 
 

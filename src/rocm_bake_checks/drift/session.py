@@ -66,7 +66,7 @@ class Session:
             settings.cache_dir is None and settings.offline is None else ""
         self.git = GitSource(self.fetcher, self.deadline,
                              Path(self.scratch) if self.scratch else settings.cache_dir,
-                             settings.web.fetched, settings.web.timeout)
+                             settings.web.fetched, settings.web.timeout, settings.web.via)
         if settings.offline is not None:
             self.checked_at = settings.offline.recorded_at
         else:
@@ -115,7 +115,8 @@ class Session:
 
     def check(self, definition: Definition, names: Collection[str] | None = None) -> Report:
         """Check ``definition``'s pins (only those in ``names`` when given; its coherence
-        rules then only when one of them is named)."""
+        rules then only those that read a named variable, each with what it needs of the
+        pins it does not name: ``--pr`` runs every rule a change touches)."""
         from rocm_bake.bake.variables import display  # noqa: PLC0415 (see the module's doc)
         from rocm_bake_checks.drift import declarations  # noqa: PLC0415
         from rocm_bake_checks.drift.coherence import Coherence  # noqa: PLC0415
@@ -124,11 +125,11 @@ class Session:
         _known(self.settings.only, [s.name for s in specs], "--only", "pin")
         if self.settings.only:
             specs = [s for s in specs if s.name in self.settings.only]
+        coherence = Coherence(definition, specs, self.git)
+        rules = [] if self.settings.only else coherence.rules()
         if names is not None:
             specs = [s for s in specs if s.name in names]
-        coherence = Coherence(definition, specs, self.git)
-        rules = [] if self.settings.only or (names is not None and not specs) else \
-            coherence.rules()
+            rules = [r for r in rules if coherence.reads(r[0]) & set(names)]
         wheels_only = False
         if self.settings.explain:
             specs, rules, wheels_only = _explained(self.settings.explain, specs, rules)
@@ -212,8 +213,8 @@ class Session:
         for name, _ in tasks:
             if name not in results:
                 results[name] = [Finding(name, "", "", Status.UNCHECKED,
-                                         f"total deadline of {self.settings.deadline:g} s "
-                                         "exceeded before this was checked")]
+                                         f"the --deadline of {self.settings.deadline:g} s "
+                                         "(the whole run) ran out before this was checked")]
         return results
 
     def _progress(self, done: int, total: int, name: str) -> None:

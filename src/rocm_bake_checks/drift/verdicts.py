@@ -61,6 +61,7 @@ class Checker:
             finding.status = Status.NOT_FOUND
             finding.detail = f"tag {spec.value} does not exist upstream ({len(listing.names)} " \
                              "names seen)"
+            _newest(spec, finding, releases)
             return Outcome(finding)
         return _compare(spec, finding, pinned, releases, listing)
 
@@ -123,6 +124,7 @@ class Checker:
         if spec.branch and spec.branch not in listing.heads:
             finding.status = Status.NOT_FOUND
             finding.detail = f"branch {spec.branch} does not exist upstream"
+            _newest(spec, finding, releases)
             return Outcome(finding)
         asked = self.git.where(spec.location)   # the address asked, as messages name it
         _not_a_tag_object(spec, listing, asked)
@@ -138,6 +140,7 @@ class Checker:
                 f"commit: pin the commit it tags, {str(history['tag_object'])[:12]}")
         if not history.get("present"):
             finding.status = Status.NOT_FOUND
+            _newest(spec, finding, releases)
             where = f"tags or {spec.branch}" if spec.branch else "tags"
             finding.detail = f"commit {spec.value[:12]} is not in {asked} ({where} " \
                              "fetched, and not fetchable by id)"
@@ -147,6 +150,13 @@ class Checker:
         if not finding.newest and spec.branch:   # no release: the branch head is the newest
             finding.newest = listing.heads.get(spec.branch, "")
         return outcome
+
+
+def _newest(spec: PinSpec, finding: Finding, releases: list[Release]) -> None:
+    """A pin not found upstream still names the newest release (what to pin instead)."""
+    if releases:
+        finding.newest = spelled(spec, releases[0])
+        finding.newest_version = str(releases[0].version)
 
 
 def _not_a_tag_object(spec: PinSpec, listing: Listing, asked: str) -> None:

@@ -1,8 +1,9 @@
 """HTTP GETs for the sources: bounded retries, rate limits honoured, ETag revalidation.
 
 - 5xx and broken connections are retried (``retries`` times, short backoff), all attempts
-  and back-offs of one URL within ``timeout`` (a request gets what is left of it, so one that
-  times out has used it all and is not retried); rate-limit waits are ``max_wait``'s;
+  and back-offs of one URL within ``timeout`` (a request gets what is left of it, or of the
+  total deadline when that ends first, so one that times out has used it all and is not
+  retried; its message names the limit that fired); rate-limit waits are ``max_wait``'s;
 - 403/429 with ``Retry-After`` or ``X-RateLimit-Remaining: 0`` + ``X-RateLimit-Reset`` wait
   until the reset when that is soon enough (``max_wait`` and the deadline), else the reason is
   reported ("rate limited until ..."), never retried blindly;
@@ -52,6 +53,8 @@ class WebSettings:
     cache_dir: Path | None = None
     rewrites: tuple[tuple[str, str], ...] = ()
     keyring: Keyring = field(default_factory=Keyring, compare=False)
+    # the option that put each rewrite there ("--pypi"), by position; "--rewrite PREFIX=" else
+    origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for _, replacement in self.rewrites:
@@ -64,6 +67,21 @@ class WebSettings:
     def where(self, url: str) -> str:
         """The address a declared URL is fetched from, as messages name it."""
         return self.fetched(url).shown
+
+    def via(self, url: str) -> str:
+        """Which option sent a declared URL where it is asked ("" when it is asked as
+        declared), for ``--explain``."""
+        for number, (prefix, _) in enumerate(self.rewrites):
+            if url.startswith(prefix):
+                origin = self.origins[number] if number < len(self.origins) else ""
+                return origin or f"--rewrite {clean(prefix)}="
+        return ""
+
+    def asked(self, url: str) -> str:
+        """``asked ADDRESS (sent there by OPTION)``: where a declared URL was asked, and why
+        there (``--explain`` names the address asked, not the declared one)."""
+        origin = self.via(url)
+        return f"asked {self.where(url)}" + (f" (sent there by {origin})" if origin else "")
 
     def rewrite(self, url: str) -> str:
         """The URL actually fetched for a declared one (``--rewrite PREFIX=REPLACEMENT``)."""
@@ -144,10 +162,13 @@ class Web:
             attempts += 1
             outcome = self._attempt(address, declared, accept, budget)
             if not isinstance(outcome, _Failed):
-                return outcome
+                return outcome[0], f"{self.settings.asked(declared)}: {outcome[1]}"
             failed = outcome
-            if failed.timed_out:   # it was given all that was left of the budget
-                failed.why = f" (--timeout {self.settings.timeout:g} s bounds every attempt)"
+            if failed.timed_out:   # it was given all that was left of the limit that fired
+                failed.why = f" (the --deadline of {self.deadline.seconds:g} s bounds the whole " \
+                    "run)" if failed.limit == "--deadline" else \
+                    f" (--timeout {self.settings.timeout:g} s bounds this URL, every attempt " \
+                    "and back-off included)"
                 break
         plural = "s" if attempts != 1 else ""
         raise UnavailableError(f"{failed.reason} at {address.shown} after {attempts} "
@@ -168,7 +189,9 @@ class Web:
             headers["Authorization"] = f"Bearer {self.settings.token}"
         try:
             with self.hosts.slot(url):   # a wait for a free slot is no time of this source
-                timeout = max(0.05, min(budget.left, self.deadline.check()))
+                left = self.deadline.check()
+                timeout = max(0.05, min(budget.left, left))
+                limit = "--deadline" if left < budget.left else "--timeout"
                 started = self.clock.monotonic()
                 try:
                     response = httpget.get(url, headers, timeout, self.clock)
@@ -178,7 +201,8 @@ class Web:
             raise UnavailableError(f"redirect loop at {address.shown} (over "
                                    f"{httpget.MAX_REDIRECTS} redirects)") from None
         except httpget.TimeoutExceededError:
-            return _Failed(f"timed out after {timeout:.1f} s", timed_out=True)
+            return _Failed(f"timed out after {timeout:.1f} s", timed_out=True,
+                           limit=limit)
         except httpget.ConnectionFailedError as exc:
             return _Failed(f"connection failed ({exc})")
         return self._answer(address, accept, cached, response, budget)
@@ -244,6 +268,7 @@ class _Failed:
 
     reason: str
     timed_out: bool = False
+    limit: str = ""   # the limit that cut a timed-out attempt: --timeout or --deadline
     why: str = ""   # why no further attempt was made, when that is not the retry count
 
 

@@ -34,13 +34,15 @@ _LOCKS_LOCK = threading.Lock()
 
 class GitSource:
     def __init__(self, fetcher: Fetcher, deadline: Deadline, cache_dir: Path | None,
-                 fetched: Callable[[str], Address], timeout: float = 20.0) -> None:
+                 fetched: Callable[[str], Address], timeout: float = 20.0,
+                 via: Callable[[str], str] | None = None) -> None:
         self.fetcher = fetcher
         self.timeout = timeout
         self.hosts = HostLimits()
         self.deadline = deadline
         self.cache_dir = cache_dir
         self.fetched = fetched        # declared URL -> the address asked, credentials apart
+        self.via = via or (lambda url: "")   # declared URL -> the option that sent it there
         self._spent: dict[str, float] = {}   # url -> seconds its git operations took
         self._budget_lock = threading.Lock()
         self._branches: dict[str, set[str]] = {}
@@ -51,6 +53,12 @@ class GitSource:
     def where(self, url: str) -> str:
         """The address asked for a declared repository, credentials masked (messages)."""
         return self.fetched(url).shown
+
+    def asked(self, url: str) -> str:
+        """``ADDRESS (sent there by OPTION)``: where a declared repository was asked, for
+        ``--explain``."""
+        origin = self.via(url)
+        return self.where(url) + (f" (sent there by {origin})" if origin else "")
 
     # -- one blob-less fetch per repository and run ---------------------------------------
     def plan(self, url: str, branch: str = "") -> None:
@@ -142,9 +150,14 @@ class GitSource:
 
     def _refs(self, url: str) -> tuple[dict[str, Any], str]:
         if url in self._first_fetch:
+            # the refs come from the history fetch when it works; when it does not (a dumb
+            # HTTP mirror, a branch that is not there), ls-remote lists them as it would for a
+            # repository whose history nobody needs: a tag pin's verdict is its own, whatever
+            # a commit pin on the same repository needs
             try:
-                return self._fetched_refs(url), "refs of the blob-less fetch"
-            except _BranchMissingError:   # ls-remote then says which branches there are
+                refs = self._fetched_refs(url)
+                return refs, f"{_refs_seen(refs)} from the blob-less fetch of {self.asked(url)}"
+            except (_BranchMissingError, UnavailableError):
                 pass
         return self._ls_remote(url)
 
@@ -163,7 +176,8 @@ class GitSource:
         address = self.fetched(url).url
         with self.hosts.slot(address):
             output = self._git(None, ["ls-remote", "--tags", "--heads", address], url)
-        return parse_ls_remote(output), "git ls-remote"
+        refs = parse_ls_remote(output)
+        return refs, f"{_refs_seen(refs)} listed by ls-remote of {self.asked(url)}"
 
     # -- history ------------------------------------------------------------------------
     def history(self, url: str, commit: str, releases: Sequence[str], commits: dict[str, str],
@@ -188,9 +202,12 @@ class GitSource:
             peeled = self._tag_object(repo, commit)
             if peeled:
                 return {"present": False, "tag_object": peeled}, \
-                    "blob-less fetch (an annotated tag object, not a commit)"
-            return {"present": False}, "blob-less fetch (commit not found)"
-        return self._relations(repo, url, commit, releases, branch), "blob-less fetch"
+                    f"blob-less fetch of {self.asked(url)} (an annotated tag object, not a " \
+                    "commit)"
+            return {"present": False}, f"blob-less fetch of {self.asked(url)} (commit not " \
+                "found)"
+        return self._relations(repo, url, commit, releases, branch), \
+            f"blob-less fetch of {self.asked(url)}"
 
     def _synced_repo(self, url: str, branch: str = "") -> Path:
         """The cache repository of ``url``, fetched into once in this run. Only that fetch
@@ -238,7 +255,7 @@ class GitSource:
                              quiet_fail=True)
         except _MissingError:
             return None, f"{path} does not exist at {commit[:12]}"
-        return text, "blob fetched on demand"
+        return text, f"blob fetched on demand from {self.asked(url)}"
 
     # -- plumbing -----------------------------------------------------------------------
     def _path(self, url: str) -> Path:
@@ -307,7 +324,8 @@ class GitSource:
             raise UnavailableError(f"git {args[0]} not started for {address.shown}: its "
                                    f"--timeout of {self.timeout:g} s is used up")
         reason = f"not done within the --timeout of {self.timeout:g} s" if budget <= left \
-            else f"the total deadline ran out ({left:.1f} s left when git started)"
+            else f"the --deadline of {self.deadline.seconds:g} s (the whole run) ran out " \
+            f"({left:.1f} s left when git started)"
         started = self.deadline.clock.monotonic()
         try:
             result = gitrun.run(args, env, min(budget, left), reason)
@@ -380,6 +398,11 @@ def _immutable(commit: str, newest: str, commits: dict[str, str], head: str) -> 
     return bool(HEX40.match(commit)) and (not newest or bool(HEX40.match(commits.get(newest,
                                                                                       "")))) \
         and (not head or bool(HEX40.match(head)))
+
+
+def _refs_seen(refs: dict[str, Any]) -> str:
+    tags, heads = len(refs.get("tags", {})), len(refs.get("heads", {}))
+    return f"{tags} tag{'s' if tags != 1 else ''}, {heads} branch{'es' if heads != 1 else ''}"
 
 
 def _repo_lock(url: str) -> threading.Lock:

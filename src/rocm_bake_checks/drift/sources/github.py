@@ -46,8 +46,11 @@ def tags(web: Web, repo: str, log: Explanation) -> Listing:
 
 def _pages(web: Web, url: str, log: Explanation) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
-    for _ in range(MAX_PAGES):
+    for number in range(1, MAX_PAGES + 1):
         response = web.get(url, JSON_ACCEPT, log)
+        if number > 1 and log.queries:   # --explain: where this page's address came from
+            log.queries[-1].outcome += f" (page {number}: the Link rel=next of page " \
+                                       f"{number - 1})"
         try:
             page = json.loads(response["body"])
         except (ValueError, KeyError):

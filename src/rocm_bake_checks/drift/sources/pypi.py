@@ -1,4 +1,5 @@
-"""PyPI's JSON API: every release of a project, its files, and which are yanked."""
+"""PyPI's JSON API: every release of a project, its files, and which are yanked or have no
+files (both dropped, as pip drops them)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ def releases(web: Web, project: str, log: Explanation) -> Listing:
     for version, entries in _releases(response, web.where(url)).items():
         listing.names.append(version)
         listing.files[version] = [str(f.get("filename", "")) for f in entries]
-        if entries and all(f.get("yanked") for f in entries):
+        if not entries:   # nothing to install: pip skips it, and so does --locks
+            listing.dropped[version] = f"{NO_FILES} (pip cannot install it)"
+        elif all(f.get("yanked") for f in entries):
             listing.dropped[version] = YANKED
     return listing
 
