@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,7 +166,7 @@ def test_a_wheel_platform_without_its_arch_is_one_error_line(checker: Checker) -
     ({"max_wait": -5.0}, "--max-wait must be a number of seconds >= 0, not -5"),
 ])
 def test_bad_url_and_limit_options_are_one_error_line_before_any_request(
-        checker: Checker, options: dict[str, object], fragment: str) -> None:
+        checker: Checker, options: dict[str, Any], fragment: str) -> None:
     seen = len(checker.world.web.requests)
     one_error_line(checker.run(pin("TRITON_VERSION", "3.7.1", pypi="triton"), **options),
                    fragment)
