@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Generator, Iterator, Mapping
@@ -29,6 +30,19 @@ def missing(part: str, setup: str) -> NoReturn:
     """A part a test needs is absent: a failure naming it and the command that sets it up
     (never a skip: the suite promises every test runs)."""
     pytest.fail(f"missing: {part} (set it up: {setup})", pytrace=False)
+
+
+def device(directory: Path, name: str, minor: int) -> Path:
+    """A character device of the memory driver (major 1: 3 null, 7 full) made in
+    ``directory``: a test that writes a device never names the machine's own /dev/null or
+    /dev/full (a regression that replaced the node would replace the machine's)."""
+    path = directory / name
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except PermissionError:
+        missing("CAP_MKNOD (character devices in a temporary directory)",
+                "run the tests as root, as the lanes' privileged containers do")
+    return path
 
 
 # Skips: only those tests/skips.toml lists, with why; any other fails the run. The run's counts

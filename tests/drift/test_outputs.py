@@ -12,7 +12,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from tests.conftest import ROOT, VENV_BIN, minimal_env, run_cli
+from tests.conftest import ROOT, VENV_BIN, device, minimal_env, run_cli
 from tests.drift.conftest import Checker, pin
 from tests.drift.webworld import World
 
@@ -90,11 +90,12 @@ def test_a_full_stdout_is_exit_2_in_one_line() -> None:
              "cannot write the report to stdout: No space left on device")
 
 
-def test_record_onto_dev_full_is_exit_2_and_leaves_the_device(checker: Checker) -> None:
+def test_record_onto_a_full_device_is_exit_2_and_leaves_the_device(checker: Checker) -> None:
     _small(checker)
-    result = checker.run(SMALL, record="/dev/full")
-    one_line(result.err, result.code, "cannot write /dev/full: No space left on device")
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    full = device(checker.tmp, "full", 7)   # /dev/full's node, made here: never the machine's
+    result = checker.run(SMALL, record=str(full))
+    one_line(result.err, result.code, f"cannot write {full}: No space left on device")
+    assert stat.S_ISCHR(full.stat().st_mode)
 
 
 def test_a_step_summary_in_a_missing_directory_is_exit_2_in_one_line(tmp_path: Path) -> None:

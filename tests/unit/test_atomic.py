@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake import atomic
+from tests.conftest import device
 
 
 def test_atomic_write_leaves_no_temporary_file(tmp_path: Path) -> None:
@@ -67,13 +68,15 @@ def test_a_fifo_is_written_in_place(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
-def test_a_character_device_is_written_in_place_and_a_full_one_is_one_line() -> None:
-    atomic.write_text(Path("/dev/null"), "gone")
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+def test_a_character_device_is_written_in_place_and_a_full_one_is_one_line(
+        tmp_path: Path) -> None:
+    null, full = device(tmp_path, "null", 3), device(tmp_path, "full", 7)
+    atomic.write_text(null, "gone")
     with pytest.raises(atomic.OutputError) as failed:
-        atomic.write_text(Path("/dev/full"), "x")
-    assert str(failed.value) == "cannot write /dev/full: No space left on device"
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+        atomic.write_text(full, "x")
+    assert str(failed.value) == f"cannot write {full}: No space left on device"
+    assert stat.S_ISCHR(null.stat().st_mode) and stat.S_ISCHR(full.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "null"]
 
 
 @pytest.mark.parametrize("kind", ["directory", "socket"])
