@@ -83,10 +83,12 @@ def test_a_tag_pin_beside_a_commit_pin_on_a_dumb_http_mirror_keeps_its_verdict(
     gitworld.git(repo.path, "update-server-info")
     with gitweb.dumb(tmp_path / "dumb") as host:
         rewrites = [f"https://github.com/cupy/=http://{host}/cupy/", *checker.world.rewrites()]
-        alone = clean(checker.run(pin("CUPY_REF", "v14.1.0", git=GIT), rewrites=rewrites))
+        # each with a cache of its own: a first fetch (no plan of an earlier run to warm up)
         both = clean(checker.run(pin("CUPY_REF", "v14.1.0", git=GIT) +
                                  pin("CUPY_COMMIT", repo.commits["v14.1.0"], git=GIT),
-                                 rewrites=rewrites, timeout=5.0))
+                                 rewrites=rewrites, timeout=5.0, cache_dir=str(tmp_path / "a")))
+        alone = clean(checker.run(pin("CUPY_REF", "v14.1.0", git=GIT), rewrites=rewrites,
+                                  cache_dir=str(tmp_path / "b")))
     assert alone.pin("CUPY_REF")["status"] == "behind", alone.out
     assert {k: both.pin("CUPY_REF")[k] for k in ("status", "newest", "detail")} == \
         {k: alone.pin("CUPY_REF")[k] for k in ("status", "newest", "detail")}, both.out
