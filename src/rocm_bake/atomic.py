@@ -32,8 +32,9 @@ from pathlib import Path
 from rocm_bake.errors import RocmBakeError
 
 
-class OutputError(RocmBakeError):
-    """An output could not be written; the message names it."""
+class OutputError(RocmBakeError, OSError):
+    """An output could not be written; the message names it. An OSError too: a caller for
+    whom the write is best-effort (a cache) goes on as it did."""
 
 
 def write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
@@ -45,6 +46,8 @@ def write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
             _through(target, data)
         else:
             _replace(target, data, mode)
+    except OutputError:
+        raise
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
