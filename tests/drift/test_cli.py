@@ -69,6 +69,9 @@ def test_committed_snapshot_is_what_the_generator_records(tmp_path: Path) -> Non
     (["--deadline", "0"], ["--deadline must be a positive number"]),
     (["--offline", SNAPSHOT, "--explain", "NOPE"], ["--explain NOPE: no such pin"]),
     (["--file", "nope.hcl"], ["nope.hcl", "cannot read bake file"]),
+    (["--pypi", "notaurl"], ["--pypi 'notaurl': expected an http:// or https:// base URL"]),
+    (["--pypi", "ftp://127.0.0.1:9/"], ["--pypi 'ftp://127.0.0.1:9/': expected an http://"]),
+    (["--max-wait", "-5"], ["--max-wait must be a number of seconds >= 0, not -5"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], fragments: list[str]) -> None:
     result = run_cli(["inv", "version-check", *args])

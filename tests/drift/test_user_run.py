@@ -166,6 +166,9 @@ def test_a_wheel_platform_without_its_arch_is_one_error_line(checker: Checker) -
     ({"pypi": "ftp://127.0.0.1:9/"}, "--pypi 'ftp://127.0.0.1:9/': expected an http://"),
     ({"github_api": "http://"}, "--github-api 'http://': expected an http://"),
     ({"max_wait": -5.0}, "--max-wait must be a number of seconds >= 0, not -5"),
+    ({"rewrites": ["https://pypi.org=notaurl"]}, "--rewrite 'https://pypi.org=notaurl': the "
+                                                 "replacement must be a http://"),
+    ({"rewrites": ["https://pypi.org=ftp://127.0.0.1:9"]}, "the replacement must be a"),
 ])
 def test_bad_url_and_limit_options_are_one_error_line_before_any_request(
         checker: Checker, options: dict[str, Any], fragment: str) -> None:

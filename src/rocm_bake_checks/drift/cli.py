@@ -280,11 +280,18 @@ def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Setting
                     clock=clock)
 
 
+REWRITE_SCHEMES = ("http", "https", "git", "ssh", "file")
+
+
 def _rewrite(text: str) -> tuple[str, str]:
     prefix, sep, replacement = text.partition("=")
     if not sep or not prefix or not replacement:
-        raise UsageError(f"--rewrite {text!r}: expected PREFIX=REPLACEMENT, e.g. "
+        raise UsageError(f"--rewrite {redact.text(text)!r}: expected PREFIX=REPLACEMENT, e.g. "
                          "https://github.com/=git://127.0.0.1:9418/")
+    scheme, colon, _ = replacement.partition("://")
+    if not colon or scheme not in REWRITE_SCHEMES:
+        raise UsageError(f"--rewrite {redact.text(text)!r}: the replacement must be a "
+                         f"{', '.join(s + '://' for s in REWRITE_SCHEMES)} URL")
     return prefix, replacement
 
 
