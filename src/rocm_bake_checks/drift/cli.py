@@ -99,7 +99,7 @@ def _images(options: Options, session: Session, environ: Mapping[str, str],
     if options.images_out:
         images.write(report, Path(options.images_out))
     text = images.as_json(report) if options.output == "json" else images.table(report)
-    _print(text + "\n")
+    print_report(text + "\n")
     return report.exit_code()
 
 
@@ -145,7 +145,7 @@ def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]
         text = render.table(report, options.list_undeclared) + "\n"
     if options.output == "markdown" and not options.explain:
         _step_summary(env.get("GITHUB_STEP_SUMMARY", ""), text)
-    _print(text)
+    print_report(text)
     if options.docs:
         from rocm_bake_checks.drift import docs  # noqa: PLC0415 (lean start-up: --docs only)
 
@@ -163,7 +163,7 @@ def _output(options: Options, report: Report, root: Path, env: Mapping[str, str]
     return report.exit_code()
 
 
-def _print(text: str) -> None:
+def print_report(text: str) -> None:
     """The report on stdout; a stdout that cannot take it (a full device, a closed file) is
     exit 2 naming it (a reader that left, BrokenPipeError, is the caller's)."""
     try:

@@ -32,7 +32,6 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.version import InvalidVersion, Version
 
-from rocm_bake import redact
 from rocm_bake.clock import SYSTEM, Clock
 from rocm_bake.errors import UsageError
 from rocm_bake_checks.drift import cli, render
@@ -135,7 +134,7 @@ def run(options: cli.Options, env: Mapping[str, str] | None = None,
         text = json.dumps(report.to_json(), indent=2) + "\n"
     else:
         text = table(report)
-    print(redact.text(text), end="")
+    cli.print_report(text)
     return report.exit_code()
 
 
