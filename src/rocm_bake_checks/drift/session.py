@@ -150,6 +150,9 @@ class Session:
             tasks.append((rule[0], lambda r=rule: _some(Coherence.run(r))))  # type: ignore[misc]
         results = self.run(tasks)
         pins = [f for name, _ in tasks[:len(tasks) - len(rules)] for f in results[name]]
+        pinned = {name: s.value for s in specs for name in (s.name, f"{s.name}[wheel]")}
+        for finding in pins:   # a row its task could not fill still shows the pinned value
+            finding.value = finding.value or pinned.get(finding.name, "")
         stories.reconcile(pins, specs)
         checks = [f for name, _ in tasks[len(tasks) - len(rules):] for f in results[name]]
         report = Report(pins, checks, self.checked_at,
