@@ -36,13 +36,12 @@ def warn(warnings: list[HCLError]) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
 
-def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str = "",
-          **options: Any) -> None:
-    """Print ``rows`` as a text table (tabulate); then, when ``error`` says what failed,
-    ``error: <it>`` on stderr and exit status 2."""
-    from tabulate import tabulate
+def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str = "") -> None:
+    """Print ``rows`` as a text table fitted to the terminal (rocm_bake.tables); then, when
+    ``error`` says what failed, ``error: <it>`` on stderr and exit status 2."""
+    from rocm_bake import tables
 
-    print(tabulate(rows, headers=list(headers), **options))
+    print(tables.render(rows, headers))
     if error:
         raise Exit(f"error: {error}", code=2)
 

@@ -39,5 +39,4 @@ def doctor(c: Context, fleet: str = FLEET_FILE) -> None:
     findings = diagnosis.diagnose(fleets.load(fleet))
     failed = [f.item for f in findings if f.failed]
     table([f.row() for f in findings], ["item", "state", "detail", "how to fix"],
-          f"{len(failed)} required item(s) missing: {', '.join(failed)}" if failed else "",
-          maxcolwidths=[None, None, 60, 50])
+          f"{len(failed)} required item(s) missing: {', '.join(failed)}" if failed else "")

@@ -23,7 +23,7 @@ OURS = ("rocm_bake", "rocm_bake_checks", "rocm_bake_docs", "tasks")
 LAYERS: list[tuple[str, set[str]]] = [
     ("foundation", {"rocm_bake", "rocm_bake.errors", "rocm_bake.clock", "rocm_bake.atomic",
                     "rocm_bake.extras", "rocm_bake.redact", "rocm_bake.pullhint",
-                    "rocm_bake.pageserver"}),
+                    "rocm_bake.pageserver", "rocm_bake.tables"}),
     ("HCL", {"rocm_bake.hcl"}),
     ("bake model", {"rocm_bake.bake", "rocm_bake.bakefile"}),
     ("tools and settings", {"rocm_bake.buildx", "rocm_bake.buildx_progress", "rocm_bake.sccache",
