@@ -121,5 +121,7 @@ def test_an_index_into_a_table_names_the_table(checkout: Checkout, edit: str,
 
 
 def test_no_target_block_is_named(checkout: Checkout) -> None:
-    said = _failure(checkout("target"))
+    root = checkout("target")
+    said = _failure(root)
     assert "component 'flash-attn' has no target \"flash-attn\" block" in said, said
+    assert ": component-target: component 'flash-attn' has no target" in only(root)
