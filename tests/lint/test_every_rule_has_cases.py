@@ -67,8 +67,8 @@ def emitted() -> dict[str, str]:
                 rule = _rule_argument(node)
                 if isinstance(rule, ast.Constant) and isinstance(rule.value, str):
                     rules.setdefault(rule.value, f"{path.relative_to(ROOT)}:{node.lineno}")
-    for rule in components.RULE_ORDER:
-        rules.setdefault(rule, "src/rocm_bake/components.py")
+    for component_rule in components.RULE_ORDER:
+        rules.setdefault(component_rule, "src/rocm_bake/components.py")
     return rules
 
 
