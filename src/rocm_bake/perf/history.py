@@ -13,7 +13,7 @@ compile step), ``sccache_languages`` (hits, misses and direct hits per language:
 (registry traffic).
 
 The aims (:data:`AIMS`, :data:`HIP_HIT_AIM`) are kept here, once: the summary, the docs page,
-the README check and the benchmark read them from here."""
+the Tests page check and the benchmark read them from here."""
 
 from __future__ import annotations
 
