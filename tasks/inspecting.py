@@ -18,7 +18,7 @@ from tasks._cli import reports_errors, table, warn
 @reports_errors
 def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
     """List the bake variables in effect: name, type, value, description."""
-    from rocm_bake import bakefile
+    from rocm_bake.model import bakefile
 
     definition = bakefile.load(file or [bakefile.DEFAULT_FILE])
     warn(definition.warnings)
@@ -41,8 +41,8 @@ def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
 def targets(c: Context, file: list[str], arch: list[str], json_: bool = False) -> None:
     """Show every component x arch cell: its target, what it depends on, or why it is skipped.
     The table fits the terminal (long skip reasons wrap); --json has every text whole."""
-    from rocm_bake import bakefile, graph
-    from rocm_bake.build import split_csv
+    from rocm_bake.builds.request import split_csv
+    from rocm_bake.model import bakefile, graph
 
     cells = graph.cells(file or [bakefile.DEFAULT_FILE], split_csv(arch))
     if json_:
@@ -75,15 +75,15 @@ def inspect(c: Context, image: str | None = None, tag: str = "", registry: str =
 
     Exit status: 0 read, 2 the image or its provenance cannot be read.
     """
-    from rocm_bake import provenance
-    from rocm_bake.errors import UsageError
-    from rocm_bake.registry import Registry
+    from rocm_bake.core.errors import UsageError
+    from rocm_bake.oci import provenance
+    from rocm_bake.oci.registry import Registry
 
     if not image:
         raise UsageError("inspect needs an IMAGE (a reference, or a cell with --tag)")
     host = registry
     if "/" not in image and not host:
-        from rocm_bake import fleet as fleets
+        from rocm_bake.fleetbuild import config as fleets
         from rocm_bake.fleetbuild.runner import registry_host
 
         host = registry_host(fleets.load(fleet).registry)

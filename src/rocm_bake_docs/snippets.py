@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rocm_bake import bakefile, components, graph
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile, components, graph
 from rocm_bake_docs.source import Source
 
 # Files with generated regions, relative to docs/ (as pages.Page paths are).

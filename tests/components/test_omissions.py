@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import bakefile, build, graph
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.builds import request as build
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile, graph
 from rocm_bake_checks.lint import bakemodel, components, consistency
 from tests.components.conftest import Checkout
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-from rocm_bake.graph import Cell
+from rocm_bake.model.graph import Cell
 from rocm_bake.perf import history as perf_history
 from rocm_bake_docs import (
     build_graph,

@@ -2,7 +2,7 @@
 
 The rule ids are read from the code itself (ast): the literal rule of every ``Finding(...)`` the
 lint families build (``rocm_bake_checks/lint``) and the component rules of
-``rocm_bake.components``. hadolint's own codes (``hadolint-DLnnnn``) are hadolint's and are
+``rocm_bake.model.components``. hadolint's own codes (``hadolint-DLnnnn``) are hadolint's and are
 tested by hadolint. A rule is covered by one of the case tables the rule tests run (bad and good
 files per rule), or by a pair of named tests in ``NAMED``: the test that must show the finding,
 and the test of a clean input, each mentioning the rule id in its own source. Adding a rule
@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from rocm_bake import components
+from rocm_bake.model import components
 from tests.conftest import ROOT
 from tests.lint import cases, test_conformance, test_upstream_dockerfiles
 

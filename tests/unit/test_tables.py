@@ -1,8 +1,8 @@
-"""rocm_bake.tables: a table fits the width it is given, and prints every value as written."""
+"""rocm_bake.core.tables: a table fits the width it is given, and prints every value as written."""
 
 from __future__ import annotations
 
-from rocm_bake import tables
+from rocm_bake.core import tables
 
 
 def test_a_table_that_fits_is_left_as_it_is() -> None:

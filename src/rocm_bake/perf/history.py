@@ -29,8 +29,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from rocm_bake import cache_health, redact
-from rocm_bake.buildx_progress import Step
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.core import redact
+from rocm_bake.docker.progress import Step
 from rocm_bake.perf import schema
 
 PATH = Path("perf") / "history.jsonl"
