@@ -19,7 +19,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from rocm_bake import graph  # noqa: E402  (the library, read from the checkout)
+from rocm_bake.model import graph  # noqa: E402  (the library, read from the checkout)
 
 nox.options.sessions = ["tests", "lint"]
 nox.options.reuse_existing_virtualenvs = True

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import _failed
 
-from rocm_bake import sccache
+from rocm_bake.compilercache import sccache
 
 ROOT = Path(__file__).resolve().parent.parent
 INV = str(Path(sys.executable).parent / "inv")

@@ -29,7 +29,9 @@ from pathlib import Path
 
 import _failed
 
-from rocm_bake import build, commit, provenance
+from rocm_bake.builds import commit
+from rocm_bake.builds import request as build
+from rocm_bake.oci import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ROOT / "tests" / "e2e" / "stages"

@@ -5,7 +5,7 @@ import gc
 
 from invoke.collection import Collection
 
-from rocm_bake import redact
+from rocm_bake.core import redact
 from tasks import (
     auditing,
     building,

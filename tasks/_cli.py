@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 from invoke.exceptions import Exit
 from invoke.parser.parser import ParseMachine
 
-from rocm_bake import redact
-from rocm_bake.errors import HCLError, RocmBakeError
+from rocm_bake.core import redact
+from rocm_bake.core.errors import HCLError, RocmBakeError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,19 +30,23 @@ def reports_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def to_stderr(line: str) -> None:
+    """Where a task puts a build's report lines (``cache:``, ``arch:``, ``provenance:``)."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def warn(warnings: list[HCLError]) -> None:
     """Print what buildx would silently ignore, one line each, on stderr."""
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
 
-def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str = "",
-          **options: Any) -> None:
-    """Print ``rows`` as a text table (tabulate); then, when ``error`` says what failed,
-    ``error: <it>`` on stderr and exit status 2."""
-    from tabulate import tabulate
+def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str = "") -> None:
+    """Print ``rows`` as a text table fitted to the terminal (rocm_bake.core.tables); then, when
+    ``error`` says what failed, ``error: <it>`` on stderr and exit status 2."""
+    from rocm_bake.core import tables
 
-    print(tabulate(rows, headers=list(headers), **options))
+    print(tables.render(rows, headers))
     if error:
         raise Exit(f"error: {error}", code=2)
 

@@ -32,7 +32,7 @@ def audit_arch(c: Context, path: str | None = None, source: list[str] | None = N
     ROCM_BAKE_AUDIT_MAX_ARCHIVE_BYTES override them).
     """
     from rocm_bake import archaudit
-    from rocm_bake.errors import UsageError
+    from rocm_bake.core.errors import UsageError
 
     sources = [s for s in [path, *(source or [])] if s]
     if not sources:

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from invoke.context import Context
 from invoke.tasks import task
 
-from tasks._cli import reports_errors, warn
+from tasks._cli import reports_errors, to_stderr, warn
 
 if TYPE_CHECKING:
-    from rocm_bake.build import BuildRequest
+    from rocm_bake.builds.request import BuildRequest
 
 _HELP = {
     "target": "target or group to build (repeatable; default: the bake file's default group)",
@@ -27,7 +27,7 @@ _HELP = {
 
 def _request(target: list[str], arch: list[str], file: list[str], sets: list[str],
              push: bool) -> BuildRequest:
-    from rocm_bake import build as builds
+    from rocm_bake.builds import request as builds
 
     request = builds.BuildRequest(targets=list(target), archs=builds.split_csv(arch),
                                   sets=list(sets), push=push)
@@ -47,7 +47,7 @@ def build(c: Context, target: list[str], arch: list[str], file: list[str], set_:
     status: 0 built with the right archs, 1 an artifact lacks its cell's arch or carries
     another, 2 the build or the audit could not run.
     """
-    from rocm_bake import build as builds
+    from rocm_bake.builds import request as builds
 
     prepared = builds.prepare(_request(target, arch, file, set_, push))
     warn(prepared.definition.warnings)
@@ -57,7 +57,7 @@ def build(c: Context, target: list[str], arch: list[str], file: list[str], set_:
     if dry_run:
         print(prepared.invocation.display())
         return
-    builds.run(prepared)
+    builds.run(prepared, report=to_stderr)
 
 
 @task(iterable=["target", "arch", "file", "set_"],
@@ -69,14 +69,14 @@ def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: 
 
     The arch audit of every exported cell follows, as in inv build (exit 1 on a wrong arch).
     """
-    from rocm_bake import build as builds
+    from rocm_bake.builds import request as builds
 
     prepared = builds.prepare(_request(target, arch, file, set_, push=True))
     warn(prepared.definition.warnings)
     if dry_run:
         print(prepared.invocation.display())
         return
-    builds.run(prepared)
+    builds.run(prepared, report=to_stderr)
 
 
 
@@ -99,7 +99,8 @@ def why_rebuilt(c: Context, cell: str, file: list[str], json_: bool = False) -> 
 
     Exit status: 0 explained, 2 it could not (an unknown cell, fewer than two builds).
     """
-    from rocm_bake import bakefile, whyrebuilt
+    from rocm_bake.builds import whyrebuilt
+    from rocm_bake.model import bakefile
 
     explanation = whyrebuilt.explain(cell, list(file) or [bakefile.DEFAULT_FILE])
     if json_:

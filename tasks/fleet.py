@@ -9,7 +9,7 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from rocm_bake.fleet import DEFAULT_FILE as FLEET_FILE
+from rocm_bake.fleetbuild.config import DEFAULT_FILE as FLEET_FILE
 from tasks._cli import reports_errors, table
 
 
@@ -28,7 +28,7 @@ def rm(c: Context, fleet: str = FLEET_FILE) -> None:
 
 
 def _contexts(fleet: str, remove: bool) -> None:
-    from rocm_bake import fleet as fleets
+    from rocm_bake.fleetbuild import config as fleets
     from rocm_bake.fleetbuild import nodes
 
     config = fleets.load(fleet)
@@ -43,7 +43,7 @@ def _contexts(fleet: str, remove: bool) -> None:
 @reports_errors
 def status(c: Context, fleet: str = FLEET_FILE) -> None:
     """One row per node: driver, BuildKit version, reachable, build cache size."""
-    from rocm_bake import fleet as fleets
+    from rocm_bake.fleetbuild import config as fleets
     from rocm_bake.fleetbuild import nodes
 
     rows = nodes.status(fleets.load(fleet))
@@ -90,63 +90,39 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     import json as jsonlib
     from pathlib import Path
 
-    from rocm_bake import build as builds
-    from rocm_bake import commit as commits
-    from rocm_bake import fleet as fleets
-    from rocm_bake import provenance
-    from rocm_bake.archaudit import cells as archaudit_cells
-    from rocm_bake.fleetbuild import cells as fleet_cells
+    from rocm_bake.builds import commit as commits
     from rocm_bake.fleetbuild import record, runner
+    from rocm_bake.fleetbuild import request as fleet_request
     from rocm_bake.fleetbuild.progress import Progress
     from rocm_bake.perf import history as perf_history
-
-    if lane not in ("", "fleet", "nightly"):
-        raise Exit(f"error: --lane {lane!r}: expected fleet or nightly", code=2)
-    wanted = builds.BuildRequest(archs=builds.split_csv(arch or []), sets=list(set or []))
-    if file:
-        wanted.files = list(file)
-    definition, variables = builds.checked_variables(wanted)
-    env = {**os.environ, **variables}   # the bakes on the nodes see the same matrix
-    hist = Path(history)
-    selected = fleet_cells.select(wanted.files, wanted.archs, builds.split_csv(cells or []),
-                                  env, hist if hist.is_file() else None)
-    config = runner.select_nodes(fleets.load(fleet), node or [])
-    request = runner.FleetRequest(wanted.files, selected, prefix=prefix, tag=tag,
-                                  cache_write=not read_only, retries=retries,
-                                  overrides=wanted.target_overrides(), log_root=Path(log_dir),
-                                  lane=lane or ("nightly" if tag.startswith("nightly")
-                                                else "fleet"),
-                                  skipped=fleet_cells.skipped(wanted.files, wanted.archs, env),
-                                  pins=provenance.bake_pins(definition),
-                                  commit=commits.head(length=40))
     from rocm_bake.reports.serve import running_url
 
+    plan = fleet_request.prepare(fleet_request.FleetOptions(
+        cells=list(cells or []), archs=list(arch or []), files=list(file or []), fleet=fleet,
+        nodes=list(node or []), sets=list(set or []), prefix=prefix, tag=tag,
+        read_only=read_only, retries=retries, log_dir=log_dir, history=history, lane=lane))
     live = running_url(Path(log_dir))
     if live:
         print(f"live report: {live}", flush=True)
-    done = runner.run(config, request, env, Progress())
+    done = runner.run(plan.config, plan.request, plan.env, Progress())
     rec = done.record
     if perf_out:
-        perf_history.append(Path(perf_out), record.perf_records(rec, ",".join(wanted.files),
+        perf_history.append(Path(perf_out), record.perf_records(rec, ",".join(plan.files),
                                                                 commit or commits.head()))
     if json:
         print(jsonlib.dumps(rec.to_json(), indent=2))
     else:
         table(record.summary_rows(rec), record.SUMMARY_HEADERS)
         lost = [n for n, v in rec.nodes.items() if v["lost"]]
-        print(f"\n{len(rec.cells)} cells on {len(config.nodes)} node(s) in "
+        print(f"\n{len(rec.cells)} cells on {len(plan.config.nodes)} node(s) in "
               f"{rec.finished - rec.started:.1f}s"
               + (f"; lost: {', '.join(lost)}" if lost else "")
               + f"; record {done.json_path}")
-    for cell in rec.cells.values():
-        for line in cell.audit:
-            print(f"arch: {line}", file=sys.stderr)
-    bad = [f"{r.cell} ({r.status}: {r.reason})" for r in rec.cells.values()
-           if r.status != "built"]
-    if bad:
-        print(f"error: not built: {'; '.join(bad)}", file=sys.stderr)
-        raise Exit(code=rec.exit_status)
-    archaudit_cells.check(done.audits)
+    outcome = fleet_request.conclude(done)
+    for line in outcome.lines:
+        print(line, file=sys.stderr)
+    if outcome.exit_status:
+        raise Exit(f"error: {outcome.error}", code=outcome.exit_status)
 
 
 
@@ -173,8 +149,8 @@ def plan(c: Context, nodes: str = "1,2,3,8", record: str = "", cells: list[str] 
     import json as jsonlib
     from pathlib import Path
 
-    from rocm_bake import build as builds
-    from rocm_bake.errors import UsageError
+    from rocm_bake.builds import request as builds
+    from rocm_bake.core.errors import UsageError
     from rocm_bake.fleetbuild import cells as fleet_cells
     from rocm_bake.fleetbuild import plan as plans
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from invoke.context import Context
 from invoke.tasks import task
 
-from rocm_bake.fleet import DEFAULT_FILE as FLEET_FILE
+from rocm_bake.fleetbuild.config import DEFAULT_FILE as FLEET_FILE
 from tasks._cli import reports_errors, table
 
 
@@ -14,8 +14,8 @@ from tasks._cli import reports_errors, table
 @reports_errors
 def services(c: Context, fleet: str = FLEET_FILE, image: str = "") -> None:
     """Inspect the registry and the WebDAV store (read requests only): health and latency."""
-    from rocm_bake import fleet as fleets
-    from rocm_bake import services as inspection
+    from rocm_bake.fleetbuild import config as fleets
+    from rocm_bake.fleetbuild import services as inspection
 
     config = fleets.load(fleet)
     session = inspection.ReadOnlySession()
@@ -33,11 +33,10 @@ def services(c: Context, fleet: str = FLEET_FILE, image: str = "") -> None:
 @reports_errors
 def doctor(c: Context, fleet: str = FLEET_FILE) -> None:
     """Check everything a build needs: docker, buildx, builders, nodes, services, disk, deps."""
-    from rocm_bake import doctor as diagnosis
-    from rocm_bake import fleet as fleets
+    from rocm_bake.fleetbuild import config as fleets
+    from rocm_bake.reports import doctor as diagnosis
 
     findings = diagnosis.diagnose(fleets.load(fleet))
     failed = [f.item for f in findings if f.failed]
     table([f.row() for f in findings], ["item", "state", "detail", "how to fix"],
-          f"{len(failed)} required item(s) missing: {', '.join(failed)}" if failed else "",
-          maxcolwidths=[None, None, 60, 50])
+          f"{len(failed)} required item(s) missing: {', '.join(failed)}" if failed else "")

@@ -8,7 +8,7 @@ import json
 from invoke.context import Context
 from invoke.tasks import task
 
-from tasks._cli import reports_errors, warn
+from tasks._cli import reports_errors, table, warn
 
 
 @task(iterable=["file"], help={
@@ -18,7 +18,7 @@ from tasks._cli import reports_errors, warn
 @reports_errors
 def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
     """List the bake variables in effect: name, type, value, description."""
-    from rocm_bake import bakefile
+    from rocm_bake.model import bakefile
 
     definition = bakefile.load(file or [bakefile.DEFAULT_FILE])
     warn(definition.warnings)
@@ -26,31 +26,34 @@ def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
     if json_:
         print(json.dumps(records, indent=2))
         return
-    from tabulate import tabulate
-
     rows = [[r["name"], r.get("type", ""), r.get("value", ""), r.get("description", "")]
             for r in records]
-    print(tabulate(rows, headers=["name", "type", "value", "description"],
-                   maxcolwidths=[None, None, 48, 60]))
+    table(rows, ["name", "type", "value", "description"])
 
 
 @task(iterable=["file", "arch"], help={
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "arch": "GPU arches to show (repeatable or comma-separated; default: every supported arch)",
+    "json": "print every cell as a JSON record (component, arch, target, depends, skipped), "
+            "each text whole",
 })
 @reports_errors
-def targets(c: Context, file: list[str], arch: list[str]) -> None:
-    """Show every component x arch cell: its target, what it depends on, or why it is skipped."""
-    from tabulate import tabulate
-
-    from rocm_bake import bakefile, graph
-    from rocm_bake.build import split_csv
+def targets(c: Context, file: list[str], arch: list[str], json_: bool = False) -> None:
+    """Show every component x arch cell: its target, what it depends on, or why it is skipped.
+    The table fits the terminal (long skip reasons wrap); --json has every text whole."""
+    from rocm_bake.builds.request import split_csv
+    from rocm_bake.model import bakefile, graph
 
     cells = graph.cells(file or [bakefile.DEFAULT_FILE], split_csv(arch))
+    if json_:
+        print(json.dumps([{"component": cell.component, "arch": cell.arch,
+                           "target": cell.target, "depends": list(cell.depends),
+                           "skipped": cell.skipped} for cell in cells], indent=2))
+        return
     rows = [[cell.component, cell.arch, cell.target or "-",
              ", ".join(cell.depends) if cell.target else f"skipped: {cell.skipped}"]
             for cell in cells]
-    print(tabulate(rows, headers=["component", "arch", "target", "depends on / skipped"]))
+    table(rows, ["component", "arch", "target", "depends on / skipped"])
 
 
 @task(positional=["image"], help={
@@ -72,15 +75,15 @@ def inspect(c: Context, image: str | None = None, tag: str = "", registry: str =
 
     Exit status: 0 read, 2 the image or its provenance cannot be read.
     """
-    from rocm_bake import provenance
-    from rocm_bake.errors import UsageError
-    from rocm_bake.registry import Registry
+    from rocm_bake.core.errors import UsageError
+    from rocm_bake.oci import provenance
+    from rocm_bake.oci.registry import Registry
 
     if not image:
         raise UsageError("inspect needs an IMAGE (a reference, or a cell with --tag)")
     host = registry
     if "/" not in image and not host:
-        from rocm_bake import fleet as fleets
+        from rocm_bake.fleetbuild import config as fleets
         from rocm_bake.fleetbuild.runner import registry_host
 
         host = registry_host(fleets.load(fleet).registry)

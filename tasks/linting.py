@@ -33,7 +33,8 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
 
     Exit status: 0 clean, 1 findings, 2 the lint could not run.
     """
-    from rocm_bake import bakefile, extras
+    from rocm_bake.core import extras
+    from rocm_bake.model import bakefile
 
     extras.require("lint", "inv lint")
     from rocm_bake_checks import lint as lint_checks
@@ -73,7 +74,8 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
     """
     import time
 
-    from rocm_bake import bakefile, extras
+    from rocm_bake.core import extras
+    from rocm_bake.model import bakefile
 
     extras.require("lock", "inv lock")
     from rocm_bake_checks.lint import lockfile, locks

@@ -41,7 +41,7 @@ def perf(c: Context, target: str = "ggml", conditions_: str = "frozen,hot,warm,c
     """Build under frozen, hot, warm and cold caches (each prepared for real); append to the
     history. Finds (or starts) the engine and registry as inv build does; needs the WebDAV
     store (scripts/webdav.sh)."""
-    from rocm_bake import engine
+    from rocm_bake.docker import engine
     from rocm_bake.perf import conditions, history
 
     registry = Path(registry_dir) if registry_dir else engine.run_dir(os.environ)

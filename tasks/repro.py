@@ -38,7 +38,8 @@ def verify_repro(c: Context, target: str, file: list[str], set_: list[str], runs
     the digest is not the expected one or an ELF carries a wrong arch, 2 it could not run or
     the image could not be audited.
     """
-    from rocm_bake import bakefile, repro
+    from rocm_bake.model import bakefile
+    from rocm_bake.reproducible import verify as repro
 
     files = list(file) or [bakefile.DEFAULT_FILE]
     with tempfile.TemporaryDirectory(prefix="rocm-bake-repro-") as scratch:

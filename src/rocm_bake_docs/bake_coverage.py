@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_docs import markdown as md
 from rocm_bake_docs.source import Source
 

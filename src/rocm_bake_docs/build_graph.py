@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rocm_bake.graph import Cell
+from rocm_bake.model.graph import Cell
 from rocm_bake_docs import markdown as md
 from rocm_bake_docs import model
 from rocm_bake_docs.source import Source

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_docs import markdown as md
 from rocm_bake_docs.source import Source
 

@@ -1,9 +1,9 @@
-"""docs/snippets/fleet.md: the fleet file's nodes and services, as ``rocm_bake.fleet`` reads
-them. Included by the Architecture page."""
+"""docs/snippets/fleet.md: the fleet file's nodes and services, as
+``rocm_bake.fleetbuild.config`` reads them. Included by the Architecture page."""
 
 from __future__ import annotations
 
-from rocm_bake import fleet
+from rocm_bake.fleetbuild import config as fleet
 from rocm_bake_docs import markdown as md
 from rocm_bake_docs.source import Source
 
@@ -12,7 +12,7 @@ PATH = "snippets/fleet.md"
 
 def render(source: Source) -> str:
     path = source.root / fleet.DEFAULT_FILE
-    head = md.header(f"{fleet.DEFAULT_FILE} (read by rocm_bake.fleet)")
+    head = md.header(f"{fleet.DEFAULT_FILE} (read by rocm_bake.fleetbuild.config)")
     if not path.is_file():
         return head + f"No `{fleet.DEFAULT_FILE}` in this checkout.\n"
     config = fleet.load(path)

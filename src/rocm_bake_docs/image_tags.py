@@ -3,7 +3,7 @@ resolved by the bake model from rocm-bake.hcl's tag scheme."""
 
 from __future__ import annotations
 
-from rocm_bake.hcl.values import Value
+from rocm_bake.model.hcl.values import Value
 from rocm_bake_docs import markdown as md
 from rocm_bake_docs import model
 from rocm_bake_docs.source import Source

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rocm_bake import bakefile, graph
-from rocm_bake.bakefile import ARCH_VARIABLE, Definition
+from rocm_bake.model import bakefile, graph
+from rocm_bake.model.bakefile import ARCH_VARIABLE, Definition
 from rocm_bake_docs.source import Source
 
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import atomic
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core import atomic
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_docs import (
     bake_coverage,
     build_graph,

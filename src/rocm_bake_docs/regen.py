@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.drift import cli
 from rocm_bake_checks.lint import locks
 from rocm_bake_docs import pages

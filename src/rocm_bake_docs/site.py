@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rocm_bake import extras
-from rocm_bake.errors import RocmBakeError, UsageError
+from rocm_bake.core import extras
+from rocm_bake.core.errors import RocmBakeError, UsageError
 
 DEFAULT_ADDR = "127.0.0.1:8000"
 # Material prints a multi-line end-of-life banner on every run unless told not to.

@@ -1,4 +1,5 @@
-"""Generated regions inside hand-written files (README.md, docs/index.md): the component lists
+"""Generated regions inside hand-written files (README.md, docs/index.md, the manual pages that
+list the components): the component lists
 and the component x arch table, read from the bake file's component table, so a new
 component appears in them by ``./inv docs`` and ``./inv docs --check`` fails until then.
 
@@ -12,12 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rocm_bake import bakefile, components, graph
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile, components, graph
 from rocm_bake_docs.source import Source
 
 # Files with generated regions, relative to docs/ (as pages.Page paths are).
-FILES = ("../README.md", "index.md")
+FILES = ("../README.md", "index.md", "manual/recipes.md", "manual/tests.md")
 _REGION = re.compile(r"(<!-- generated: ([a-z0-9-]+) -->)(.*?)(<!-- /generated: \2 -->)",
                      re.DOTALL)
 

@@ -8,8 +8,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import bakefile
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile
 
 PERF_HISTORY = Path("perf") / "history.jsonl"
 FLEET_LOGS = Path("fleet-logs")

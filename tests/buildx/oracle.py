@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import bakefile
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile
 from tests.buildx.wording import ERROR_WORDING
 from tests.conftest import Buildx
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import bakefile
+from rocm_bake.model import bakefile
 from tests.buildx.oracle import assert_same_error, model, oracle
 from tests.conftest import ROOT, Buildx, run_cli
 

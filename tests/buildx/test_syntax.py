@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake.hcl.functions import FUNCTIONS
+from rocm_bake.model.hcl.functions import FUNCTIONS
 from tests.buildx.oracle import assert_same_error, model, oracle
 from tests.conftest import Buildx
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import buildx_progress, cache_health
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.docker import progress as buildx_progress
 
 
 def _sccache_json(hits: int, misses: int, writes: int, write_errors: int) -> dict[str, object]:

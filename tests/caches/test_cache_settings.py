@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import cache_settings, sccache
+from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import settings as cache_settings
 
 
 class _Definition:
@@ -48,7 +49,7 @@ def test_backend_from_bake_variables() -> None:
 
 def test_inv_build_turns_backend_variables_into_the_secret(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rocm_bake import build  # noqa: PLC0415
+    from rocm_bake.builds import request as build  # noqa: PLC0415
     from tests.conftest import ROOT  # noqa: PLC0415
 
     monkeypatch.chdir(ROOT)

@@ -10,8 +10,10 @@ import socket
 
 import pytest
 
-from rocm_bake import cache_health, cache_settings, sccache
-from rocm_bake.buildx_progress import Step
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.docker.progress import Step
 from rocm_bake.perf import history, schema
 from tests.drift.webworld import Server, World
 

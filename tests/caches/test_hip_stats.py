@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rocm_bake import cache_health
-from rocm_bake.buildx_progress import Step
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.docker.progress import Step
 from rocm_bake.perf import history, schema
 from rocm_bake_docs import performance
 from rocm_bake_docs.source import Source

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import cache_health
-from rocm_bake.buildx_progress import Step
-from rocm_bake.errors import UsageError
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.core.errors import UsageError
+from rocm_bake.docker.progress import Step
 from rocm_bake.perf import conditions, history, report, schema
 
 
@@ -146,7 +146,7 @@ def test_the_aims_met_and_missed_by_the_newest_full_run(tmp_path: Path) -> None:
 
 def test_perf_and_the_bake_files_default_to_the_same_compiler_cache() -> None:
     """inv perf's CACHE_TYPE without --set is the cache test stack's and rocm-bake.hcl's."""
-    from rocm_bake import bakefile  # noqa: PLC0415
+    from rocm_bake.model import bakefile  # noqa: PLC0415
     from rocm_bake.perf import conditions  # noqa: PLC0415
     from tests.conftest import ROOT  # noqa: PLC0415
 

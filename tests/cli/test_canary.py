@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import build, redact
+from rocm_bake.builds import request as build
+from rocm_bake.core import redact
 from rocm_bake.fleetbuild.record import Attempt, CellRecord, RunRecord
 from rocm_bake.perf import history
 from tests.conftest import ROOT, Result, missing, run_cli

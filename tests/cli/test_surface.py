@@ -67,13 +67,26 @@ def test_dry_run_shows_env_and_argv() -> None:
 def test_targets_table_shows_skips_with_reasons() -> None:
     result = run_cli(["inv", "targets"])
     assert result.returncode == 0, result.stderr
-    rows = [line.split(maxsplit=3) for line in result.stdout.splitlines()[2:]]
+    rows = [line.split(maxsplit=3) for line in result.stdout.splitlines()[2:]
+            if not line.startswith(" ")]  # a wrapped reason's next lines start blank
     by_cell = {(r[0], r[1]): r for r in rows}
     assert by_cell[("vllm", "gfx950")][2] == "vllm-gfx950"
     assert "torch-gfx950" in by_cell[("vllm", "gfx950")][3]
     assert by_cell[("aiter", "gfx1201")][2] == "-"
     assert "skipped:" in by_cell[("aiter", "gfx1201")][3]
-    assert "Unknown gfx" in result.stdout
+
+
+def test_targets_table_fits_the_terminal_and_json_has_every_reason_whole() -> None:
+    """Long skip reasons wrap to COLUMNS (the terminal's width); --json keeps each whole."""
+    for columns in (80, 120):
+        table = run_cli(["inv", "targets"], env={"COLUMNS": str(columns)})
+        assert table.returncode == 0, table.stderr
+        assert max(len(line) for line in table.stdout.splitlines()) <= columns, table.stdout
+    records = json.loads(run_cli(["inv", "targets", "--json"]).stdout)
+    aiter = next(r for r in records if (r["component"], r["arch"]) == ("aiter", "gfx1201"))
+    assert aiter["target"] is None and "Unknown gfx" in aiter["skipped"]
+    reasons = [r["skipped"] for r in records if r["skipped"]]
+    assert max(len(r) for r in reasons) > 120  # the table above wrapped something real
 
 
 def test_list_vars_table() -> None:

@@ -1,5 +1,5 @@
 """Every list that names components outside the bake file agrees with its component table
-(``rocm_bake.components.names``: the keys of CACHE_KEY).  Lists that must cover every
+(``rocm_bake.model.components.names``: the keys of CACHE_KEY).  Lists that must cover every
 component are derived (GROUPS, GPU_CODE, the drift world's pins, the docs' regions); the ones
 left are optional per component and may only name components that exist: each failure is one
 line naming the file and the entry."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake import bakefile, components
 from rocm_bake.fleetbuild import cells
+from rocm_bake.model import bakefile, components
 from rocm_bake_checks.lint import conformance, dockerfile, upstream
 from rocm_bake_docs import pages, snippets
 from rocm_bake_docs.source import Source

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import bakefile, build, graph
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.builds import request as build
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile, graph
 from rocm_bake_checks.lint import bakemodel, components, consistency
 from tests.components.conftest import Checkout
 
@@ -121,5 +122,7 @@ def test_an_index_into_a_table_names_the_table(checkout: Checkout, edit: str,
 
 
 def test_no_target_block_is_named(checkout: Checkout) -> None:
-    said = _failure(checkout("target"))
+    root = checkout("target")
+    said = _failure(root)
     assert "component 'flash-attn' has no target \"flash-attn\" block" in said, said
+    assert ": component-target: component 'flash-attn' has no target" in only(root)

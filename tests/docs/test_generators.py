@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-from rocm_bake.graph import Cell
+from rocm_bake.model.graph import Cell
 from rocm_bake.perf import history as perf_history
 from rocm_bake_docs import (
     build_graph,
@@ -117,10 +117,11 @@ def test_vendored_mermaid_is_the_recorded_file() -> None:
     assert digest == recorded.group(1)
 
 
-def test_readme_states_the_aims_and_the_newest_run_of_the_committed_history() -> None:
-    """The README's aims and verdicts are the perf history's own (rocm_bake.perf.history):
-    a new run or a new aim that the README does not state fails here."""
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def test_the_tests_page_states_the_aims_and_the_newest_run_of_the_committed_history() -> None:
+    """The Tests page's aims and verdicts are the perf history's own (rocm_bake.perf.history):
+    a new run or a new aim that the page does not state fails here."""
+    readme = " ".join((ROOT / "docs" / "manual" / "tests.md").read_text(encoding="utf-8")
+                      .split())
     records = perf_history.load(ROOT / "perf" / "history.jsonl")
     for sentence in (f"Aims: {perf_history.aims_text()}.", perf_history.aims_line(records)):
         assert " ".join(sentence.split()) in readme, sentence

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from rocm_bake.clock import SYSTEM
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.clock import SYSTEM
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.drift import cli
 from tests.drift import upstream
 from tests.drift.upstream import Upstream

@@ -15,7 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from rocm_bake import bakefile
+from rocm_bake.model import bakefile
 from rocm_bake_checks.drift import cli
 from tests.conftest import ROOT
 from tests.drift import upstream, worldpins

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.drift import cli
 from rocm_bake_checks.lint import locknewer
 from tests.conftest import run_cli

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake.clock import SYSTEM
+from rocm_bake.core.clock import SYSTEM
 from rocm_bake_checks.drift import cli
 from rocm_bake_checks.drift.session import Session
 from tests.drift.conftest import Checker, pin

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from rocm_bake import bakefile
+from rocm_bake.model import bakefile
 from rocm_bake_checks.drift import declarations
 from tests.drift.gitworld import Repo
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from rocm_bake import graph
+from rocm_bake.model import graph
 from rocm_bake_checks.drift import docs
 from tests.conftest import ROOT, VENV_BIN, missing
 

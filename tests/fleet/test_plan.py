@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake.clock import VirtualClock
-from rocm_bake.errors import UsageError
-from rocm_bake.fleet import Fleet, Node
+from rocm_bake.core.clock import VirtualClock
+from rocm_bake.core.errors import UsageError
 from rocm_bake.fleetbuild import cells, plan, runner
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
+from rocm_bake.fleetbuild.config import Fleet, Node
 from rocm_bake.fleetbuild.progress import Silent
 from tests.cli.test_errors import assert_one_line_error
 from tests.conftest import ROOT, run_cli

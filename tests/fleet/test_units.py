@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import bakefile, skopeo
-from rocm_bake.errors import RocmBakeError
-from rocm_bake.fleet import Fleet, Node
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.docker import skopeo
 from rocm_bake.fleetbuild import cells, nodes, record, runner
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
+from rocm_bake.fleetbuild.config import Fleet, Node
+from rocm_bake.model import bakefile
 from tests.conftest import ROOT
 from tests.fleet.conftest import BAKE_FILE
 

@@ -17,7 +17,7 @@ import pytest
 from rocm_bake import archaudit
 from rocm_bake.archaudit import cells
 from rocm_bake.archaudit.bundles import read_code_object
-from rocm_bake.bake.target import Target
+from rocm_bake.model.bake.target import Target
 from tests.cli.test_errors import assert_one_line_error
 from tests.conftest import Result, run_cli
 from tests.hip.conftest import ARCHS, Compiled, docker_run

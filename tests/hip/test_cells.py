@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import bakefile, build
 from rocm_bake.archaudit import cells
 from rocm_bake.archaudit.audit import Audit
-from rocm_bake.bake.resolve import Plan
+from rocm_bake.builds import request as build
+from rocm_bake.model import bakefile
+from rocm_bake.model.bake.resolve import Plan
 from tests.e2e.stages.conftest import BAKE_FILE, STAGES
 
 ARCHS = ["gfx950", "gfx1201"]

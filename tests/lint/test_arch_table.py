@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake import bakefile, components
+from rocm_bake.model import bakefile, components
 
 ROOT = Path(__file__).resolve().parents[2]
 # The components without GPU code (the base image; UCX + NIXL are host code over the HIP

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from rocm_bake import buildx, fleet
+from rocm_bake.docker import buildx
+from rocm_bake.fleetbuild import config as fleet
 from rocm_bake.fleetbuild import nodes
 from rocm_bake.fleetbuild.record import log_facts
 from rocm_bake.reports import runs, serve

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import archaudit, bakefile, skopeo
+from rocm_bake import archaudit
 from rocm_bake.archaudit import cells
 from rocm_bake.archaudit.audit import Audit
-from rocm_bake.errors import UsageError
+from rocm_bake.core.errors import UsageError
+from rocm_bake.docker import skopeo
+from rocm_bake.model import bakefile
 from tests.cli.test_errors import assert_one_line_error
 from tests.conftest import ROOT, Result, run_cli
 from tests.e2e.stages.conftest import BAKE_FILE, STAGES

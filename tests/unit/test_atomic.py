@@ -1,4 +1,4 @@
-"""The one atomic write (rocm_bake.atomic): the old text or the new, never a torn file."""
+"""The one atomic write (rocm_bake.core.atomic): the old text or the new, never a torn file."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import atomic
+from rocm_bake.core import atomic
 from tests.conftest import device
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from rocm_bake import buildx
-from rocm_bake.fleet import Node
+from rocm_bake.docker import buildx
+from rocm_bake.fleetbuild.config import Node
 
 
 def test_bake_argv_is_explicit() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake import bakefile, entitlements
-from rocm_bake.bake.resolve import Plan
+from rocm_bake.model import bakefile, entitlements
+from rocm_bake.model.bake.resolve import Plan
 
 
 def _plan(tmp_path: Path, text: str, target: str) -> Plan:

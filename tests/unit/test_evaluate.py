@@ -6,12 +6,12 @@ from decimal import Decimal
 
 import pytest
 
-from rocm_bake.errors import HCLError
-from rocm_bake.hcl.evaluate import Evaluator, Scope
-from rocm_bake.hcl.functions import FUNCTIONS
-from rocm_bake.hcl.syntax import parse
-from rocm_bake.hcl.types import STRING, Type, convert
-from rocm_bake.hcl.values import Value
+from rocm_bake.core.errors import HCLError
+from rocm_bake.model.hcl.evaluate import Evaluator, Scope
+from rocm_bake.model.hcl.functions import FUNCTIONS
+from rocm_bake.model.hcl.syntax import parse
+from rocm_bake.model.hcl.types import STRING, Type, convert
+from rocm_bake.model.hcl.values import Value
 
 SCOPE: dict[str, Value] = {
     "ARCHS": ["gfx90a", "gfx942"], "PY": "3.12", "M": {"b": "2", "a": "1", "c": ""},

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import extras
-from rocm_bake.errors import EXIT_FAILED, RocmBakeError
+from rocm_bake.core import extras
+from rocm_bake.core.errors import EXIT_FAILED, RocmBakeError
 
 PROBE = "rocm-bake-extras-probe"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake.fleet import Node
 from rocm_bake.fleetbuild import cells, runner
+from rocm_bake.fleetbuild.config import Node
 
 BAKE = """
 variable "GPU_ARCHS" {

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 import pytest
 
-from rocm_bake.hcl.functions import (
+from rocm_bake.model.hcl.functions import (
     FUNCTIONS,
     FunctionError,
     ListValue,
@@ -25,7 +25,7 @@ from rocm_bake.hcl.functions import (
     cty_equal,
     type_of,
 )
-from rocm_bake.hcl.values import Value, loads_json
+from rocm_bake.model.hcl.values import Value, loads_json
 
 
 def n(text: str) -> Decimal:

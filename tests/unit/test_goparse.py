@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from rocm_bake.bake import goparse
+from rocm_bake.model.bake import goparse
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -1,10 +1,12 @@
 """The layers of the code (ARCHITECTURE.md), read from the imports themselves (ast): no import
 cycle between packages, and no import from a lower layer to a higher one.
 
-A *unit* is a subpackage or top-level module of ``rocm_bake`` / ``rocm_bake_checks``
-(``rocm_bake.hcl``, ``rocm_bake.build``, ``rocm_bake_checks.drift``), the docs tooling
-``rocm_bake_docs``, or ``tasks``. Every import counts, also one inside a function. A new module
-gets its layer in LAYERS below: the lowest one whose units it needs, never lower.
+A *unit* is a package of ``rocm_bake`` / ``rocm_bake_checks`` (``rocm_bake.model``,
+``rocm_bake.docker``, ``rocm_bake_checks.drift``), the docs tooling ``rocm_bake_docs``, or
+``tasks``; the modules of one package may import one another. Every import counts, also one
+inside a function. A new module
+goes into the package of its concern; a new package gets its layer in LAYERS below: the
+lowest one whose units it needs, never lower.
 """
 
 from __future__ import annotations
@@ -21,24 +23,14 @@ OURS = ("rocm_bake", "rocm_bake_checks", "rocm_bake_docs", "tasks")
 
 # Bottom to top; a unit may import its own layer and those below.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("foundation", {"rocm_bake", "rocm_bake.errors", "rocm_bake.clock", "rocm_bake.atomic",
-                    "rocm_bake.extras", "rocm_bake.redact", "rocm_bake.pullhint",
-                    "rocm_bake.pageserver"}),
-    ("HCL", {"rocm_bake.hcl"}),
-    ("bake model", {"rocm_bake.bake", "rocm_bake.bakefile"}),
-    ("tools and settings", {"rocm_bake.buildx", "rocm_bake.buildx_progress", "rocm_bake.sccache",
-                            "rocm_bake.cache_settings", "rocm_bake.cache_health",
-                            "rocm_bake.commit", "rocm_bake.services",
-                            "rocm_bake.fleet", "rocm_bake.entitlements", "rocm_bake.graph",
-                            "rocm_bake.components",
-                            "rocm_bake.engine", "rocm_bake.preflight", "rocm_bake.skopeo",
-                            "rocm_bake.archaudit", "rocm_bake.buildx_history",
-                            "rocm_bake.contextfiles", "rocm_bake.whyrebuilt",
-                            "rocm_bake.registry", "rocm_bake.provenance"}),
-    ("build", {"rocm_bake.build"}),
-    ("perf, repro", {"rocm_bake.perf", "rocm_bake.repro", "rocm_bake.reprodiff"}),
+    ("foundation", {"rocm_bake", "rocm_bake.core"}),
+    ("bake model", {"rocm_bake.model"}),
+    ("tools", {"rocm_bake.docker", "rocm_bake.oci", "rocm_bake.compilercache",
+               "rocm_bake.archaudit"}),
+    ("builds", {"rocm_bake.builds"}),
+    ("perf, reproducible", {"rocm_bake.perf", "rocm_bake.reproducible"}),
     ("fleet builds", {"rocm_bake.fleetbuild"}),
-    ("reports, doctor", {"rocm_bake.reports", "rocm_bake.doctor"}),
+    ("reports", {"rocm_bake.reports"}),
     ("checks", {"rocm_bake_checks", "rocm_bake_checks.drift", "rocm_bake_checks.lint"}),
     ("docs tooling", {"rocm_bake_docs"}),
     ("tasks", {"tasks"}),
@@ -83,7 +75,7 @@ def imports(path: Path) -> Iterator[tuple[int, str]]:
                 base = ".".join([*parts, *([node.module] if node.module else [])])
             else:
                 base = node.module or ""
-            for alias in node.names:        # `from rocm_bake import build` imports the module
+            for alias in node.names:        # `from rocm_bake.builds import request` imports it
                 sub = f"{base}.{alias.name}"
                 yield node.lineno, sub if sub in MODULES else base
 
@@ -178,4 +170,4 @@ def test_the_cycle_finder_finds_cycles(graph: dict[str, set[str]],
 def test_the_walk_sees_relative_imports_and_imports_inside_functions() -> None:
     found = dict(edges())
     assert ("tasks", "rocm_bake_docs") in found          # inside the docs task's function
-    assert ("rocm_bake.build", "rocm_bake.bakefile") in found
+    assert ("rocm_bake.builds", "rocm_bake.model") in found

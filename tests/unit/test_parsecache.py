@@ -12,10 +12,10 @@ from pathlib import Path
 import hcl2.api
 import pytest
 
-from rocm_bake import bakefile
-from rocm_bake.hcl import evaluate, parsecache, tree
-from rocm_bake.hcl.syntax import parse
-from rocm_bake.hcl.tree import dump
+from rocm_bake.model import bakefile
+from rocm_bake.model.hcl import evaluate, parsecache, tree
+from rocm_bake.model.hcl.syntax import parse
+from rocm_bake.model.hcl.tree import dump
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -67,7 +67,7 @@ def test_cache_hit_does_not_run_the_parser(tmp_path: Path, monkeypatch: pytest.M
 def test_a_warm_load_imports_no_parser(tmp_path: Path) -> None:
     """Loading the bake file from a warm cache needs neither python-hcl2 nor lark."""
     script = ("import json, sys\n"
-              "from rocm_bake import bakefile\n"
+              "from rocm_bake.model import bakefile\n"
               f"bakefile.load([{str(ROOT / 'rocm-bake.hcl')!r}])\n"
               "print(json.dumps(sorted(m for m in ('hcl2', 'lark') if m in sys.modules)))\n")
     env = {**os.environ, "ROCM_BAKE_CACHE_DIR": str(tmp_path)}

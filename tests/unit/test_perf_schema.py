@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.perf import schema
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from rocm_bake import provenance
-from rocm_bake.errors import UsageError
-from rocm_bake.registry import Reference
+from rocm_bake.core.errors import UsageError
+from rocm_bake.oci import provenance
+from rocm_bake.oci.registry import Reference
 from rocm_bake_checks.drift import images
 from rocm_bake_checks.drift.model import Finding, Status
 

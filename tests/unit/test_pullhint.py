@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocm_bake import pullhint
+from rocm_bake.docker import pullhint
 
 REF = ("docker.io/rocm/dev-ubuntu-22.04:7.2.3-complete@sha256:"
        "b64aecbed6cc2d8227407899831d5c53fa8450d4db08f6a2400c29587ce15be9")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake.registry import Registry, RegistryError, docker_credentials
+from rocm_bake.oci.registry import Registry, RegistryError, docker_credentials
 from tests.loopback import http_server
 
 USER, PASSWORD = "ci", "s3cret-Pa55"

@@ -1,4 +1,4 @@
-"""rocm_bake.repro's reading of OCI layouts and comparing of builds (no engine)."""
+"""rocm_bake.reproducible.verify's reading of OCI layouts and comparing of builds (no engine)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import repro
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.reproducible import verify as repro
 
 INDEX = "application/vnd.oci.image.index.v1+json"
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"

@@ -1,4 +1,4 @@
-"""rocm_bake.reprodiff: the first differing layer of two builds and its files, and a build
+"""rocm_bake.reproducible.diff: the first differing layer of two builds and its files, and a build
 checked against its recorded expectation (OCI tarballs written here, no engine)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import reprodiff
-from rocm_bake.errors import UsageError
+from rocm_bake.core.errors import UsageError
+from rocm_bake.reproducible import diff as reprodiff
 
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 STEPS = ["/bin/sh -c #(nop) ADD file:abc in /", "RUN |1 SOURCE_DATE_EPOCH=1 /bin/sh -c make "

@@ -15,7 +15,8 @@ from tests.conftest import ROOT
 
 # What importing the task collection may load of the project: the output guard, the errors
 # the wrappers report and the fleet file's default name. Anything else belongs in a task body.
-ALLOWED = {"rocm_bake", "rocm_bake.redact", "rocm_bake.errors", "rocm_bake.fleet"}
+ALLOWED = {"rocm_bake", "rocm_bake.core", "rocm_bake.core.redact", "rocm_bake.core.errors",
+           "rocm_bake.fleetbuild", "rocm_bake.fleetbuild.config"}
 # Third-party modules that only some task needs (the parser, git, HTTP, tables).
 HEAVY = {"hcl2", "lark", "git", "requests", "urllib3", "packaging", "tabulate"}
 

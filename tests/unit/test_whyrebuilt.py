@@ -1,4 +1,4 @@
-"""inv why-rebuilt's comparison of two builds (rocm_bake.whyrebuilt), on records shaped as
+"""inv why-rebuilt's comparison of two builds (rocm_bake.builds.whyrebuilt), on records shaped as
 `docker buildx history inspect --format json` and `history logs --progress rawjson` of buildx
 0.29.1 give them (tests/e2e/test_why_rebuilt.py runs it on the real engine)."""
 
@@ -9,12 +9,12 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from rocm_bake import contextfiles
-from rocm_bake.bake.target import Target
-from rocm_bake.buildx_history import Material, Record, Summary, build_ids
-from rocm_bake.buildx_progress import Step, parse_rawjson
+from rocm_bake.builds import contextfiles
+from rocm_bake.builds.whyrebuilt import arg_causes, compare, image_causes, short
+from rocm_bake.docker.history import Material, Record, Summary, build_ids
+from rocm_bake.docker.progress import Step, parse_rawjson
+from rocm_bake.model.bake.target import Target
 from rocm_bake.reports import runs
-from rocm_bake.whyrebuilt import arg_causes, compare, image_causes, short
 
 T0 = datetime(2026, 12, 1, 19, 0, tzinfo=UTC)
 BUSYBOX = "pkg:docker/rocm-bake/busybox@test?platform=linux%2Famd64"

@@ -30,7 +30,7 @@ from elftools.construct.core import ConstructError
 from elftools.elf.elffile import ELFFile
 
 from rocm_bake.archaudit.limits import CHUNK_BYTES, ENV_PREFIX, SPOOL_BYTES, max_member
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 COMPRESSED_MAGIC = b"CCOB"

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import buildx, skopeo
 from rocm_bake.archaudit.audit import EXIT_MISMATCH, EXIT_OK, Audit, audit
 from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
-from rocm_bake.bake.resolve import Plan
-from rocm_bake.bake.target import Target
-from rocm_bake.errors import EXIT_FAILED, RocmBakeError
+from rocm_bake.core.errors import EXIT_FAILED, RocmBakeError
+from rocm_bake.docker import buildx, skopeo
+from rocm_bake.model.bake.resolve import Plan
+from rocm_bake.model.bake.target import Target
 
 ROCM_PREFIX = "/opt/rocm"
 NO_GPU_CODE_LABEL = "rocm-bake.no-gpu-code"   # its value: why the cell carries no GPU code

@@ -25,7 +25,6 @@ from typing import IO, Any
 
 import zstandard
 
-from rocm_bake import buildx, preflight, skopeo
 from rocm_bake.archaudit.bundles import ELF_MAGIC
 from rocm_bake.archaudit.limits import (
     archive_too_large,
@@ -34,7 +33,8 @@ from rocm_bake.archaudit.limits import (
     member_too_large,
     spool,
 )
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.docker import buildx, preflight, skopeo
 
 WHEEL_SUFFIX = ".whl"
 IMAGE_ARCHIVE_SUFFIX = ".tar"

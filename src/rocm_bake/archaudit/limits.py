@@ -26,7 +26,7 @@ import os
 import tempfile
 from typing import IO
 
-from rocm_bake.errors import RocmBakeError, UsageError
+from rocm_bake.core.errors import RocmBakeError, UsageError
 
 MAX_MEMBER_BYTES = 8 << 30
 MAX_ARCHIVE_BYTES = 64 << 30

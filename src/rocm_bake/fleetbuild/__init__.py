@@ -3,6 +3,8 @@
 buildx does not spread the targets of one platform over several nodes (docker/buildx#1081),
 and ``target:``-linked targets must share a node, so rocm-bake shards the cells itself:
 
+- ``config``    — the fleet file (fleet.toml): its nodes, registry and WebDAV store;
+- ``services``  — whether the fleet's registry and WebDAV store answer (``inv services``);
 - ``nodes``     — a docker context per node, how to reach a node, its status;
 - ``cells``     — the cells to build, their dependencies and time estimates (perf history);
 - ``runner``    — the scheduler: longest path first, every node busy up to its capacity,

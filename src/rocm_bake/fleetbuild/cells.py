@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import bakefile, entitlements, graph
 from rocm_bake.archaudit import cells as archaudit_cells
-from rocm_bake.bakefile import ARCH_VARIABLE
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile, entitlements, graph
+from rocm_bake.model.bakefile import ARCH_VARIABLE
 from rocm_bake.perf import schema
 
 # Seconds a cold cell of each component takes when the perf history knows nothing of it:

@@ -1,5 +1,5 @@
 """The fleet's nodes as Docker endpoints: contexts, reachability, status. How a docker
-command reaches a node (address, context, TLS) is :class:`rocm_bake.buildx.Connection`."""
+command reaches a node (address, context, TLS) is :class:`rocm_bake.docker.buildx.Connection`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rocm_bake.buildx import Connection, error_line
-from rocm_bake.fleet import Fleet, Node
+from rocm_bake.docker.buildx import Connection, error_line
+from rocm_bake.fleetbuild.config import Fleet, Node
 
 CONTEXT_PREFIX = "rocm-bake-"
 PROBE_TIMEOUT = 10.0

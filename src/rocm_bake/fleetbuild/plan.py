@@ -23,12 +23,12 @@ from typing import Any
 
 from tabulate import tabulate
 
-from rocm_bake.clock import VirtualClock
-from rocm_bake.errors import UsageError
-from rocm_bake.fleet import Fleet, Node
+from rocm_bake.core.clock import VirtualClock
+from rocm_bake.core.errors import UsageError
 from rocm_bake.fleetbuild import cells as fleet_cells
 from rocm_bake.fleetbuild import runner
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
+from rocm_bake.fleetbuild.config import Fleet, Node
 from rocm_bake.fleetbuild.progress import Silent
 from rocm_bake.fleetbuild.record import Attempt
 from rocm_bake.perf.schema import duration

@@ -7,7 +7,7 @@ from typing import TextIO
 
 from tabulate import tabulate
 
-from rocm_bake.clock import SYSTEM, Clock
+from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.fleetbuild.record import RunRecord
 from rocm_bake.perf.schema import duration
 

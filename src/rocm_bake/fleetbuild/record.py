@@ -7,7 +7,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rocm_bake import atomic, buildx_progress, redact
+from rocm_bake.core import atomic, redact
+from rocm_bake.docker import progress as buildx_progress
 from rocm_bake.perf.schema import duration
 
 

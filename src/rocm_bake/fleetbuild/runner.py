@@ -10,8 +10,9 @@ to the queue for another node (bounded by ``retries``); a failure on a live node
 When every cell is done, each built cell's image is arch-audited from the registry
 (archaudit.cells: its layers read with skopeo, nothing pulled), its lines in the record.
 
-The loop (:class:`FleetRun`) keeps time by an injected :class:`~rocm_bake.clock.Clock` and hands
-each cell to a :class:`CellBuilder`: :class:`BakeBuilder` runs the bakes on the nodes;
+The loop (:class:`FleetRun`) keeps time by an injected
+:class:`~rocm_bake.core.clock.Clock` and hands each cell to a :class:`CellBuilder`:
+:class:`BakeBuilder` runs the bakes on the nodes;
 ``rocm_bake.fleetbuild.plan`` puts a simulated builder on a virtual clock under the very same
 loop to predict a run.
 """
@@ -30,14 +31,15 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlparse
 
-from rocm_bake import buildx, provenance, redact, skopeo
 from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
-from rocm_bake.clock import SYSTEM, Clock
-from rocm_bake.errors import RocmBakeError
-from rocm_bake.fleet import Fleet, Node
+from rocm_bake.core import redact
+from rocm_bake.core.clock import SYSTEM, Clock
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.docker import buildx, skopeo
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
+from rocm_bake.fleetbuild.config import Fleet, Node
 from rocm_bake.fleetbuild.progress import Progress
 from rocm_bake.fleetbuild.record import (
     Attempt,
@@ -46,7 +48,8 @@ from rocm_bake.fleetbuild.record import (
     count_steps,
     log_facts,
 )
-from rocm_bake.registry import Reference, Registry
+from rocm_bake.oci import provenance
+from rocm_bake.oci.registry import Reference, Registry
 
 EXIT_OK = 0
 EXIT_NOT_BUILT = 2

@@ -29,8 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import build, commit, preflight, sccache
-from rocm_bake.errors import RocmBakeError, UsageError
+from rocm_bake.builds import commit
+from rocm_bake.builds import request as build
+from rocm_bake.compilercache import sccache
+from rocm_bake.core.errors import RocmBakeError, UsageError
+from rocm_bake.docker import preflight
 from rocm_bake.perf import history, runner, schema
 
 ORDER = ("cold", "frozen", "warm", "hot")

@@ -13,7 +13,7 @@ compile step), ``sccache_languages`` (hits, misses and direct hits per language:
 (registry traffic).
 
 The aims (:data:`AIMS`, :data:`HIP_HIT_AIM`) are kept here, once: the summary, the docs page,
-the README check and the benchmark read them from here."""
+the Tests page check and the benchmark read them from here."""
 
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from rocm_bake import cache_health, redact
-from rocm_bake.buildx_progress import Step
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.core import redact
+from rocm_bake.docker.progress import Step
 from rocm_bake.perf import schema
 
 PATH = Path("perf") / "history.jsonl"

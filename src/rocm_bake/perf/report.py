@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from rocm_bake import atomic, pageserver
+from rocm_bake.core import atomic, pageserver
 from rocm_bake.perf import history
 
 _PAGE = (Path(__file__).parent / "report.html").read_text(encoding="utf-8")

@@ -11,9 +11,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import build, buildx, cache_health, cache_settings, entitlements, sccache
-from rocm_bake.buildx_progress import Step, parse_rawjson
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.builds import request as build
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.docker import buildx
+from rocm_bake.docker.progress import Step, parse_rawjson
+from rocm_bake.model import entitlements
 
 DEFAULT_TIMEOUT = 1800.0
 STATS_SUBDIR = "compiler-cache"

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 
 CONDITIONS = ("frozen", "hot", "warm", "cold")
 Units = dict[str, dict[str, int]]       # compile step -> language -> translation units

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake import atomic
+from rocm_bake.core import atomic
 from rocm_bake.perf import history, report
 from rocm_bake.reports import pages, runs
 

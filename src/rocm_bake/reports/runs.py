@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 
 RUN_FILE = "run.json"
 # `inv version-check --images --images-out LOGS/registry-images.json`: the published images

@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 import requests
 
-from rocm_bake import pageserver
+from rocm_bake.core import pageserver
 from rocm_bake.perf import history, report
 from rocm_bake.reports import pages, runs
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import atomic
+from rocm_bake.core import atomic
 
 
 class DiskCache:

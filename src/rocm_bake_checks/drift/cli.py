@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import redact
-from rocm_bake.atomic import OutputError
-from rocm_bake.clock import SYSTEM, Clock
-from rocm_bake.errors import UsageError
+from rocm_bake.core import redact
+from rocm_bake.core.atomic import OutputError
+from rocm_bake.core.clock import SYSTEM, Clock
+from rocm_bake.core.errors import UsageError
 from rocm_bake_checks.drift import explain, render, snapshot
 from rocm_bake_checks.drift.model import Report
 from rocm_bake_checks.drift.session import Session, Settings
@@ -65,7 +65,7 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
             report = _pr(session, files, options.pr, environ)
         else:
             session.warm_up(files)
-            from rocm_bake import bakefile  # noqa: PLC0415 (loads while the warm-up is in flight)
+            from rocm_bake.model import bakefile  # noqa: PLC0415 (loads while the warm-up is in flight)
 
             report = session.check(bakefile.load(files, environ))
             session.remember(files)
@@ -83,7 +83,7 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
 def _images(options: Options, session: Session, environ: Mapping[str, str],
             settings: Settings) -> int:
     """``--images [REGISTRY]``: every published cell image against the bake file and upstream."""
-    from rocm_bake.registry import Registry  # noqa: PLC0415 (--images only)
+    from rocm_bake.oci.registry import Registry  # noqa: PLC0415 (--images only)
     from rocm_bake_checks.drift import images  # noqa: PLC0415 (--images only)
 
     host, _, prefix = (options.images or _fleet_registry(options.fleet)).partition("/")
@@ -106,7 +106,7 @@ def _images(options: Options, session: Session, environ: Mapping[str, str],
 def _fleet_registry(path: str) -> str:
     from urllib.parse import urlparse  # noqa: PLC0415
 
-    from rocm_bake import fleet  # noqa: PLC0415 (--images without a registry only)
+    from rocm_bake.fleetbuild import config as fleet  # noqa: PLC0415 (--images without a registry only)
 
     url = fleet.load(path).registry
     host = urlparse(url).netloc
@@ -119,7 +119,7 @@ def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str
     """``--pr REF``: the pins this change adds or changes (value or source), and every
     coherence rule that reads a changed variable, checked on both sides; a pin it leaves as
     it was is not asked about (no drift of its making)."""
-    from rocm_bake import bakefile  # noqa: PLC0415 (see run)
+    from rocm_bake.model import bakefile  # noqa: PLC0415 (see run)
     from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
 
     head = bakefile.load(files, environ)
@@ -199,7 +199,7 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def _default_file() -> str:
-    from rocm_bake.bakefile import DEFAULT_FILE  # noqa: PLC0415 (see run)
+    from rocm_bake.model.bakefile import DEFAULT_FILE  # noqa: PLC0415 (see run)
 
     return DEFAULT_FILE
 

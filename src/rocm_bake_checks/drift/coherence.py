@@ -20,9 +20,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from rocm_bake.bakefile import Definition
-from rocm_bake.errors import HCLError
-from rocm_bake.hcl.values import Value
+from rocm_bake.core.errors import HCLError
+from rocm_bake.model.bakefile import Definition
+from rocm_bake.model.hcl.values import Value
 from rocm_bake_checks.drift import versions
 from rocm_bake_checks.drift.declarations import PinSpec
 from rocm_bake_checks.drift.fetch import UnavailableError

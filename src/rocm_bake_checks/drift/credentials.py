@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from rocm_bake import redact
+from rocm_bake.core import redact
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from rocm_bake.bake.declarations import AttributeDecl
-from rocm_bake.bakefile import Definition
-from rocm_bake.hcl.values import Value, to_string
+from rocm_bake.model.bake.declarations import AttributeDecl
+from rocm_bake.model.bakefile import Definition
+from rocm_bake.model.hcl.values import Value, to_string
 
 SUFFIX = "_SOURCE"
 UPSTREAMS = ("git", "github", "pypi", "index", "listing")

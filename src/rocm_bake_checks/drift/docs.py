@@ -19,7 +19,7 @@ import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import atomic, redact
+from rocm_bake.core import atomic, redact
 from rocm_bake_checks.drift.model import Finding, Report
 from rocm_bake_checks.drift.render import MARKS, pipe_table, short
 from rocm_bake_checks.drift.snapshot import Snapshot

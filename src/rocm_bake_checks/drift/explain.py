@@ -3,7 +3,7 @@ each, and why the winner won."""
 
 from __future__ import annotations
 
-from rocm_bake.errors import UsageError
+from rocm_bake.core.errors import UsageError
 from rocm_bake_checks.drift.model import Finding, Report
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import redact
-from rocm_bake.clock import SYSTEM, Clock
+from rocm_bake.core import redact
+from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.model import Explanation, Query
 from rocm_bake_checks.drift.snapshot import Snapshot

@@ -25,7 +25,7 @@ from typing import IO
 
 import certifi
 
-from rocm_bake.clock import SYSTEM, Clock
+from rocm_bake.core.clock import SYSTEM, Clock
 
 MAX_REDIRECTS = 10
 _NEXT = re.compile(r'<([^>]*)>[^,]*;\s*rel="?next"?')

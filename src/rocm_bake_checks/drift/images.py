@@ -1,7 +1,7 @@
 """``inv version-check --images``: drift of what is already in the registry.
 
 Every published cell image (a tag whose attestations hold rocm-bake's versions statement, see
-:mod:`rocm_bake.provenance`) with the pins it was built from, against the bake file in effect
+:mod:`rocm_bake.oci.provenance`) with the pins it was built from, against the bake file in effect
 ("built from VLLM_COMMIT 2cf0a69; bake file pins 3abc…") and against upstream: the pins it was
 built from are checked by the same drift session as ``inv version-check`` (the bake files
 evaluated with the image's pin values), so the upstream verdict is today's, for those values.
@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import atomic, bakefile, provenance
-from rocm_bake.errors import RocmBakeError
-from rocm_bake.registry import Reference, Registry
+from rocm_bake.core import atomic
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile
+from rocm_bake.oci import provenance
+from rocm_bake.oci.registry import Reference, Registry
 from rocm_bake_checks.drift.model import Finding, Status
 from rocm_bake_checks.drift.render import MARKS, short
 

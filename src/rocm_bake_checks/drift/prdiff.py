@@ -13,9 +13,9 @@ from pathlib import Path
 import git
 from git.exc import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
 
-from rocm_bake import bakefile
-from rocm_bake.bakefile import Definition
-from rocm_bake.errors import HCLError, UsageError
+from rocm_bake.core.errors import HCLError, UsageError
+from rocm_bake.model import bakefile
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.drift.model import Finding, Report
 
 

@@ -19,8 +19,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rocm_bake.clock import SYSTEM, Clock
-from rocm_bake.errors import UsageError
+from rocm_bake.core.clock import SYSTEM, Clock
+from rocm_bake.core.errors import UsageError
 from rocm_bake_checks.drift import warmup
 from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
@@ -30,7 +30,7 @@ from rocm_bake_checks.drift.sources.git import GitSource
 from rocm_bake_checks.drift.web import Web, WebSettings
 
 if TYPE_CHECKING:
-    from rocm_bake.bakefile import Definition
+    from rocm_bake.model.bakefile import Definition
     from rocm_bake_checks.drift.coherence import Rule
     from rocm_bake_checks.drift.declarations import PinSpec
     from rocm_bake_checks.drift.verdicts import Checker
@@ -117,7 +117,7 @@ class Session:
         """Check ``definition``'s pins (only those in ``names`` when given; its coherence
         rules then only those that read a named variable, each with what it needs of the
         pins it does not name: ``--pr`` runs every rule a change touches)."""
-        from rocm_bake.bake.variables import display  # noqa: PLC0415 (see the module's doc)
+        from rocm_bake.model.bake.variables import display  # noqa: PLC0415 (see the module's doc)
         from rocm_bake_checks.drift import declarations  # noqa: PLC0415
         from rocm_bake_checks.drift.coherence import Coherence  # noqa: PLC0415
 

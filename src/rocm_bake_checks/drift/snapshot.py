@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rocm_bake import atomic, redact
-from rocm_bake.errors import UsageError
+from rocm_bake.core import atomic, redact
+from rocm_bake.core.errors import UsageError
 
 FORMAT = "rocm-bake-drift-snapshot/1"
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_bake import redact
+from rocm_bake.core import redact
 from rocm_bake_checks.drift.cache import DiskCache
 
 

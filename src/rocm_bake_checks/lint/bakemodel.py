@@ -1,5 +1,5 @@
 """The bake side of the lint: every target the bake files build, for every supported arch, as
-the real bake model (``rocm_bake.bakefile``) resolves it -- the same plan buildx would run."""
+the real bake model (``rocm_bake.model.bakefile``) resolves it -- the same plan buildx would run."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import bakefile
-from rocm_bake.bakefile import ARCH_VARIABLE, Definition
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile
+from rocm_bake.model.bakefile import ARCH_VARIABLE, Definition
 from rocm_bake_checks.lint.findings import LintError
 
 ARCH_LIST = "ALL_ARCHS"

@@ -33,8 +33,8 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from rocm_bake import components
-from rocm_bake.bakefile import Definition
+from rocm_bake.model import components
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import upstream
 from rocm_bake_checks.lint.bakemodel import relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
@@ -50,7 +50,7 @@ _BUILD = re.compile(r"\bpip3?\s+wheel\b|\bbdist_wheel\b|-m\s+build\b|\bpip3?\s+i
 _CHECKING_FRONTEND = re.compile(r"-m\s+build\b[^&|;]*--no-isolation")
 _SKIP_CHECK = re.compile(r"\s(?:-x|--skip-dependency-check)\b")
 # Named contexts whose /wheels a stage installs -> the distributions in them.  A component of
-# the bake file (``rocm_bake.components``) not listed here builds the one distribution named
+# the bake file (``rocm_bake.model.components``) not listed here builds the one distribution named
 # after it (top-level package: the name with ``_`` for ``-``, e.g. flash-attn -> flash_attn),
 # unless upstream.toml's [built] says otherwise; only the exceptions are written down.
 # base and wheels (the export) build none.

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake import components
-from rocm_bake.bakefile import Definition
+from rocm_bake.model import components
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import (
     aptbase,
     buildflags,

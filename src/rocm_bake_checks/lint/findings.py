@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 
 
 class LintError(RocmBakeError):

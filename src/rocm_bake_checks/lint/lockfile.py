@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import atomic
+from rocm_bake.core import atomic
 from rocm_bake_checks.lint.findings import LintError
 from rocm_bake_checks.lint.lockinputs import Inputs
 from rocm_bake_checks.lint.upstream import canonical

@@ -1,6 +1,6 @@
 """What each component's lock (``dockerfiles/locks/<component>.txt``) is resolved from.
 
-The components are the bake file's component table (``rocm_bake.graph``: ``ARCHS``); a
+The components are the bake file's component table (``rocm_bake.model.graph``: ``ARCHS``); a
 component has a lock when its Dockerfile runs ``pip install``.  Its inputs, in layers:
 
 - inherited: the whole input of every component whose image a stage is built ``FROM`` (the
@@ -31,9 +31,9 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from rocm_bake import graph
-from rocm_bake.bakefile import Definition
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import graph
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import conformance, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles

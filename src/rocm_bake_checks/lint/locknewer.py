@@ -32,8 +32,8 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.version import InvalidVersion, Version
 
-from rocm_bake.clock import SYSTEM, Clock
-from rocm_bake.errors import UsageError
+from rocm_bake.core.clock import SYSTEM, Clock
+from rocm_bake.core.errors import UsageError
 from rocm_bake_checks.drift import cli, render
 from rocm_bake_checks.drift.fetch import UnavailableError
 from rocm_bake_checks.drift.model import Candidate, Finding, Report, Status

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from rocm_bake.bakefile import Definition
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import bakemodel, downloads, lockfile, lockinputs, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from rocm_bake.bakefile import Definition
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles, expand, is_bare_name, target_stage
 from rocm_bake_checks.lint.findings import Finding, merge_cells

@@ -11,11 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rocm_bake.bake import blocks, declarations
-from rocm_bake.bake.variables import Namespace
-from rocm_bake.bakefile import Definition, bake_environment
-from rocm_bake.errors import RocmBakeError
-from rocm_bake.hcl.functions import FUNCTIONS
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model.bake import blocks, declarations
+from rocm_bake.model.bake.variables import Namespace
+from rocm_bake.model.bakefile import Definition, bake_environment
+from rocm_bake.model.hcl.functions import FUNCTIONS
 from rocm_bake_checks.lint.bakemodel import relative, requested
 from rocm_bake_checks.lint.findings import Finding
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.drift import snapshot as snapshots
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import build, cache_health, sccache
+from rocm_bake.builds import request as build
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.compilercache import sccache
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, missing
 

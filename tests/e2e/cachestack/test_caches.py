@@ -16,9 +16,12 @@ from typing import IO
 
 import pytest
 
-from rocm_bake import build, cache_health, entitlements, sccache
 from rocm_bake.archaudit.audit import audit
-from rocm_bake.buildx_progress import parse_rawjson
+from rocm_bake.builds import request as build
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.compilercache import sccache
+from rocm_bake.docker.progress import parse_rawjson
+from rocm_bake.model import entitlements
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, VENV_BIN, run_cli
 from tests.e2e.cachestack.conftest import (

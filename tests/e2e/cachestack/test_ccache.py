@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_bake import cache_health
+from rocm_bake.compilercache import health as cache_health
 from rocm_bake.perf import runner
 from tests.e2e.cachestack.conftest import COMPILE_STEP, HIP_TUS, HOST_TUS, Stack, count_lines, ggml
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import preflight
+from rocm_bake.docker import preflight
 from tests.conftest import AS_ROOT, ROOT, VENV_BIN, Result, missing
 from tests.e2e.isolated import assert_no_default_engine, held_port, mask_default_engine
 

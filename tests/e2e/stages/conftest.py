@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import build, repro
+from rocm_bake.builds import request as build
+from rocm_bake.reproducible import verify as repro
 from tests.conftest import missing
 from tests.hip.conftest import Rocm, hip_image, rocm
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import cache_health
+from rocm_bake.compilercache import health as cache_health
 from tests.e2e.stages.conftest import ARCH, bake
 from tests.hip.conftest import Rocm
 

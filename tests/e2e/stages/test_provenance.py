@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import bakefile, provenance
+from rocm_bake.model import bakefile
+from rocm_bake.oci import provenance
 from tests.conftest import Result, run_cli
 from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
 from tests.hip.conftest import Rocm

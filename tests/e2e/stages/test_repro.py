@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import repro, reprodiff
 from rocm_bake.archaudit import cells
+from rocm_bake.reproducible import diff as reprodiff
+from rocm_bake.reproducible import verify as repro
 from tests.conftest import ROOT, run_cli
 from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
 from tests.hip.conftest import Rocm

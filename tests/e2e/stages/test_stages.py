@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rocm_bake import bakefile
+from rocm_bake.model import bakefile
 from tests.conftest import run_cli
 from tests.e2e.stages.conftest import ARCH, ARCHS, BAKE_FILE, STAGES, StageBuild
 

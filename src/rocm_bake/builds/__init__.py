@@ -1,0 +1,3 @@
+"""A build: a request from flags to the exact bake invocation, run (``request``); the checkout's
+commit (``commit``); the files of each build's local contexts (``contextfiles``); why a cell
+rebuilt (``whyrebuilt``)."""

@@ -1,0 +1,273 @@
+"""A build request (targets, arches, files, overrides) checked against the bake model, turned
+into the exact ``docker buildx bake`` invocation, and run; then the arch audit of every cell it
+exported (archaudit.cells)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rocm_bake.archaudit import cells as archaudit_cells
+from rocm_bake.builds import commit, contextfiles
+from rocm_bake.compilercache import health as cache_health
+from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.core import redact
+from rocm_bake.core.errors import RocmBakeError, UsageError
+from rocm_bake.docker import buildx, preflight, pullhint
+from rocm_bake.docker import history as buildx_history
+from rocm_bake.docker import progress as buildx_progress
+from rocm_bake.model import bakefile, entitlements
+from rocm_bake.model.bake.resolve import Plan
+from rocm_bake.model.bakefile import ARCH_VARIABLE, Definition
+from rocm_bake.model.components import hinted
+from rocm_bake.oci import provenance
+
+
+@dataclass
+class BuildRequest:
+    """What the user asked for. ``sets`` mixes target overrides (``vllm.args.X=1``, passed to
+    buildx as ``--set``) and bake variables (``MAX_JOBS=32``, passed in the environment)."""
+
+    targets: list[str] = field(default_factory=list)
+    archs: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=lambda: [bakefile.DEFAULT_FILE])
+    sets: list[str] = field(default_factory=list)
+    push: bool = False
+
+    def variable_overrides(self) -> dict[str, str]:
+        out = {}
+        for item in self.sets:
+            key, has_value, value = item.partition("=")
+            if not has_value:
+                raise UsageError(f"invalid --set {item!r}: expected NAME=VALUE or "
+                                 "TARGET.FIELD=VALUE")
+            if "." not in key:
+                out[key] = value
+        if self.archs:
+            out[ARCH_VARIABLE] = ",".join(self.archs)
+        return out
+
+    def target_overrides(self) -> list[str]:
+        return [s for s in self.sets if "." in s.partition("=")[0]]
+
+
+@dataclass
+class PreparedBuild:
+    """A request checked against the bake model: the plan it resolves to and the command."""
+
+    request: BuildRequest
+    definition: Definition
+    plan: Plan
+    command: buildx.BakeCommand
+    invocation: buildx.BakeInvocation
+    # The sccache backend whose secret run() writes (SCCACHE_BACKEND without a secret file).
+    sccache: sccache.SccacheBackend | None = None
+    # Credentials taken out of the backend's URL: they reach the build only in the secret.
+    url_credentials: dict[str, str] = field(default_factory=dict)
+
+
+def checked_variables(request: BuildRequest, env: Mapping[str, str] | None = None
+                      ) -> tuple[Definition, dict[str, str]]:
+    """The bake files evaluated with the request's variable overrides, and those overrides,
+    each checked against the variables the files declare (an unknown one is an error)."""
+    base_env = dict(os.environ if env is None else env)
+    additions = request.variable_overrides()
+    definition = bakefile.load(request.files, {**base_env, **additions})
+    declared = {v.name for v in definition.variables()}
+    unknown = sorted(k for k in additions if k not in declared)
+    if unknown:
+        raise UsageError(f"unknown bake variable {unknown[0]}; variables: "
+                         f"{', '.join(sorted(declared))}")
+    return definition, additions
+
+
+def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
+    """Evaluate the bake files with the request's overrides; fail on any bad input."""
+    base_env = dict(os.environ if env is None else env)
+    definition, additions = checked_variables(request, base_env)
+    names = set(definition.target_names) | set(definition.group_names)
+    for target in request.targets:
+        if target not in names:
+            raise UsageError(f"unknown target {target!r}; valid targets and groups: "
+                             f"{', '.join(sorted(names))}")
+    backend = cache_settings.backend_from_definition(definition)
+    backend, url_credentials = _credentials_out_of_url(backend, additions, base_env)
+    if backend is not None and not cache_settings.secret_file(definition):
+        # The backend's settings reach the build only as this secret; it is written here
+        # without credentials (the plan checks it exists), run() adds them for the build.
+        tool = cache_settings.cache_tool(definition)
+        additions["SCCACHE_SECRET_FILE"] = str(
+            sccache.write_secret(sccache.secret_path(backend, tool), backend, tool=tool))
+        definition = bakefile.load(request.files, {**base_env, **additions})
+    else:
+        backend = None
+    overrides = request.target_overrides()
+    with hinted(definition):
+        plan = definition.plan(request.targets, overrides, push=request.push)
+    # A push carries SLSA provenance (mode=max); run() adds the versions statement after it.
+    attest = [provenance.BAKE_OVERRIDE] if request.push else []
+    command = buildx.BakeCommand(request.files, request.targets, [*overrides, *attest],
+                                 push=request.push, allow=entitlements.for_plan(plan))
+    return PreparedBuild(request, definition, plan, command,
+                         buildx.BakeInvocation(command.argv(), additions), backend,
+                         url_credentials)
+
+
+_URL_VARIABLES = {"webdav": ("SCCACHE_WEBDAV_URL", "SCCACHE_WEBDAV_USERNAME",
+                             "SCCACHE_WEBDAV_PASSWORD"),
+                  "s3": ("SCCACHE_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+
+
+def _credentials_out_of_url(backend: sccache.SccacheBackend | None, additions: dict[str, str],
+                            env: Mapping[str, str]
+                            ) -> tuple[sccache.SccacheBackend | None, dict[str, str]]:
+    """A backend URL with ``user:password@``: the URL without them (also for buildx's
+    environment), the user and password as the secret's credential settings."""
+    if backend is None or not redact.has_credentials(backend.endpoint):
+        return backend, {}
+    variable, user_key, password_key = _URL_VARIABLES[backend.kind]
+    clean, user, password = redact.split_credentials(backend.endpoint)
+    if variable in additions or variable in env:
+        additions[variable] = clean
+    found = {user_key: user, password_key: password}
+    return dataclasses.replace(backend, endpoint=clean), {k: v for k, v in found.items() if v}
+
+
+Report = Callable[[str], None]
+"""Takes each line of a build's report (``cache: …``, ``arch: …``, ``provenance: …``,
+``warning: …``) as it is known; the task that ran the build decides where it goes."""
+
+
+def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None = None) -> None:
+    """Check the machine, then run the bake, buildx's progress passed through to stderr and
+    each report line to ``report``; a failed bake is an error (exit status 2)."""
+    full_env = {**(os.environ if env is None else env), **prepared.invocation.env}
+    full_env.update(preflight.ensure_builder(full_env))   # every missing item at once
+    secret, backend = None, prepared.sccache
+    tool = cache_settings.cache_tool(prepared.definition)
+    if backend is not None:
+        secret = sccache.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
+                                      {**prepared.url_credentials,
+                                       **sccache.credentials(full_env)}, tool)
+    try:
+        # A requested sccache backend that cannot be used is one line now, not a failed build.
+        cache_settings.preflight_build(prepared.definition)
+        with tempfile.TemporaryDirectory(prefix="rocm-bake-metadata-") as tmp:
+            metadata = Path(tmp) / "metadata.json"
+            command = dataclasses.replace(prepared.command, metadata_file=str(metadata))
+            returncode, unpullable = _bake_with_health(prepared, command, full_env, report)
+            pushed = _read_metadata(metadata) if returncode == 0 and prepared.request.push \
+                else {}
+    finally:
+        if secret is not None and backend is not None:   # no credentials left behind
+            sccache.write_secret(secret, backend, tool=tool)
+    if returncode != 0 and unpullable is not None:
+        raise RocmBakeError(pullhint.hint(*unpullable, full_env))
+    if returncode != 0:
+        raise RocmBakeError(f"docker buildx bake failed with exit status {returncode}")
+    results = audit_results(prepared, full_env, report)
+    # The push's arch audit goes into the versions statement: `inv inspect` reads it back.
+    audits = {result.cell: result.lines() for result in results}
+    for line in provenance.attach_pushed(pushed, provenance.bake_pins(prepared.definition),
+                                         commit.head(length=40), audits):
+        report(f"provenance: {line}")
+    archaudit_cells.check(results)
+
+
+def _read_metadata(path: Path) -> dict[str, Any]:
+    """buildx's --metadata-file record of a bake (target -> what it exported)."""
+    try:
+        record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RocmBakeError(f"cannot read buildx's metadata file {path}: {exc}") from None
+    return record
+
+
+def audit_results(prepared: PreparedBuild, env: Mapping[str, str], report: Report
+                  ) -> list[archaudit_cells.CellAudit]:
+    """The arch audit of every cell the bake exported, one ``arch:`` line per cell (and one
+    per problem, naming the file and its archs); ``archaudit.cells.check`` makes a wrong arch
+    exit status 1."""
+    results = archaudit_cells.audit_plan(prepared.plan, cell_archs(prepared.definition),
+                                         Path.cwd(), env)
+    for result in results:
+        for line in result.lines():
+            report(f"arch: {line}")
+    return list(results)
+
+
+def cell_archs(definition: Definition) -> list[str]:
+    """The archs the build's cells are named after (the bake file's GPU_ARCHS; none when it
+    declares no such variable)."""
+    if ARCH_VARIABLE not in {v.name for v in definition.variables()}:
+        return []
+    value = definition.value(ARCH_VARIABLE)
+    items = value if isinstance(value, list) else str(value).split(",")
+    return [str(item) for item in items if item]
+
+
+def _bake_with_health(prepared: PreparedBuild, command: buildx.BakeCommand,
+                      env: Mapping[str, str], report: Report
+                      ) -> tuple[int, tuple[str, str] | None]:
+    """Run the bake with plain progress passed through to stderr; then one cache-health line
+    per target (CACHED steps, sccache hit rate) and a warning for a rebuild that hit below the
+    threshold or a read-write build that wrote nothing. Also returns the base image buildx
+    could not pull, if any. Each target built leaves the record of its local files
+    (contextfiles), under its buildx history id, for inv why-rebuilt."""
+    cwd = Path.cwd()
+    snapshots = {name: contextfiles.snapshot(target, cwd)
+                 for name, target in prepared.plan.targets.items()}
+    with tempfile.TemporaryDirectory(prefix="rocm-bake-bake-") as scratch:
+        metadata = Path(command.metadata_file or Path(scratch) / "metadata.json")
+        argv = dataclasses.replace(command, progress=command.progress or "plain",
+                                   metadata_file=str(metadata)).argv()
+        returncode, errors = _bake_streaming(prepared, argv, env, report)
+        for target, build_id in buildx_history.build_ids(metadata).items():
+            if target in snapshots:
+                contextfiles.write(build_id, target, snapshots[target],
+                                   contextfiles.records_dir(env))
+    return returncode, pullhint.unpullable(errors)
+
+
+def _bake_streaming(prepared: PreparedBuild, argv: Sequence[str], env: Mapping[str, str],
+                    report: Report) -> tuple[int, list[str]]:
+    """The bake, its plain progress passed through to stderr; then the cache-health lines.
+    Returns its exit status and its ERROR lines."""
+    lines: list[str] = []          # only what the summary needs: a torch log is large
+    seen: set[str] = set()
+    errors: list[str] = []
+    with buildx.start(argv, env, subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace")
+            sys.stderr.write(redact.text(line))
+            if line.startswith("ERROR:"):
+                errors.append(line)
+            step = line.split(" ", 1)[0]
+            if step.startswith("#") and (step not in seen or cache_health.STATS_MARK in line
+                                         or line.rstrip().endswith(" CACHED")):
+                seen.add(step)
+                lines.append(line)
+        returncode = proc.wait()
+    settings = cache_settings.build_settings(prepared.definition) or {}
+    summary, warnings = cache_health.health_report(buildx_progress.parse_plain(lines),
+                                                   read_only=sccache.is_read_only(settings))
+    for line in summary:
+        report(f"cache: {line}")
+    for warning in warnings:
+        report(f"warning: {warning}")
+    return returncode, errors
+
+
+def split_csv(values: Sequence[str]) -> list[str]:
+    """Flag values that may repeat or be comma-separated (``--arch a,b --arch c``)."""
+    return [part for value in values for part in value.split(",") if part]

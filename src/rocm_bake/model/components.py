@@ -1,0 +1,294 @@
+"""The components of a bake file, declared once, and what a component's declaration lacks.
+
+A component is a key of ``CACHE_KEY`` (the ``_cell`` template's matrix is ``keys(CACHE_KEY)``);
+its cells are ``<component>-<arch>`` for the arches of ``ARCHS[component]``. Everything else
+that names a component is either derived from that table or checked against it here, one
+``Problem`` per missing entry, each naming the table or block and the entry to add:
+
+- ``component-table``: ``ARCHS``, ``VERSION_TAG`` and ``CACHE_KEY`` each have every component
+  (a target that inherits ``_cell-<name>-<arch>`` or a ``VERSION_TAG`` key is a component too,
+  so a forgotten ``CACHE_KEY`` entry is named, not "failed to find target _cell-...").
+- ``component-target`` / ``component-group``: its ``target`` block, and a ``group`` of its own
+  with a ``description``; ``component-all``: its cells in group ``all``.
+- ``component-skip``: a cell that needs (``target:`` context) a cell ``SKIP`` skips is skipped
+  too, with its own ``SKIP`` entry; every ``SKIP`` key is ``<known arch>/<component>``.
+- ``component-export``: the export target (``wheels``) takes it as a context;
+  ``component-pins``: its ``*_COMMIT``/``*_REF`` pins are in ``PINS`` (labels, versions.json).
+- ``component-source``: one of the component's ``*_COMMIT``/``*_REF`` pins declares where it
+  comes from (``<PIN>_SOURCE``, read by ``inv version-check``); ``variable-description``:
+  every variable a component passes says what it is.
+
+Names may contain hyphens (``flash-attn``): a cell name is split on the known arch suffix,
+never on ``-``. buildx itself can only say "failed to find target"; ``hinted`` puts the
+problem in front of that message where the bake model fails the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from rocm_bake.core.errors import HCLError, RocmBakeError
+from rocm_bake.model.bakefile import Definition
+from rocm_bake.model.hcl.values import Value
+
+COMPONENT_TABLE = "CACHE_KEY"
+TABLES = ("ARCHS", "VERSION_TAG", "CACHE_KEY")
+CELL_TEMPLATE = "_cell-"
+SOURCE_SUFFIX = "_SOURCE"
+EXPORT_TARGET = "wheels"       # the target that exports every wheel of a cell
+SOURCE_PINS = ("_COMMIT", "_REF")
+# The rules in the order a failed bake model most likely failed by (the first is named).
+RULE_ORDER = ("component-table", "component-skip", "component-target", "component-group",
+              "component-all", "component-export", "component-pins", "component-source",
+              "variable-description")
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class ComponentError(HCLError):
+    """The bake model failed because a component's declaration lacks an entry."""
+
+
+def _value(definition: Definition, name: str) -> Value:
+    try:
+        return definition.value(name)
+    except RocmBakeError:
+        return None
+
+
+def _map(definition: Definition, name: str) -> dict[str, Value]:
+    value = _value(definition, name)
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def names(definition: Definition) -> list[str]:
+    """The components: the keys of ``CACHE_KEY``, in the order the bake file writes them."""
+    return list(_map(definition, COMPONENT_TABLE))
+
+
+def all_archs(definition: Definition) -> list[str]:
+    value = _value(definition, "ALL_ARCHS")
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def split_cell(name: str, archs: list[str]) -> tuple[str, str] | None:
+    """``("flash-attn", "gfx950")`` from ``flash-attn-gfx950``: split on the arch suffix."""
+    for arch in archs:
+        if name.endswith(f"-{arch}") and len(name) > len(arch) + 1:
+            return name[:-len(arch) - 1], arch
+    return None
+
+
+class _Where:
+    """Where the bake file declares a top-level attribute or block (file, line)."""
+
+    def __init__(self, definition: Definition) -> None:
+        declared = definition.namespace.declared
+        self.default = (str(definition.files[0]), 1)
+        self.attributes = {n: (a.source.file, a.source.line or 1)
+                           for n, a in declared.attributes.items()}
+        self.variables = {n: (v.source.file, v.source.line or 1)
+                          for n, v in declared.variables.items()}
+        self.blocks = {(b.type, b.label): (b.source.file, b.source.line or 1)
+                       for b in declared.blocks}
+
+    def attribute(self, name: str) -> tuple[str, int]:
+        return self.attributes.get(name, self.default)
+
+    def block(self, kind: str, label: str) -> tuple[str, int]:
+        return self.blocks.get((kind, label), self.default)
+
+
+def candidates(definition: Definition) -> list[str]:
+    """Every name the bake file treats as a component somewhere: ``CACHE_KEY`` and
+    ``VERSION_TAG`` keys, and every ``_cell-<name>-<arch>`` a target inherits."""
+    archs = all_archs(definition)
+    found = dict.fromkeys([*names(definition), *_map(definition, "VERSION_TAG")])
+    for target in definition.config.targets.values():
+        for parent in target.inherits:
+            cell = split_cell(parent.removeprefix(CELL_TEMPLATE), archs) \
+                if parent.startswith(CELL_TEMPLATE) else None
+            if cell:
+                found.setdefault(cell[0])
+    return list(found)
+
+
+def problems(definition: Definition) -> list[Problem]:
+    """Every missing entry of every component, one line each (sorted)."""
+    where = _Where(definition)
+    components = candidates(definition)
+    found = [*_tables(definition, where, components), *_blocks(definition, where, components),
+             *_skips(definition, where, components), *_sources(definition, where, components),
+             *_export(definition, where, components), *_pins(definition, where, components),
+             *_descriptions(definition, where, components)]
+    return sorted(set(found))
+
+
+def _problem(at: tuple[str, int], rule: str, message: str) -> Problem:
+    return Problem(at[0], at[1], rule, message)
+
+
+def _tables(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    hints = {"ARCHS": '[for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/%s")]',
+             "VERSION_TAG": "<its version for the image tag>",
+             "CACHE_KEY": "<the pins its layer cache is keyed by>"}
+    for table in TABLES:
+        entries = _map(definition, table)
+        for name in components:
+            if name not in entries:
+                hint = hints[table].replace("%s", name)
+                yield _problem(where.attribute(table), "component-table",
+                               f"{table} has no entry '{name}': add \"{name}\" = {hint}")
+
+
+def _cells(definition: Definition, name: str) -> list[str]:
+    archs = _map(definition, "ARCHS").get(name)
+    return [f"{name}-{a}" for a in archs] if isinstance(archs, list) else []
+
+
+def _blocks(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    groups = definition.config.groups
+    labels = {label for kind, label in where.blocks if kind == "target"}
+    for name in components:
+        if name not in labels:
+            yield _problem(where.attribute(COMPONENT_TABLE), "component-target",
+                           f"component '{name}' has no target \"{name}\" block: add one that "
+                           f"inherits [\"_compile\", \"_cell-{name}-${{arch}}\"]")
+        every = f'[for a in ARCHS["{name}"] : "{name}-${{a}}"]'
+        group = groups.get(name)
+        if group is None or ("group", name) not in where.blocks:   # a matrix's own group
+            yield _problem(where.block("group", "all"), "component-group",
+                           f"component '{name}' has no group \"{name}\": add group \"{name}\" "
+                           f"{{ description = \"...\", targets = {every} }}")
+        elif not group.description:
+            yield _problem(where.block("group", name), "component-group",
+                           f"group \"{name}\" has no description: say what it builds")
+        everything = groups.get("all")
+        missing = [c for c in _cells(definition, name)
+                   if everything is not None and c not in everything.targets]
+        if missing:
+            yield _problem(where.block("group", "all"), "component-all",
+                           f"group \"all\" lacks {', '.join(missing)}: add {every} to its "
+                           "targets")
+
+
+def _skips(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    archs = all_archs(definition)
+    skip = _map(definition, "SKIP")
+    at = where.attribute("SKIP")
+    known = set(components)
+    for key in skip:
+        arch, _, name = key.partition("/")
+        if arch not in archs or name not in known:
+            yield _problem(at, "component-skip",
+                           f"SKIP entry '{key}' is not <arch>/<component> (arches: "
+                           f"{', '.join(archs)}; components: {', '.join(components)})")
+    targets = definition.config.targets
+    for target in targets.values():
+        cell = split_cell(target.name, archs)
+        contexts = target.get("contexts") or {}
+        for value in contexts.values() if isinstance(contexts, Mapping) else ():
+            needed = str(value).removeprefix("target:")
+            if not str(value).startswith("target:") or needed in targets:
+                continue
+            dep = split_cell(needed, archs)
+            if cell and dep and cell[0] in known and f"{dep[1]}/{dep[0]}" in skip:
+                yield _problem(at, "component-skip",
+                               f"SKIP has no entry '{cell[1]}/{cell[0]}': {target.name} needs "
+                               f"{needed}, which SKIP skips ('{dep[1]}/{dep[0]}'); add "
+                               f"\"{cell[1]}/{cell[0]}\" = \"<why>\" to SKIP")
+
+
+def _args(definition: Definition, components: list[str]) -> dict[str, list[str]]:
+    """Component -> the declared variables its cells pass as args, in file order."""
+    archs = all_archs(definition)
+    declared = definition.namespace.declared.variables
+    out: dict[str, list[str]] = {}
+    for target in definition.config.targets.values():
+        cell = split_cell(target.name, archs)
+        args = target.get("args") or {}
+        if cell and cell[0] in components and isinstance(args, Mapping):
+            names_ = out.setdefault(cell[0], [])
+            names_ += [a for a, v in args.items() if a in declared and a not in names_
+                       and isinstance(v, str) and v]
+    return out
+
+
+def _sources(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    declared = set(definition.namespace.declared.attributes)
+    for name, args in _args(definition, components).items():
+        own = sorted((a for a in args if a.endswith(SOURCE_PINS)), key=lambda a: where.variables[a])
+        if own and not any(f"{p}{SOURCE_SUFFIX}" in declared for p in own):
+            yield _problem(where.variables[own[0]], "component-source",
+                           f"component '{name}': none of its pins ({', '.join(own)}) says "
+                           f"where it comes from: declare {own[0]}{SOURCE_SUFFIX} = "
+                           "{ git = <its _REPO>, tags = \"<regex with (?P<version>...)>\" } "
+                           "next to it (inv version-check reads it)")
+
+
+def _export(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    archs = all_archs(definition)
+    exports = [t for t in definition.config.targets.values()
+               if (split_cell(t.name, archs) or ("", ""))[0] == EXPORT_TARGET]
+    if not exports:
+        return
+    contexts = exports[0].get("contexts") or {}
+    for name in components:
+        if name not in contexts:
+            yield _problem(where.block("target", EXPORT_TARGET), "component-export",
+                           f"target \"{EXPORT_TARGET}\" does not take '{name}' (its wheels are "
+                           f"not exported): add \"{name}\" = contains(ARCHS[\"{name}\"], arch) ? "
+                           f"\"target:{name}-${{arch}}\" : \"target:empty\" to its contexts")
+
+
+def _pins(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    pins = _map(definition, "PINS")
+    if not pins:
+        return
+    for name, args in _args(definition, components).items():
+        for arg in args:
+            if arg.endswith(SOURCE_PINS) and arg not in pins:
+                yield _problem(where.attribute("PINS"), "component-pins",
+                               f"PINS has no entry '{arg}' ({name} is built from it): add "
+                               f"{arg} = {arg}")
+
+
+def _descriptions(definition: Definition, where: _Where,
+                  components: list[str]) -> Iterator[Problem]:
+    declared = definition.namespace.declared.variables
+    for name, args in _args(definition, components).items():
+        for arg in args:
+            if declared[arg].description is None:
+                yield _problem(where.variables[arg], "variable-description",
+                               f"variable \"{arg}\" ({name} passes it) has no description: "
+                               "add description = \"<what it is, where its value comes from>\"")
+
+
+@contextlib.contextmanager
+def hinted(definition: Definition) -> Iterator[None]:
+    """Run a step of the bake model; when it fails and a component's declaration lacks an
+    entry, fail with that entry named first (the model's own message, buildx's, after it)."""
+    try:
+        yield
+    except ComponentError:
+        raise
+    except RocmBakeError as exc:
+        found = problems(definition)
+        if not found:
+            raise
+        first = min(found, key=lambda p: RULE_ORDER.index(p.rule))
+        more = f" (and {len(found) - 1} more: inv lint names each)" if len(found) > 1 else ""
+        said = str(exc).split("; valid targets", 1)[0]
+        raise ComponentError(f"{first.message}{more}; the bake model says: {said}",
+                             first.file, first.line) from None

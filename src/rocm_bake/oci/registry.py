@@ -1,0 +1,265 @@
+"""An OCI distribution registry over its HTTP API (``/v2/``): image references, manifests,
+blobs (read whole, or streamed), blob uploads and manifest pushes, the catalog and tag lists.
+
+Only what the provenance of pushed images needs (:mod:`rocm_bake.oci.provenance`); every failure is
+a :class:`RegistryError` naming the registry, the request and its status, on one line. A
+loopback registry (127.0.0.1, localhost, ::1) is spoken to over http, any other over https.
+Credentials are the ones ``docker login`` stored for the host (``$DOCKER_CONFIG/config.json``,
+``auths``): sent as Basic authorization, or exchanged for a bearer token when the registry asks
+for one; they stay in memory and never print.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from rocm_bake.core import redact
+from rocm_bake.core.errors import RocmBakeError, UsageError
+
+TIMEOUT = 60.0
+INDEX_TYPES = ("application/vnd.oci.image.index.v1+json",
+               "application/vnd.docker.distribution.manifest.list.v2+json")
+IMAGE_TYPES = ("application/vnd.oci.image.manifest.v1+json",
+               "application/vnd.docker.distribution.manifest.v2+json")
+ACCEPT = ", ".join((*INDEX_TYPES, *IMAGE_TYPES))
+_LOOPBACK = ("127.", "localhost", "[::1]")
+_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$")
+_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+class RegistryError(RocmBakeError):
+    """The registry refused or could not answer a request."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """``HOST[:PORT]/REPOSITORY[:TAG][@DIGEST]``: always with its registry host."""
+
+    host: str
+    repository: str
+    tag: str = ""
+    digest: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> Reference:
+        rest, _, digest = text.partition("@")
+        host, slash, path = rest.partition("/")
+        if not slash or not ("." in host or ":" in host or host == "localhost"):
+            raise UsageError(f"image {text!r} must name its registry: HOST[:PORT]/REPOSITORY"
+                             "[:TAG][@sha256:DIGEST]")
+        repository, _, tag = path.rpartition(":") if ":" in path else (path, "", "")
+        if not _REPOSITORY.match(repository):
+            raise UsageError(f"image {text!r}: {repository!r} is not a repository name")
+        if tag and not _TAG.match(tag):
+            raise UsageError(f"image {text!r}: {tag!r} is not a tag")
+        if digest and not _DIGEST.match(digest):
+            raise UsageError(f"image {text!r}: {digest!r} is not a sha256 digest")
+        if not tag and not digest:
+            tag = "latest"
+        return cls(host, repository, tag, digest)
+
+    @property
+    def ref(self) -> str:
+        """What the manifest is asked for by: the digest when given, else the tag."""
+        return self.digest or self.tag
+
+    def __str__(self) -> str:
+        return (f"{self.host}/{self.repository}" + (f":{self.tag}" if self.tag else "")
+                + (f"@{self.digest}" if self.digest else ""))
+
+
+def digest_of(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def docker_credentials(host: str, env: Mapping[str, str] | None = None
+                       ) -> tuple[str, str] | None:
+    """(user, password) ``docker login`` stored for ``host`` in ``$DOCKER_CONFIG/config.json``
+    (else ``~/.docker``), or None. A credential helper's entry is not read."""
+    environ = os.environ if env is None else env
+    config = Path(environ.get("DOCKER_CONFIG") or Path(environ.get("HOME", "/root")) / ".docker")
+    try:
+        auths = json.loads((config / "config.json").read_text(encoding="utf-8")).get("auths")
+    except (OSError, ValueError, AttributeError):
+        return None
+    entry = auths.get(host) if isinstance(auths, dict) else None
+    if not isinstance(entry, dict) or not entry.get("auth"):
+        return None
+    try:
+        user, _, password = base64.b64decode(str(entry["auth"])).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return (user, password) if user else None
+
+
+class Registry:
+    """One registry host; ``credentials`` (user, password), by default docker login's."""
+
+    def __init__(self, host: str, session: requests.Session | None = None,
+                 timeout: float = TIMEOUT, credentials: tuple[str, str] | None = None) -> None:
+        self.host = host
+        scheme = "http" if host.startswith(_LOOPBACK) else "https"
+        self.base = f"{scheme}://{host}/v2/"
+        self.session = session or requests.Session()
+        self.timeout = timeout
+        self._credentials = credentials or docker_credentials(host)
+        self._authorization: dict[str, str] = {}     # the header a challenge asked for
+
+    def _request(self, method: str, path: str, ok: tuple[int, ...] = (200,),
+                 **kwargs: Any) -> requests.Response:
+        response = self._send(method, path, **kwargs)
+        if response.status_code == 401 and self._answer(response):
+            response = self._send(method, path, **kwargs)
+        if response.status_code not in ok:
+            raise RegistryError(f"registry {self.host}: {method} /v2/{path}: "
+                                f"{response.status_code} {_reason(response)}")
+        return response
+
+    def _answer(self, response: requests.Response) -> bool:
+        """Authorization for a 401's challenge (Basic, or a bearer token from its realm); False
+        when there is nothing to answer it with."""
+        challenge = response.headers.get("WWW-Authenticate", "")
+        scheme, _, rest = challenge.partition(" ")
+        if scheme.lower() == "basic" and self._credentials:
+            token = base64.b64encode(":".join(self._credentials).encode()).decode()
+            self._authorization = {"Authorization": f"Basic {token}"}
+            return True
+        if scheme.lower() != "bearer":
+            return False
+        fields = dict(re.findall(r'(\w+)="([^"]*)"', rest))
+        realm = fields.pop("realm", "")
+        if not realm:
+            return False
+        try:
+            answer = self.session.get(realm, params=fields, auth=self._credentials,
+                                      timeout=self.timeout)
+            token = answer.json().get("token") or answer.json().get("access_token")
+        except (requests.RequestException, ValueError):
+            return False
+        if answer.status_code != 200 or not token:
+            return False
+        self._authorization = {"Authorization": f"Bearer {token}"}
+        return True
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        what = f"registry {self.host}: {method} /v2/{path}"
+        headers = {**kwargs.pop("headers", {}), **self._authorization}
+        try:
+            return self.session.request(method, self.base + path, timeout=self.timeout,
+                                        headers=headers, **kwargs)
+        except requests.ConnectionError:
+            raise RegistryError(f"{what}: cannot connect (is the registry running?)") from None
+        except requests.RequestException as exc:
+            raise RegistryError(f"{what}: {redact.text(str(exc))}") from None
+
+    # ------------------------------------------------------------------ reading
+
+    def manifest(self, repository: str, ref: str) -> tuple[dict[str, Any], str]:
+        """The manifest (index or image) and its digest."""
+        response = self._request("GET", f"{repository}/manifests/{ref}",
+                                 headers={"Accept": ACCEPT})
+        body = response.content
+        digest = digest_of(body)
+        if ref.startswith("sha256:") and digest != ref:
+            raise RegistryError(f"registry {self.host}: manifest {repository}@{ref} "
+                                f"has digest {digest}")
+        return json.loads(body), digest
+
+    def blob(self, repository: str, digest: str) -> bytes:
+        """A blob, checked against its digest."""
+        data = self._request("GET", f"{repository}/blobs/{digest}").content
+        if digest_of(data) != digest:
+            raise RegistryError(f"registry {self.host}: blob {repository}@{digest} does not "
+                                "match its digest")
+        return data
+
+    def open_blob(self, repository: str, digest: str) -> requests.Response:
+        """A blob as a stream (``response.raw``), for reading only part of a large layer; the
+        caller closes it."""
+        return self._request("GET", f"{repository}/blobs/{digest}", stream=True)
+
+    def repositories(self) -> list[str]:
+        return self._pages("_catalog?n=1000", "repositories")
+
+    def tags(self, repository: str) -> list[str]:
+        return self._pages(f"{repository}/tags/list", "tags")
+
+    def _pages(self, path: str, key: str) -> list[str]:
+        """A listing, every page of it (the ``Link: <...>; rel="next"`` header)."""
+        out: list[str] = []
+        while path:
+            response = self._request("GET", path)
+            out += [str(item) for item in response.json().get(key) or []]
+            following = response.links.get("next", {}).get("url", "")
+            path = following.split("/v2/", 1)[1] if "/v2/" in following else ""
+        return out
+
+    # ------------------------------------------------------------------ writing
+
+    def put_blob(self, repository: str, data: bytes) -> str:
+        """Upload a blob (monolithic: POST, then PUT with its digest); its digest."""
+        digest = digest_of(data)
+        exists = self._request("HEAD", f"{repository}/blobs/{digest}", ok=(200, 404))
+        if exists.status_code == 200:
+            return digest
+        started = self._request("POST", f"{repository}/blobs/uploads/", ok=(202,))
+        location = started.headers.get("Location", "")
+        if not location:
+            raise RegistryError(f"registry {self.host}: blob upload to {repository} gave no "
+                                "Location")
+        url = requests.compat.urljoin(self.base, location)
+        separator = "&" if "?" in url else "?"
+        try:
+            done = self.session.put(f"{url}{separator}digest={digest}", data=data,
+                                    headers={"Content-Type": "application/octet-stream",
+                                             **self._authorization},
+                                    timeout=self.timeout)
+        except requests.RequestException as exc:
+            raise RegistryError(f"registry {self.host}: blob upload to {repository}: "
+                                f"{redact.text(str(exc))}") from None
+        if done.status_code != 201:
+            raise RegistryError(f"registry {self.host}: blob upload to {repository}: "
+                                f"{done.status_code} {_reason(done)}")
+        return digest
+
+    def put_manifest(self, repository: str, ref: str, manifest: dict[str, Any]) -> str:
+        """Push a manifest under ``ref`` (a tag, or its own digest); its digest."""
+        body = canonical(manifest)
+        self._request("PUT", f"{repository}/manifests/{ref}", ok=(201,), data=body,
+                      headers={"Content-Type": str(manifest["mediaType"])})
+        return digest_of(body)
+
+
+def canonical(document: dict[str, Any]) -> bytes:
+    """The bytes a manifest or statement is stored as (compact, keys in order)."""
+    return json.dumps(document, separators=(",", ":"), sort_keys=True).encode()
+
+
+def platform_images(index: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The image descriptors of an index (not its attestation manifests)."""
+    for entry in index.get("manifests") or []:
+        annotations = entry.get("annotations") or {}
+        if annotations.get("vnd.docker.reference.type") != "attestation-manifest":
+            yield entry
+
+
+def _reason(response: requests.Response) -> str:
+    try:
+        errors = response.json().get("errors") or []
+        if errors:
+            return str(errors[0].get("message") or errors[0].get("code"))
+    except ValueError:
+        pass
+    return response.reason or "error"

@@ -1,0 +1,1 @@
+"""Reproducibility: ``inv verify-repro`` (``verify``) and where two builds differ (``diff``)."""

@@ -1,0 +1,223 @@
+"""Reproducibility check: build one target twice from empty caches and compare image digests.
+
+Each build runs ``docker buildx bake --no-cache`` with the target's output replaced by
+``type=oci,dest=FILE,rewrite-timestamp=true`` (the exporter that honours SOURCE_DATE_EPOCH on
+the ``docker`` driver with the containerd store), default attestations off (their build
+timestamps would differ by design). The target must pass a ``SOURCE_DATE_EPOCH`` build arg --
+in rocm-bake's bake files, a variable holding the pins' commit date. The first build's tarball
+is then arch-audited against the target's cell arch (archaudit.cells).
+
+When the builds differ, the first differing layer and its files are named (reprodiff). With an
+expectation (``--expect FILE``, written by ``--record FILE`` from a reproducible run: the digest
+on any machine) the first build is also compared with it, and a differing input (a base image
+named by a ``*_IMAGE`` build arg) is named as the cause rather than the build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tarfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_bake.archaudit import cells, inputs
+from rocm_bake.builds import request as build
+from rocm_bake.core.errors import EXIT_FAILED, RocmBakeError, UsageError
+from rocm_bake.docker import buildx, preflight
+from rocm_bake.model import entitlements
+from rocm_bake.reproducible import diff as reprodiff
+
+EPOCH_ARG = "SOURCE_DATE_EPOCH"
+# A build arg whose name ends so names a base image: an input of the build.
+IMAGE_ARG_SUFFIX = "_IMAGE"
+
+
+@dataclass(frozen=True)
+class Image:
+    """What one build produced: its OCI tarball and the image's manifest, config and layers."""
+
+    tarball: Path
+    digest: str
+    config: str
+    layers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    target: str
+    source_date_epoch: str
+    images: tuple[Image, ...]
+    # The arch audit of the first build's OCI tarball against the target's cell arch.
+    arch_audit: cells.CellAudit | None = None
+    # The first differing layer of the builds and its files (empty when reproducible).
+    layer_changes: tuple[str, ...] = ()
+    # How the first build differs from the expectation: None when none was given, () when
+    # it matches.
+    unexpected: tuple[str, ...] | None = None
+
+    @property
+    def reproducible(self) -> bool:
+        return len({image.digest for image in self.images}) == 1
+
+    @property
+    def as_expected(self) -> bool:
+        return not self.unexpected
+
+    @property
+    def exit_code(self) -> int:
+        """0 reproducible (and as expected) with the right archs, 1 digests differ, not the
+        expected one or a wrong arch, 2 the audit could not read the image."""
+        audit_code = self.arch_audit.exit_code if self.arch_audit is not None else 0
+        if audit_code == EXIT_FAILED:
+            return EXIT_FAILED
+        return 1 if audit_code or not self.reproducible or not self.as_expected else 0
+
+    def differences(self) -> list[str]:
+        """What differs between the first build and each later one."""
+        first, out = self.images[0], []
+        for number, other in enumerate(self.images[1:], 2):
+            if other.config != first.config:
+                out.append(f"build {number}: image config differs")
+            if len(other.layers) != len(first.layers):
+                out.append(f"build {number}: {len(other.layers)} layers, build 1 has "
+                           f"{len(first.layers)}")
+            out += [f"build {number}: layer {i} differs ({a} vs {b})"
+                    for i, (a, b) in enumerate(zip(first.layers, other.layers, strict=False), 1)
+                    if a != b]
+        return out
+
+
+def read_image(tarball: Path) -> Image:
+    """The image in an OCI layout tarball written by buildx's ``type=oci`` exporter."""
+    try:
+        with tarfile.open(tarball) as archive:
+            descriptor, manifest = inputs.oci_manifest(archive)
+    except (OSError, tarfile.TarError, KeyError, TypeError, AttributeError,
+            json.JSONDecodeError, inputs.InputError) as exc:
+        raise RocmBakeError(f"cannot read OCI tarball {tarball}: {exc}") from None
+    try:
+        return Image(tarball, descriptor["digest"], manifest["config"]["digest"],
+                     tuple(layer["digest"] for layer in manifest.get("layers", [])))
+    except (KeyError, TypeError) as exc:
+        raise RocmBakeError(f"cannot read OCI tarball {tarball}: no {exc} in its manifest"
+                            ) from None
+
+
+def _epoch(prepared: build.PreparedBuild, target: str) -> str:
+    args = prepared.plan.targets[target].get("args") or {}
+    value = args.get(EPOCH_ARG)
+    if not value:
+        raise RocmBakeError(f"target {target} passes no {EPOCH_ARG} build arg: give the bake "
+                            f"file a {EPOCH_ARG} variable (the pins' commit date) and pass it")
+    if not str(value).isdigit():
+        raise RocmBakeError(f"{EPOCH_ARG}={value!r} of target {target} is not a Unix time")
+    return str(value)
+
+
+def prepare(target: str, files: Sequence[str], sets: Sequence[str] = (),
+            env: Mapping[str, str] | None = None) -> tuple[build.PreparedBuild, str]:
+    """Check the request against the bake model; returns the prepared build and the epoch."""
+    request = build.BuildRequest(targets=[target], files=list(files), sets=list(sets))
+    prepared = build.prepare(request, env)
+    if target not in prepared.definition.target_names:
+        raise UsageError(f"verify-repro needs one target (e.g. vllm-gfx950), {target!r} is a "
+                         "group")
+    return prepared, _epoch(prepared, target)
+
+
+def fs_entitlements(prepared: build.PreparedBuild, writes: Sequence[Path],
+                    cwd: Path | None = None) -> list[str]:
+    """The grants for one repro build: the plan's, plus writing the OCI tarball's directory."""
+    return entitlements.for_plan(prepared.plan, cwd, writes)
+
+
+def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: Path,
+               env: Mapping[str, str]) -> Image:
+    """One ``--no-cache`` build of the target into an OCI tarball."""
+    request = prepared.request
+    output = f"{target}.output=type=oci,dest={tarball},rewrite-timestamp=true"
+    argv = buildx.bake_argv(request.files, [target], [*request.target_overrides(), output],
+                            progress="plain", no_cache=True,
+                            allow=fs_entitlements(prepared, [tarball.parent]))
+    full_env = {**env, **prepared.invocation.env, EPOCH_ARG: epoch,
+                "BUILDX_NO_DEFAULT_ATTESTATIONS": "1"}
+    log = tarball.with_suffix(".log")
+    with log.open("w") as handle:
+        result = subprocess.run(argv, env=full_env, stdout=handle, stderr=subprocess.STDOUT,
+                                check=False)
+    if result.returncode != 0:
+        lines = log.read_text(errors="replace").strip().splitlines() or ["no output"]
+        raise RocmBakeError(f"build of {target} failed (exit {result.returncode}): "
+                            f"{lines[-1][:200]} (log: {log})")
+    return read_image(tarball)
+
+
+def input_images(prepared: build.PreparedBuild) -> list[str]:
+    """The base images of a build: every ``*_IMAGE`` build arg of its targets."""
+    return sorted({str(value) for spec in prepared.plan.targets.values()
+                   for name, value in (spec.get("args") or {}).items()
+                   if name.endswith(IMAGE_ARG_SUFFIX) and value})
+
+
+def input_layers(images: Sequence[str], env: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each input image's content: its layers' diff IDs in the engine (a reference pinned
+    by digest is its own identity)."""
+    out = {}
+    for image in images:
+        layers = buildx.image_layers(image, env)
+        if layers is None:
+            if "@sha256:" not in image:
+                raise RocmBakeError(f"input image {image} is neither in the engine nor pinned "
+                                    "by digest: cannot say what the build was made from")
+            layers = [image.rsplit("@", 1)[1]]
+        out[image] = layers
+    return out
+
+
+def verify(target: str, files: Sequence[str], workdir: Path, sets: Sequence[str] = (),
+           runs: int = 2, env: Mapping[str, str] | None = None,
+           expect: Path | None = None, record: Path | None = None) -> Verdict:
+    """Build ``target`` ``runs`` times into ``workdir`` and compare what came out (with each
+    other, and with the expectation ``expect``); a reproducible result is written to
+    ``record``."""
+    if runs < 2:
+        raise UsageError("verify-repro needs at least 2 runs")
+    expected = reprodiff.load(expect) if expect is not None else None
+    if expected is not None and expected.target != target:
+        raise UsageError(f"{expect} is the expectation of {expected.target}, not {target}")
+    base_env = dict(os.environ if env is None else env)
+    prepared, epoch = prepare(target, files, sets, base_env)
+    base_env.update(preflight.ensure_builder({**base_env, **prepared.invocation.env}))
+    workdir.mkdir(parents=True, exist_ok=True)
+    images = tuple(build_once(prepared, target, epoch, workdir / f"build-{n}.tar", base_env)
+                   for n in range(1, runs + 1))
+    changes: list[str] = []
+    for other in images[1:]:
+        if other.digest != images[0].digest:
+            changes = reprodiff.first_difference(images[0].tarball, other.tarball)
+            break
+    layers = input_layers(input_images(prepared), base_env) if expect or record else {}
+    unexpected = None
+    if expected is not None:
+        unexpected = tuple(reprodiff.compare(expected, images[0].tarball, layers))
+    verdict = Verdict(target, epoch, images, audit_image(prepared, target, images[0], base_env),
+                      tuple(changes), unexpected)
+    if record is not None and verdict.reproducible:
+        reprodiff.save(reprodiff.record(target, images[0].tarball, layers), record)
+    return verdict
+
+
+def audit_image(prepared: build.PreparedBuild, target: str, image: Image,
+                env: Mapping[str, str]) -> cells.CellAudit | None:
+    """The arch audit of a built image's OCI tarball against the target's cell arch (None
+    when the bake files have no cells: no GPU_ARCHS)."""
+    archs = build.cell_archs(prepared.definition)
+    if not archs:
+        return None
+    arch = cells.cell_arch(target, archs)
+    tarball = str(image.tarball)
+    return cells.audit_artifacts(target, arch, cells.Artifacts((tarball,), (tarball,)), env,
+                                 cells.no_gpu_code(prepared.plan.targets[target]))
