@@ -71,7 +71,11 @@ GOOD = {
                                     f"ENV {BASE_ENV}\nRUN apt-get update && apt-get install -y "
                                     f"--no-install-recommends {APT}\n"),
     "dockerfiles/torch.Dockerfile": (
-        BUILD.format(name="build", flags='CMAKE_PREFIX_PATH="$(python -c 1)"')
+        "FROM base AS build\n"
+        "RUN update-alternatives --install /usr/bin/gcc gcc /usr/bin/gcc-13 130 "
+        "--slave /usr/bin/g++ g++ /usr/bin/g++-13\n"
+        "RUN python tools/amd_build/build_amd.py\n"
+        'RUN CMAKE_PREFIX_PATH="$(python -c 1)" pip wheel -w /wheels .\n'
         + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"),
     "dockerfiles/other.Dockerfile": (
         BUILD.format(name="triton", flags="true &&")
@@ -89,7 +93,9 @@ GOOD = {
           "VLLM_TARGET_DEVICE=rocm\n"
         + "RUN CCACHE_BASEDIR=/src SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0+rocm.csrc.build "
           "PYTHONDONTWRITEBYTECODE=1 LDFLAGS=-fuse-ld=mold python setup.py bdist_wheel\n"
-        + "FROM csrc AS build\nRUN VLLM_USE_PRECOMPILED=1 VLLM_PRECOMPILED_WHEEL_LOCATION=/w "
+        + "FROM csrc AS build\n"
+          "RUN python tools/vllm-rocm/pin_rocm_dependencies.py /w requirements/rocm.txt\n"
+          "RUN VLLM_USE_PRECOMPILED=1 VLLM_PRECOMPILED_WHEEL_LOCATION=/w "
           "VLLM_DOCKER_BUILD_CONTEXT=1 VLLM_REQUIRE_RUST_FRONTEND=1 pip wheel -w /wheels .\n"
         + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"
           "COPY --from=amdsmi /wheels/ /wheels/\n"
