@@ -169,7 +169,23 @@ CASES: dict[str, tuple[dict[str, str], str]] = {
     "build-flags": (replace("dockerfiles/vllm.Dockerfile", " VLLM_REQUIRE_RUST_FRONTEND=1", ""),
                     "stage build_vllm_wheel_release builds with VLLM_REQUIRE_RUST_FRONTEND=1 "
                     "(implied: the stage ships the Rust frontend"),
+    "build-toolchain": (replace("dockerfiles/torch.Dockerfile", "/usr/bin/gcc-13 130",
+                                "/usr/bin/gcc-12 120"),
+                        "build_pytorch builds with /usr/bin/gcc switched to /usr/bin/gcc-13 "
+                        "(update-alternatives, Dockerfile.rocm_base:142); here it is "
+                        "/usr/bin/gcc-12 (torch.Dockerfile:2)"),
+    "build-scripts": (replace("dockerfiles/vllm.Dockerfile", "tools/vllm-rocm/", "tools/"),
+                      "build_vllm_wheel_release runs the source's "
+                      "tools/vllm-rocm/pin_rocm_dependencies.py (Dockerfile.rocm:654); this "
+                      "stage does not: run it from the source tree here"),
 }
+# The other direction of build-flags: a flag set off here that upstream leaves at its default.
+OFF_CASE = (replace("dockerfiles/other.Dockerfile", "RUN true && pip wheel",
+                    "RUN TRITON_BUILD_PROTON=OFF pip wheel"),
+            "dockerfiles/other.Dockerfile:1: build-flags: this stage builds with "
+            "TRITON_BUILD_PROTON=OFF (other.Dockerfile:2); upstream's Dockerfile.rocm_base stage "
+            "build_triton leaves TRITON_BUILD_PROTON at its source's default: drop "
+            "TRITON_BUILD_PROTON=OFF")
 
 
 def findings(root: Path, files: dict[str, str]) -> list[str]:
@@ -193,6 +209,11 @@ def test_rule_catches_its_bad_case(rule: str, tmp_path: Path) -> None:
     bad, names = CASES[rule]
     found = findings(tmp_path, bad)
     assert any(f": {rule}: " in f and names in f for f in found), found
+
+
+def test_a_flag_turned_off_here_that_upstream_leaves_at_its_default(tmp_path: Path) -> None:
+    bad, line = OFF_CASE
+    assert findings(tmp_path, bad) == [line]
 
 
 def test_the_committed_snapshot_holds_upstreams_dockerfiles() -> None:
