@@ -50,6 +50,21 @@ def requires(wheel: Path) -> dict[str, list[str]]:
     return out
 
 
+def _same(specifier: str, version: str) -> bool:
+    """``specifier`` is exactly ``==version`` (versions compared as PEP 440 versions when
+    packaging is installed, as in every image here; else as written)."""
+    if not specifier.startswith("==") or "," in specifier:
+        return False
+    try:
+        from packaging.version import InvalidVersion, Version
+    except ImportError:
+        return specifier[2:] == version
+    try:
+        return Version(specifier[2:]) == Version(version)
+    except InvalidVersion:
+        return specifier[2:] == version
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print("usage: check-requires.py WHEEL DIR...", file=sys.stderr)
@@ -66,7 +81,7 @@ def main(argv: list[str]) -> int:
         if specifiers is None:
             problems.append(f"{wheel.name} does not require {name} (the cell built "
                             f"{name} {version})")
-        elif f"=={version}" not in specifiers:
+        elif not any(_same(s, version) for s in specifiers):
             problems.append(f"{wheel.name} requires {name}{','.join(specifiers)}, not "
                             f"{name}=={version} (the cell's wheel)")
     for problem in problems:

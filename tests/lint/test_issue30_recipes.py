@@ -73,21 +73,27 @@ def test_the_locks_family_finds_torchs_requirements_from_the_index_before_the_fi
                for f in found), found
 
 
+def conformance_with_policy(root: Path, files: dict[str, str], rules: str) -> list[str]:
+    """The conformance family on the small repository of test_upstream_dockerfiles, with
+    ``rules`` as the policy file (policy.toml at the root)."""
+    files = {"upstream-dockerfiles.toml": config(STAGES), **files,
+             "upstream.toml": "# no [[component]]\n", "policy.toml": rules}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    settings = upstream.Settings(config=root / "upstream.toml",
+                                 dockerfiles=root / "upstream-dockerfiles.toml")
+    return [str(f) for f in lint.run(root, [root / "docker-bake.hcl"], ["conformance"],
+                                     root / "policy.toml", settings)]
+
+
 def test_an_open_waiver_waives_nothing_and_is_a_finding_at_its_line(tmp_path: Path) -> None:
     bad = {**GOOD, "dockerfiles/base.Dockerfile":
            GOOD["dockerfiles/base.Dockerfile"].replace(" gcc-13 g++-13", " g++-13")}
-    rules = tmp_path / "policy.toml"
-    rules.write_text('# waivers\n\n[[exception]]\nrule = "apt-base"\n'
-                     'file = "dockerfiles/base.Dockerfile"\ncontains = "installs gcc-13 "\n'
-                     'reason = "OPEN: no build here has shown the link error yet"\n')
-    files = {"upstream-dockerfiles.toml": config(STAGES), **bad}
-    for name, text in {**files, "upstream.toml": "# no [[component]]\n"}.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    settings = upstream.Settings(config=tmp_path / "upstream.toml",
-                                 dockerfiles=tmp_path / "upstream-dockerfiles.toml")
-    found = [str(f) for f in lint.run(tmp_path, [tmp_path / "docker-bake.hcl"],
-                                      ["conformance"], rules, settings)]
+    found = conformance_with_policy(
+        tmp_path, bad, '# waivers\n\n[[exception]]\nrule = "apt-base"\n'
+                       'file = "dockerfiles/base.Dockerfile"\ncontains = "installs gcc-13 "\n'
+                       'reason = "OPEN: no build here has shown the link error yet"\n')
     assert found == [
         "dockerfiles/base.Dockerfile:4: apt-base: upstream's base installs gcc-13 "
         "(Dockerfile.rocm_base stage base:46); this base does not",
@@ -123,6 +129,18 @@ def test_a_stale_implied_entry_of_the_upstream_dockerfiles_config_is_a_finding(
         f"upstream-dockerfiles.toml:{line}: lint-policy: [[dockerfiles.implied]] USE_NOTHING=1 "
         "matches nothing: neither upstream's base nor this base installs libnothing-dev; "
         "remove it (or correct it)"]
+
+
+def test_a_stale_waiver_of_an_upstream_dockerfiles_finding_is_a_finding(tmp_path: Path
+                                                                        ) -> None:
+    # build_mori is mapped (test_upstream_dockerfiles.STAGES): nothing is left to waive
+    found = conformance_with_policy(
+        tmp_path, GOOD, '[[exception]]\nrule = "build-components"\n'
+                        'file = "upstream-dockerfiles.toml"\ncontains = "stage build_mori "\n'
+                        'reason = "MoRI is not a component here"\n')
+    assert found == [
+        "policy.toml:1: lint-policy: exception for build-components in "
+        "upstream-dockerfiles.toml matches no finding: remove it"]
 
 
 def test_a_failing_bake_model_gives_no_advice_on_waivers(tmp_path: Path) -> None:

@@ -150,4 +150,10 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
                                              upstream.load_config(metadata.config))
             findings += locks.check_locks(definition, list(bake_files), targets, root, fetched)
         fetched.save()
-    return findings, _checked_files(root, bake_files, paths, targets), True
+    checked = _checked_files(root, bake_files, paths, targets)
+    if "conformance" in families:
+        # its findings also point at its own config files (an unmapped upstream stage is
+        # upstream-dockerfiles.toml's): their waivers are judged, stale ones reported
+        checked |= {relative(p, root) for p in (metadata.config, metadata.dockerfiles)
+                    if p is not None and p.is_file()}
+    return findings, checked, True
