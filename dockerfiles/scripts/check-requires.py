@@ -17,6 +17,8 @@ import zipfile
 from email.parser import HeaderParser
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 
 def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -51,14 +53,10 @@ def requires(wheel: Path) -> dict[str, list[str]]:
 
 
 def _same(specifier: str, version: str) -> bool:
-    """``specifier`` is exactly ``==version`` (versions compared as PEP 440 versions when
-    packaging is installed, as in every image here; else as written)."""
+    """``specifier`` is exactly ``==version`` (compared as PEP 440 versions; packaging is in
+    every image here, from the base lock)."""
     if not specifier.startswith("==") or "," in specifier:
         return False
-    try:
-        from packaging.version import InvalidVersion, Version
-    except ImportError:
-        return specifier[2:] == version
     try:
         return Version(specifier[2:]) == Version(version)
     except InvalidVersion:
