@@ -16,7 +16,9 @@ from pathlib import Path
 from rocm_bake_checks import lint
 from rocm_bake_checks.lint import policy, upstream
 from tests.conftest import ROOT
+from tests.lint.cases import FROM, target
 from tests.lint.pyindex import make_wheel
+from tests.lint.test_rules import write
 from tests.lint.test_upstream_dockerfiles import GOOD, STAGES, config, findings
 
 BEFORE = Path(__file__).parent / "fixtures" / "issue30-main"
@@ -201,3 +203,48 @@ def test_no_index_after_the_lock_fails_in_one_line_naming_what_the_lock_lacks(
                              capture_output=True, text=True, check=False)
     assert checked.returncode != 0
     assert "No matching distribution found for beta>=1" in checked.stderr
+
+
+LOCKED = ("COPY locks/app.txt /opt/locks/app.txt\n"
+          "RUN pip install --require-hashes -r /opt/locks/app.txt \\\n"
+          "    && pip install --no-index -r requirements.txt\n")
+
+
+def lint_locks(root: Path, dockerfile: str, components: str = "") -> list[str]:
+    files = {"docker-bake.hcl": target(), "Dockerfile": FROM + dockerfile,
+             "locks/app.txt": "six==1.17.0 \\\n    --hash=sha256:" + "ab" * 32 + "\n",
+             "upstream.toml": components or "# no [[component]]\n"}
+    bake_file = write(root, files)
+    settings = upstream.Settings(config=root / "upstream.toml")
+    return [str(f) for f in lint.run(root, [bake_file], ["locks"], root / "no-policy.toml",
+                                     settings)]
+
+
+def test_no_index_after_the_lock_is_locked_and_its_file_an_input_of_the_lock(tmp_path: Path
+                                                                              ) -> None:
+    # the source's requirements.txt, checked against the lock, but no input of it
+    assert lint_locks(tmp_path / "a", LOCKED) == [
+        "Dockerfile:3: lock-inputs: pip install --no-index -r requirements.txt: the source's "
+        "requirements.txt is no input of the lock (no upstream.toml [[component]] for "
+        "Dockerfile lists it in `installs`), so the lock is checked against it only when the "
+        "image is built: record the file at the pin in the snapshot (`inv lint --online "
+        "--record`), declare it, then `inv lock`"]
+    # declared in upstream.toml: `inv lock` resolves the lock from it
+    declared = ('[[component]]\nname = "app"\ndockerfile = "Dockerfile"\n'
+                'base = "https://example.invalid/app"\nbuild-system = "pyproject.toml"\n'
+                'installs = ["requirements.txt"]\n')
+    assert lint_locks(tmp_path / "b", LOCKED, declared) == []
+
+
+def test_no_index_with_no_lock_installed_first_is_unlocked(tmp_path: Path) -> None:
+    found = lint_locks(tmp_path, "COPY locks/app.txt /opt/locks/app.txt\n"
+                                 "RUN pip install --no-index -r requirements.txt\n"
+                                 "RUN pip install --require-hashes -r /opt/locks/app.txt\n")
+    assert "Dockerfile:3: pip-unlocked: pip install: --no-index installs from what is already " \
+           "installed: install the component's lock first, in the same RUN " \
+           "(-r .../locks/<component>.txt)" in found, found
+    # an index (or links) with --no-index is an index install like any other
+    found = lint_locks(tmp_path / "c", "COPY locks/app.txt /opt/locks/app.txt\n"
+                       "RUN pip install --require-hashes -r /opt/locks/app.txt \\\n"
+                       "    && pip install --no-index --find-links /w -r requirements.txt\n")
+    assert any(": pip-unlocked: pip install: without --require-hashes" in f for f in found), found
