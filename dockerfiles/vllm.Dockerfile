@@ -159,6 +159,7 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 COPY --from=rust /src/vllm/vllm/vllm-rs /src/vllm/vllm/vllm-rs
 COPY --from=rust /src/vllm/vllm/_rust_*.so /src/vllm/vllm/
 COPY --from=rust /var/log/rocm-bake/compiler-cache/ /var/log/rocm-bake/compiler-cache/
+COPY checks/check-requires.py /opt/rocm-bake/bin/check-requires.py
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \

@@ -22,7 +22,7 @@ from tests.lint.test_rules import write
 from tests.lint.test_upstream_dockerfiles import GOOD, STAGES, config, findings
 
 BEFORE = Path(__file__).parent / "fixtures" / "issue30-main"
-SCRIPTS = ROOT / "dockerfiles" / "scripts"
+CHECKS = ROOT / "dockerfiles" / "checks"
 
 
 def repository_before(tmp_path: Path) -> Path:
@@ -161,7 +161,7 @@ def test_a_failing_bake_model_gives_no_advice_on_waivers(tmp_path: Path) -> None
 
 
 def _run_script(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPTS / "check-requires.py"), *map(str, args)],
+    return subprocess.run([sys.executable, str(CHECKS / "check-requires.py"), *map(str, args)],
                           capture_output=True, text=True, check=False)
 
 

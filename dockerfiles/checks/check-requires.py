@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """check-requires.py WHEEL DIR... -- the built WHEEL requires exactly the wheels in the DIRs.
 
+(In dockerfiles/checks/, copied by the one stage that runs it -- vllm.Dockerfile's build --
+rather than with dockerfiles/scripts/ into every base image.)
+
 For every ``*.whl`` in the DIRs (the cell's own torch, triton, amdsmi, ... wheels), WHEEL's
 ``Requires-Dist`` must name that distribution at exactly that version (``name==version``):
 what upstream's pin_rocm_dependencies.py writes into vLLM's requirements before the vLLM wheel
