@@ -69,7 +69,9 @@ GOOD = {
     "docker-bake.hcl": BAKE,
     "dockerfiles/base.Dockerfile": ("FROM ubuntu AS base\nARG PYTHON_VERSION\n"
                                     f"ENV {BASE_ENV}\nRUN apt-get update && apt-get install -y "
-                                    f"--no-install-recommends {APT}\n"),
+                                    f"--no-install-recommends {APT}\n"
+                                    "RUN update-alternatives --install /usr/bin/python3 python3 "
+                                    "/usr/bin/python${PYTHON_VERSION} 1\n"),
     "dockerfiles/torch.Dockerfile": (
         "FROM base AS build\n"
         "RUN update-alternatives --install /usr/bin/gcc gcc /usr/bin/gcc-13 130 "
@@ -214,6 +216,16 @@ def test_rule_catches_its_bad_case(rule: str, tmp_path: Path) -> None:
 def test_a_flag_turned_off_here_that_upstream_leaves_at_its_default(tmp_path: Path) -> None:
     bad, line = OFF_CASE
     assert findings(tmp_path, bad) == [line]
+
+
+def test_a_switch_in_upstreams_base_stage_counts_for_every_stage_built_on_it(tmp_path: Path
+                                                                            ) -> None:
+    # Dockerfile.rocm_base's base stage points python3 at the deadsnakes Python (line 46's RUN)
+    bad = replace("dockerfiles/base.Dockerfile", "RUN update-alternatives", "RUN true ||")
+    found = [f for f in findings(tmp_path, bad) if ": build-toolchain: " in f]
+    assert len(found) == 8 and all(   # the 8 mapped stages of Dockerfile.rocm_base
+        "builds with /usr/bin/python3 switched to /usr/bin/python3.12 (update-alternatives, "
+        "Dockerfile.rocm_base:46); here it is not switched" in f for f in found), found
 
 
 def test_the_committed_snapshot_holds_upstreams_dockerfiles() -> None:

@@ -3,8 +3,9 @@ mapped in ``upstream-dockerfiles.toml`` [dockerfiles.stages]:
 
 - ``build-toolchain``: every ``update-alternatives --install LINK NAME PATH PRIORITY`` (and
   each of its ``--slave LINK NAME PATH``) of upstream's stage and the stages of its file it is
-  built ``FROM`` selects the same PATH for LINK in the stage here: its ``FROM`` chain or the
-  base Dockerfile (e.g. torch 2.12 built with gcc-13, not the distribution's gcc);
+  built ``FROM`` (its file's base stage included, so a switch moved into upstream's base still
+  counts) selects the same PATH for LINK in the stage here: its ``FROM`` chain or the base
+  Dockerfile (e.g. torch 2.12 built with gcc-13, not the distribution's gcc);
 - ``build-scripts``: every script of the source that upstream's stage runs (``python[3]
   PATH.py``, PATH as written or the source path a ``COPY`` from the build context put there;
   ``setup.py`` is the build itself, compared by build-components and build-flags) is run by
@@ -15,14 +16,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_bake_checks.lint import stages
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage
-from rocm_bake_checks.lint.findings import Finding
+from rocm_bake_checks.lint.findings import Finding, LintError
 from rocm_bake_checks.lint.upstreamdocker import Upstream, split
 
 _ALTERNATIVES = re.compile(r"\bupdate-alternatives\s+(--install\b.*?)(?=&&|\|\||;|\||$)", re.S)
@@ -51,17 +52,22 @@ def _words(text: str) -> list[str]:
         return text.split()
 
 
-def alternatives(parsed: Dockerfile, chain: list[Stage]) -> dict[str, Step]:
-    """LINK -> (PATH it is switched to, where) of every ``update-alternatives --install``."""
+def alternatives(parsed: Dockerfile, chain: list[Stage],
+                 values: Mapping[str, str] | None = None) -> dict[str, Step]:
+    """LINK -> (PATH it is switched to, where) of every ``update-alternatives --install``
+    (``$VARIABLES`` expanded from the file's ARG defaults and ``values``)."""
     out: dict[str, Step] = {}
     for link in chain:
+        known = {**{n: a.default or "" for n, a in parsed.global_args.items()},
+                 **{n: a.default or "" for n, a in link.args.items()}, **(values or {})}
         for instruction in stages.runs(link):
             body = instruction.body.replace("\\\n", " ")
             for match in _ALTERNATIVES.finditer(body):
                 words = _words(match.group(1))
                 for index, word in enumerate(words):
                     if word in ("--install", "--slave") and len(words) > index + 3:
-                        target, path = words[index + 1], words[index + 3]
+                        target = stages.expand(words[index + 1], known)
+                        path = stages.expand(words[index + 3], known)
                         out.setdefault(target, Step(path,
                                                     f"{parsed.path.name}:{instruction.line}"))
     return out
@@ -91,7 +97,8 @@ def _ours(up: Upstream, root: Path, files: Dockerfiles, ref: str
     file, name = split(up.settings.stages[ref].ours, f"{up.settings.config} [dockerfiles.stages]")
     parsed = files.get(root / file)
     stage = parsed.stage(name)
-    assert stage is not None     # buildflags.our_flags has checked it
+    if stage is None:
+        raise LintError(f"{up.settings.config}: {ref}: {file} has no stage {name!r}")
     return parsed, _own_chain(parsed, stage, roots=True), file, stage.base.line
 
 
@@ -99,15 +106,17 @@ def _runs(have: dict[str, Step], path: str) -> bool:
     return any(mine == path or mine.endswith("/" + path) for mine in have)
 
 
-def check(up: Upstream, root: Path, files: Dockerfiles) -> Iterator[Finding]:
+def check(up: Upstream, root: Path, files: Dockerfiles,
+          values: Mapping[str, str]) -> Iterator[Finding]:
     base = files.get(root / up.settings.ours_base)
-    base_switches = alternatives(base, base.stages)
+    base_switches = alternatives(base, base.stages, values)
     for ref in up.settings.stages:
         parsed, stage = up.stage(ref)
         theirs = _own_chain(parsed, stage, roots=False)
         mine, chain, file, line = _ours(up, root, files, ref)
-        switched = {**base_switches, **alternatives(mine, chain)}
-        for target, step in sorted(alternatives(parsed, theirs).items()):
+        switched = {**base_switches, **alternatives(mine, chain, values)}
+        upstream_switches = alternatives(parsed, _own_chain(parsed, stage, roots=True), values)
+        for target, step in sorted(upstream_switches.items()):
             have = switched.get(target)
             if have is None or have.what != step.what:
                 now = f"it is {have.what} ({have.where})" if have else "it is not switched"

@@ -41,4 +41,4 @@ def check(definition: Definition, targets: list[BakeTarget], root: Path,
             *runtimeenv.check(up, root, files, values),
             *releasewheels.check(up, targets, files, root, dists),
             *buildflags.check(up, root, files, values),
-            *buildsteps.check(up, root, files)]
+            *buildsteps.check(up, root, files, values)]
