@@ -56,8 +56,8 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 # lines go first (drop-requirement.py), so torch builds with CMAKE_VERSION and NINJA_VERSION,
 # checked after.  They come from the torch lock, never the index: the lock is installed by
 # sha256, then requirements.txt with --no-index, which only checks it against what is
-# installed; a requirement the lock lacks (or pins otherwise) fails this step with pip's one
-# line "No matching distribution found for <requirement>" (add it to the lock: `inv lock`).
+# installed; a requirement the lock lacks (or pins otherwise) fails this step with pip's
+# "ERROR: No matching distribution found for <requirement>" (add it to the lock: `inv lock`).
 # The wheel's version is version.txt + "+git<7 hex>" (no PYTORCH_BUILD_VERSION, as upstream
 # builds it): checked to be PYTORCH_VERSION+git<PYTORCH_COMMIT>, what the published vLLM
 # 0.28.0+rocm723 wheels carry (2.12.0+git6bbd260).
