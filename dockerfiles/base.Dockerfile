@@ -44,9 +44,15 @@ RUN --network=none test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSI
     && test -n "${HCC_AMDGPU_TARGET}" \
     && test -z "$(printf '%s' "${HCC_AMDGPU_TARGET}" | tr -dc ';')"
 
-# OS build dependencies, CPython from the deadsnakes PPA (22.04 ships 3.10), ccache.
+# OS build dependencies, CPython from the deadsnakes PPA (22.04 ships 3.10), ccache, and
+# gcc-13/g++-13 from the ubuntu-toolchain-r/test PPA: vllm-project/vllm docker/Dockerfile.rocm_base
+# (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) adds both PPAs at lines 48-50
+# and installs gcc-13 g++-13 at line 54 for its torch builds ("torch 2.12 emits float->__bf16
+# libcalls (__truncsfbf2) absent from gcc-11 libgcc", line 141); torch.Dockerfile switches to
+# them for torch, torchvision and torchaudio only, as upstream does; every other build keeps
+# jammy's gcc-11.
 # Not version-pinned (DL3008; lint apt-pin and apt-repository, waived in lint/policy.toml),
-# deliberately: the base image digest fixes the Ubuntu release and the PPA drops old builds,
+# deliberately: the base image digest fixes the Ubuntu release and the PPAs drop old builds,
 # so exact apt pins would break on every PPA update; the exact Python and every wheel land in
 # the runtime images' versions.json instead.  The PPA step is tried three times, as vLLM's
 # docker/Dockerfile.rocm_base does (Launchpad's key server fails now and then); the third
@@ -58,7 +64,8 @@ RUN --network=none test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSI
 RUN apt-get update \
     && apt-get install -y --no-install-recommends software-properties-common gpg-agent \
     && for attempt in 1 2 3; do \
-           add-apt-repository -y ppa:deadsnakes/ppa && break; \
+           add-apt-repository -y ppa:deadsnakes/ppa \
+               && add-apt-repository -y ppa:ubuntu-toolchain-r/test && break; \
            [ "${attempt}" -lt 3 ] || exit 1; \
            echo "add-apt-repository failed (attempt ${attempt} of 3); retrying" >&2; \
            sleep 5; \
@@ -70,6 +77,8 @@ RUN apt-get update \
         libnuma-dev libdrm-dev libelf-dev liblzma-dev libjpeg-dev libpng-dev \
         libaio-dev libibverbs-dev librdmacm-dev libopenmpi-dev libpci-dev \
         "python${PYTHON_VERSION}" "python${PYTHON_VERSION}-dev" "python${PYTHON_VERSION}-venv" \
+        gcc-13 g++-13 \
+    && gcc-13 --version && g++-13 --version \
     && rm -rf /var/lib/apt/lists/*
 
 # One interpreter for every stage: a venv, first on PATH, checked to be the pinned Python.

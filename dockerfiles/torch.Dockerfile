@@ -23,6 +23,15 @@ ARG CACHE_TYPE
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
+# torch, torchvision and torchaudio are built with gcc-13 (installed by base.Dockerfile from
+# the ubuntu-toolchain-r/test PPA), as vllm-project/vllm docker/Dockerfile.rocm_base (commit
+# 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) switches to it in build_pytorch
+# (line 142: "torch 2.12 emits float->__bf16 libcalls (__truncsfbf2) absent from gcc-11
+# libgcc") and in build_pytorch_runtime (line 163), which torchvision and torchaudio build on.
+RUN --network=none update-alternatives --install /usr/bin/gcc gcc /usr/bin/gcc-13 130 \
+        --slave /usr/bin/g++ g++ /usr/bin/g++-13 \
+    && gcc --version | grep -q ' 13\.' && g++ --version | grep -q ' 13\.'
+
 # Sources at their pinned commits (submodules follow the superproject's pins).
 RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/pytorch --submodules \
     && fetch-source.sh "${TORCHVISION_REPO}" "${TORCHVISION_REF}" "${TORCHVISION_COMMIT}" /src/vision \
@@ -41,10 +50,14 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 # vllm-project/vllm docker/Dockerfile.rocm_base (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a)
 # has it; the import check fails if CMake did not find MPI (it would otherwise drop it silently).
 # torch's own requirements (requirements.txt, which may include requirements-build.txt) are
-# installed first, as vllm-project/vllm docker/Dockerfile.rocm_base (v0.28.0) does after its
-# `pip install -U 'cmake<4' ninja`; ROCm/pytorch's requirements-build.txt pins cmake==4.0.0 on
-# some branches, which would replace the base's cmake.  Their cmake and ninja lines go first
-# (drop-requirement.py), so torch builds with CMAKE_VERSION and NINJA_VERSION, checked after.
+# installed first, as vllm-project/vllm docker/Dockerfile.rocm_base (v0.28.0, line 146) does
+# after its `pip install -U 'cmake<4' ninja`; ROCm/pytorch's requirements-build.txt pins
+# cmake==4.0.0 on some branches, which would replace the base's cmake.  Their cmake and ninja
+# lines go first (drop-requirement.py), so torch builds with CMAKE_VERSION and NINJA_VERSION,
+# checked after.  They come from the torch lock, never the index: the lock is installed by
+# sha256, then requirements.txt with --no-index, which only checks it against what is
+# installed; a requirement the lock lacks (or pins otherwise) fails this step with pip's
+# "ERROR: No matching distribution found for <requirement>" (add it to the lock: `inv lock`).
 # The wheel's version is version.txt + "+git<7 hex>" (no PYTORCH_BUILD_VERSION, as upstream
 # builds it): checked to be PYTORCH_VERSION+git<PYTORCH_COMMIT>, what the published vLLM
 # 0.28.0+rocm723 wheels carry (2.12.0+git6bbd260).
@@ -60,7 +73,8 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
             fi; \
         done; \
     done \
-    && pip install --no-cache-dir -r requirements.txt \
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/torch.txt \
+    && pip install --no-cache-dir --no-index -r requirements.txt \
     && python -P -c "from importlib.metadata import version as v; \
 assert (v('cmake'), v('ninja')) == ('${CMAKE_VERSION}', '${NINJA_VERSION}'), (v('cmake'), v('ninja'))" \
     && python tools/amd_build/build_amd.py \

@@ -25,7 +25,10 @@ ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_REF}" "${TRITON_COMMIT}" /src/triton
 
 # setup.py moved from python/ to the repository root in Triton 3.x.
-# TRITON_BUILD_PROTON=OFF: the profiler is not needed and pulls in more deps.
+# Built with Triton's profiler (Proton), as vllm-project/vllm docker/Dockerfile.rocm_base
+# (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT; stage build_triton, line 118)
+# builds it: TRITON_BUILD_PROTON left at Triton's default (ON), so the wheel carries
+# triton/profiler (checked below).
 # Note: Triton's setup downloads its LLVM build at this step, with no sha256 check (lint
 # build-download, waived in lint/policy.toml until that sha256 can be recorded; vLLM pins it
 # with TRITON_LLVM_SHA256 and TRITON_OFFLINE_BUILD=1).
@@ -34,8 +37,10 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     src=. && if [ ! -f setup.py ]; then src=python; fi \
-    && TRITON_BUILD_PROTON=OFF \
-       with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels "${src}" \
+    && with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels "${src}" \
+    && python -c "import glob, zipfile; w = glob.glob('/wheels/triton-*.whl')[0]; \
+assert any(n.startswith('triton/profiler/') for n in zipfile.ZipFile(w).namelist()), \
+w + ' lacks triton/profiler (Proton): upstream builds it'; print(w)" \
     && write-constraints.py --wheels /tmp/triton-wheel.txt /opt/rocm-bake/constraints.txt /wheels \
     && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/triton.txt \
         -r /tmp/triton-wheel.txt \

@@ -138,6 +138,13 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 # (read by setup.py's should_require_rust_frontend) makes its extensions non-optional, so a
 # missing artifact fails the build instead of setuptools-rust skipping it, and the wheel is
 # checked to carry both.
+# The wheel requires exactly the cell's own torch, torchvision, torchaudio, triton, amdsmi and
+# amd-aiter, as vllm-project/vllm docker/Dockerfile.rocm (commit
+# 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT; build_vllm_wheel_release, lines
+# 651-655) makes its release wheel: upstream's own tools/vllm-rocm/pin_rocm_dependencies.py,
+# run from the source tree, writes `name==version` of each wheel in one directory at the top of
+# requirements/rocm.txt (setup.py's install_requires on ROCm); check-requires.py then fails the
+# build unless the wheel's Requires-Dist names every one of them at that version.
 FROM deps AS build
 
 ARG VLLM_REF
@@ -152,11 +159,21 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 COPY --from=rust /src/vllm/vllm/vllm-rs /src/vllm/vllm/vllm-rs
 COPY --from=rust /src/vllm/vllm/_rust_*.so /src/vllm/vllm/
 COPY --from=rust /var/log/rocm-bake/compiler-cache/ /var/log/rocm-bake/compiler-cache/
+COPY checks/check-requires.py /opt/rocm-bake/bin/check-requires.py
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
-    python use_existing_torch.py \
+    --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
+    --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
+    --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
+    --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
+    shopt -s nullglob \
+    && python use_existing_torch.py \
     && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
+    && mkdir /tmp/rocm-wheels \
+    && ln -s /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl /deps/amdsmi/*.whl \
+        /tmp/rocm-wheels/ \
+    && python tools/vllm-rocm/pin_rocm_dependencies.py /tmp/rocm-wheels requirements/rocm.txt \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && VLLM_TARGET_DEVICE=rocm VLLM_REQUIRE_RUST_FRONTEND=1 \
        SETUPTOOLS_SCM_PRETEND_VERSION="${VLLM_REF#v}" \
@@ -164,7 +181,8 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     && python -c "import glob, zipfile; w = glob.glob('/wheels/vllm-*.whl')[0]; \
 names = zipfile.ZipFile(w).namelist(); \
 assert 'vllm/vllm-rs' in names and any(n.startswith('vllm/_rust_tool_parser') and n.endswith('.so') for n in names), \
-'vLLM wheel lacks its Rust frontend (vllm/vllm-rs, vllm/_rust_tool_parser*.so)'; print(w)"
+'vLLM wheel lacks its Rust frontend (vllm/vllm-rs, vllm/_rust_tool_parser*.so)'; print(w)" \
+    && check-requires.py /wheels/vllm-*.whl /tmp/rocm-wheels
 
 # The component's wheels: vllm and the amdsmi wheel it needs, so the wheels export
 # (dist/<arch>) carries amdsmi too and `pip install dist/<arch>/*.whl` gives a vLLM that

@@ -69,9 +69,15 @@ GOOD = {
     "docker-bake.hcl": BAKE,
     "dockerfiles/base.Dockerfile": ("FROM ubuntu AS base\nARG PYTHON_VERSION\n"
                                     f"ENV {BASE_ENV}\nRUN apt-get update && apt-get install -y "
-                                    f"--no-install-recommends {APT}\n"),
+                                    f"--no-install-recommends {APT}\n"
+                                    "RUN update-alternatives --install /usr/bin/python3 python3 "
+                                    "/usr/bin/python${PYTHON_VERSION} 1\n"),
     "dockerfiles/torch.Dockerfile": (
-        BUILD.format(name="build", flags='CMAKE_PREFIX_PATH="$(python -c 1)"')
+        "FROM base AS build\n"
+        "RUN update-alternatives --install /usr/bin/gcc gcc /usr/bin/gcc-13 130 "
+        "--slave /usr/bin/g++ g++ /usr/bin/g++-13\n"
+        "RUN python tools/amd_build/build_amd.py\n"
+        'RUN CMAKE_PREFIX_PATH="$(python -c 1)" pip wheel -w /wheels .\n'
         + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"),
     "dockerfiles/other.Dockerfile": (
         BUILD.format(name="triton", flags="true &&")
@@ -89,7 +95,9 @@ GOOD = {
           "VLLM_TARGET_DEVICE=rocm\n"
         + "RUN CCACHE_BASEDIR=/src SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0+rocm.csrc.build "
           "PYTHONDONTWRITEBYTECODE=1 LDFLAGS=-fuse-ld=mold python setup.py bdist_wheel\n"
-        + "FROM csrc AS build\nRUN VLLM_USE_PRECOMPILED=1 VLLM_PRECOMPILED_WHEEL_LOCATION=/w "
+        + "FROM csrc AS build\n"
+          "RUN python tools/vllm-rocm/pin_rocm_dependencies.py /w requirements/rocm.txt\n"
+          "RUN VLLM_USE_PRECOMPILED=1 VLLM_PRECOMPILED_WHEEL_LOCATION=/w "
           "VLLM_DOCKER_BUILD_CONTEXT=1 VLLM_REQUIRE_RUST_FRONTEND=1 pip wheel -w /wheels .\n"
         + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"
           "COPY --from=amdsmi /wheels/ /wheels/\n"
@@ -163,7 +171,23 @@ CASES: dict[str, tuple[dict[str, str], str]] = {
     "build-flags": (replace("dockerfiles/vllm.Dockerfile", " VLLM_REQUIRE_RUST_FRONTEND=1", ""),
                     "stage build_vllm_wheel_release builds with VLLM_REQUIRE_RUST_FRONTEND=1 "
                     "(implied: the stage ships the Rust frontend"),
+    "build-toolchain": (replace("dockerfiles/torch.Dockerfile", "/usr/bin/gcc-13 130",
+                                "/usr/bin/gcc-12 120"),
+                        "build_pytorch builds with /usr/bin/gcc switched to /usr/bin/gcc-13 "
+                        "(update-alternatives, Dockerfile.rocm_base:142); here it is "
+                        "/usr/bin/gcc-12 (torch.Dockerfile:2)"),
+    "build-scripts": (replace("dockerfiles/vllm.Dockerfile", "tools/vllm-rocm/", "tools/"),
+                      "build_vllm_wheel_release runs the source's "
+                      "tools/vllm-rocm/pin_rocm_dependencies.py (Dockerfile.rocm:654); this "
+                      "stage does not: run it from the source tree here"),
 }
+# The other direction of build-flags: a flag set off here that upstream leaves at its default.
+OFF_CASE = (replace("dockerfiles/other.Dockerfile", "RUN true && pip wheel",
+                    "RUN TRITON_BUILD_PROTON=OFF pip wheel"),
+            "dockerfiles/other.Dockerfile:1: build-flags: this stage builds with "
+            "TRITON_BUILD_PROTON=OFF (other.Dockerfile:2); upstream's Dockerfile.rocm_base stage "
+            "build_triton leaves TRITON_BUILD_PROTON at its source's default: drop "
+            "TRITON_BUILD_PROTON=OFF")
 
 
 def findings(root: Path, files: dict[str, str]) -> list[str]:
@@ -187,6 +211,21 @@ def test_rule_catches_its_bad_case(rule: str, tmp_path: Path) -> None:
     bad, names = CASES[rule]
     found = findings(tmp_path, bad)
     assert any(f": {rule}: " in f and names in f for f in found), found
+
+
+def test_a_flag_turned_off_here_that_upstream_leaves_at_its_default(tmp_path: Path) -> None:
+    bad, line = OFF_CASE
+    assert findings(tmp_path, bad) == [line]
+
+
+def test_a_switch_in_upstreams_base_stage_counts_for_every_stage_built_on_it(tmp_path: Path
+                                                                            ) -> None:
+    # Dockerfile.rocm_base's base stage points python3 at the deadsnakes Python (line 46's RUN)
+    bad = replace("dockerfiles/base.Dockerfile", "RUN update-alternatives", "RUN true ||")
+    found = [f for f in findings(tmp_path, bad) if ": build-toolchain: " in f]
+    assert len(found) == 8 and all(   # the 8 mapped stages of Dockerfile.rocm_base
+        "builds with /usr/bin/python3 switched to /usr/bin/python3.12 (update-alternatives, "
+        "Dockerfile.rocm_base:46); here it is not switched" in f for f in found), found
 
 
 def test_the_committed_snapshot_holds_upstreams_dockerfiles() -> None:

@@ -8,6 +8,12 @@
   below upstream's base, and the implied flags ([[dockerfiles.implied]]).  Ours are the same
   read of our stage's chain, plus its ARGs (set by the bake file), the base Dockerfile's ENV
   and the implied flags of our base.  A literal value must match; a ``$`` value only be set.
+  The other way too: a flag the stage here sets to an off value (``OFF``, ``0``, ``false``,
+  ``no``) that upstream's stage does not set turns off what upstream builds with its source's
+  default (e.g. Triton's profiler, ``TRITON_BUILD_PROTON``).
+- ``lint-policy`` (the config's own staleness): an ``[[dockerfiles.implied]]`` entry that
+  applies to nothing -- its package installed by neither base, its stage copied by no mapped
+  upstream stage, or a ``for`` naming a stage [dockerfiles.stages] does not map.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ from rocm_bake_checks.lint.bakemodel import relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage
 from rocm_bake_checks.lint.findings import Finding, LintError
-from rocm_bake_checks.lint.upstreamdocker import Upstream, split
+from rocm_bake_checks.lint.upstreamdocker import Implied, Upstream, split
 
 _BUILDS = re.compile(r"\bbdist_wheel\b|\bpip3?\s+wheel\b|\buv\s+build\b|\bbuild_rust\.sh\b"
                      r"|\bninja\s+install\b|\bmake\s+install\b")
 Flags = dict[str, tuple[str, str]]     # name -> (value, where)
+OFF = frozenset({"off", "0", "false", "no"})
 
 
 def _own(parsed: Dockerfile, link: Stage) -> bool:
@@ -49,16 +56,44 @@ def upstream_flags(up: Upstream, ref: str, packages: set[str]) -> Flags:
     parsed, stage = up.stage(ref)
     flags: Flags = {}
     _read(parsed, stage, flags)
-    origins = {s.origin for s in stages.sources(stage)}
-    key = ref.rpartition(":")[0]
     for implied in up.settings.implied:
-        if implied.applies and ref not in implied.applies:
-            continue
-        if implied.package in packages or (implied.stage and implied.stage.startswith(key + ":")
-                                           and implied.stage.split(":", 1)[1] in origins):
+        if _applies(up, implied, ref, packages):
             name, _, value = implied.flag.partition("=")
             flags.setdefault(name, (value, f"implied: {implied.why}"))
     return flags
+
+
+def _applies(up: Upstream, implied: Implied, ref: str, packages: set[str]) -> bool:
+    """The implied flag counts for upstream's mapped stage ``ref`` (its base installs the
+    package, or the stage copies from the implied stage)."""
+    if implied.applies and ref not in implied.applies:
+        return False
+    if implied.package:
+        return implied.package in packages
+    key = ref.rpartition(":")[0]
+    origins = {s.origin for s in stages.sources(up.stage(ref)[1])}
+    return bool(implied.stage) and implied.stage.startswith(key + ":") \
+        and implied.stage.split(":", 1)[1] in origins
+
+
+def stale_implied(up: Upstream, root: Path, theirs: set[str], ours: set[str]) -> list[Finding]:
+    """``[[dockerfiles.implied]]`` entries that apply to nothing, one finding each."""
+    config = relative(up.settings.config, root)
+    found = []
+    for implied in up.settings.implied:
+        unmapped = [a for a in implied.applies if a not in up.settings.stages]
+        if unmapped:
+            why = f"its `for` names {', '.join(unmapped)}, which [dockerfiles.stages] does not map"
+        elif any(_applies(up, implied, ref, theirs | ours) for ref in up.settings.stages):
+            continue
+        elif implied.package:
+            why = f"neither upstream's base nor this base installs {implied.package}"
+        else:
+            why = f"no mapped upstream stage copies from {implied.stage or '(no stage)'}"
+        found.append(Finding(config, implied.line, "lint-policy",
+                             f"[[dockerfiles.implied]] {implied.flag} matches nothing: {why}; "
+                             "remove it (or correct it)"))
+    return found
 
 
 def our_flags(up: Upstream, root: Path, files: Dockerfiles, ref: str,
@@ -131,4 +166,10 @@ def check(up: Upstream, root: Path, files: Dockerfiles,
                 found.append(Finding(file, line, "build-flags",
                                      f"upstream's {up.name(ref)} builds with {name}={value} "
                                      f"({where}); this stage with {name}={mine[0]}"))
-    return found
+        for name, (value, where) in sorted(have.items()):
+            if name not in wanted and value.lower() in OFF:
+                found.append(Finding(file, line, "build-flags",
+                                     f"this stage builds with {name}={value} ({where}); "
+                                     f"upstream's {up.name(ref)} leaves {name} at its "
+                                     f"source's default: drop {name}={value}"))
+    return [*found, *stale_implied(up, root, theirs, ours_packages)]

@@ -1,6 +1,7 @@
 """The conformance family's rules over upstream's own Dockerfiles (``upstream-dockerfiles.toml``):
-apt-base, runtime-env, release-wheels and export-wheels, build-components and build-flags, each
-in its own module; this module fetches upstream's files once and runs them."""
+apt-base, runtime-env, release-wheels and export-wheels, build-components and build-flags,
+build-toolchain and build-scripts, each in its own module; this module fetches upstream's files
+once and runs them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import (
     aptbase,
     buildflags,
+    buildsteps,
     conformance,
     releasewheels,
     runtimeenv,
@@ -22,7 +24,7 @@ from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding
 
 RULES = ("apt-base", "runtime-env", "release-wheels", "export-wheels", "build-components",
-         "build-flags")
+         "build-flags", "build-toolchain", "build-scripts")
 
 
 def check(definition: Definition, targets: list[BakeTarget], root: Path,
@@ -38,4 +40,5 @@ def check(definition: Definition, targets: list[BakeTarget], root: Path,
     return [*aptbase.check(up, root, files, values),
             *runtimeenv.check(up, root, files, values),
             *releasewheels.check(up, targets, files, root, dists),
-            *buildflags.check(up, root, files, values)]
+            *buildflags.check(up, root, files, values),
+            *buildsteps.check(up, root, files, values)]

@@ -11,6 +11,12 @@ lock (``dockerfiles/locks/<component>.txt``, made by ``inv lock``), by version a
   writes in the same RUN (each wheel file with its sha256); no requirement on the command
   line.  ``pip wheel`` runs ``--no-deps
   --no-build-isolation`` (otherwise pip fetches dependencies or build requirements unlocked).
+  One more form is locked: ``pip install --no-index -r FILE`` (no ``--find-links``, no index
+  URL) after an install of the lock in the same RUN only checks FILE against what the lock
+  installed -- a requirement the lock lacks fails the step, naming it.
+- ``lock-inputs``: such a ``--no-index -r FILE`` of the source's own requirements is declared
+  in ``upstream.toml`` (the component's ``installs``), so ``inv lock`` resolves the lock from
+  FILE at the pin; undeclared, the lock is only checked against it when the image is built.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
 from rocm_bake_checks.lint.upstream import Metadata, canonical
 
-RULES = ("lock-stale", "pip-unlocked")
+RULES = ("lock-stale", "pip-unlocked", "lock-inputs")
+_INDEXES = frozenset({"-f", "--find-links", "-i", "--index-url", "--extra-index-url"})
 _PIP = re.compile(r"\bpip3?\s+(install|wheel)\b(.*?)(?=&&|\|\||;|\||$)", re.S)
 _WHEEL_LIST = re.compile(r"write-constraints\.py\s+--wheels\s+(\S+)")
 _LOCK = re.compile(r"(?:^|/)locks/([A-Za-z0-9_.-]+\.txt)$")
@@ -141,16 +148,36 @@ def check_installs(paths: list[Path], files: Dockerfiles, root: Path) -> list[Fi
 def _run(name: str, context: Path, body: str, line: int) -> list[Finding]:
     wheel_lists = set(_WHEEL_LIST.findall(body))
     out = []
+    locked = False          # an earlier pip install of this RUN installed a lock
     for match in _PIP.finditer(body):
         verb, arguments = match.group(1), _tokens(match.group(2))
-        problems = list(_install(arguments, wheel_lists, context) if verb == "install"
+        problems = list(_install(arguments, wheel_lists, context, locked) if verb == "install"
                         else _wheel(arguments))
+        locked = locked or (verb == "install" and not problems
+                            and any(_LOCK.search(f) for f in _split(arguments)[0]))
         if problems:
             out.append(Finding(name, line, "pip-unlocked", f"pip {verb}: {'; '.join(problems)}"))
     return out
 
 
-def _install(arguments: list[str], wheel_lists: set[str], context: Path) -> Iterator[str]:
+def no_index_files(arguments: list[str]) -> list[str] | None:
+    """The -r files of a ``pip install --no-index`` that reaches no index or link (it only
+    checks them against what is installed); None for any other install."""
+    if "--no-index" not in arguments or any(a.split("=", 1)[0] in _INDEXES for a in arguments):
+        return None
+    return _split(arguments)[0]
+
+
+def _install(arguments: list[str], wheel_lists: set[str], context: Path,
+             locked: bool = False) -> Iterator[str]:
+    checked = no_index_files(arguments)
+    if checked is not None:
+        if not locked:
+            yield ("--no-index installs from what is already installed: install the "
+                   "component's lock first, in the same RUN (-r .../locks/<component>.txt)")
+        for argument in _split(arguments)[1]:
+            yield f"'{argument}' is installed outside the lock"
+        return
     if "--require-hashes" not in arguments:
         yield "without --require-hashes (install from the component's lock: `-r locks/...`)"
     files, positional = _split(arguments)
@@ -165,6 +192,36 @@ def _install(arguments: list[str], wheel_lists: set[str], context: Path) -> Iter
                    "(write-constraints.py --wheels FILE in the same RUN)")
     for argument in positional:
         yield f"'{argument}' is installed outside the lock"
+
+
+# -- lock-inputs ----------------------------------------------------------------------------
+def check_declared(paths: list[Path], files: Dockerfiles, root: Path,
+                   config: upstream.Config) -> list[Finding]:
+    """Every source requirement file installed ``--no-index`` against a lock is one of the
+    lock's inputs: declared in upstream.toml's ``installs`` for that Dockerfile."""
+    declared = {c.dockerfile: set(c.installs) for c in config.components}
+    found: list[Finding] = []
+    for name, _, instruction in files.instructions(paths, root):
+        if instruction.keyword != "RUN":
+            continue
+        for match in _PIP.finditer(instruction.body):
+            checked = no_index_files(_tokens(match.group(2))) if match.group(1) == "install" \
+                else None
+            for file in checked or ():
+                if _LOCK.search(file) or _declares(declared.get(name, set()), file):
+                    continue
+                found.append(Finding(
+                    name, instruction.line, "lock-inputs",
+                    f"pip install --no-index -r {file}: the source's {file} is no input of the "
+                    f"lock (no upstream.toml [[component]] for {name} lists it in `installs`), "
+                    "so the lock is checked against it only when the image is built: record "
+                    "the file at the pin in the snapshot (`inv lint --online --record`), "
+                    "declare it, then `inv lock`"))
+    return found
+
+
+def _declares(installs: set[str], file: str) -> bool:
+    return any(file == path or file.endswith("/" + path) for path in installs)
 
 
 def _wheel(arguments: list[str]) -> Iterator[str]:

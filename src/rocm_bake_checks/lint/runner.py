@@ -82,10 +82,15 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
         findings += hadolint.check(discovered, root)
         checked |= {relative(p, root) for p in discovered}
     if set(families) - {"hadolint"}:
-        bake_findings, bake_checked = _bake_rules(root, bake_files, families,
-                                                  metadata or upstream.Settings())
+        bake_findings, bake_checked, modelled = _bake_rules(root, bake_files, families,
+                                                            metadata or upstream.Settings())
         findings += bake_findings
         checked |= bake_checked
+        if not modelled:
+            # The bake model failed: no bake rule ran, so none of their exceptions can be
+            # judged (only hadolint's, which read the files themselves).
+            rules = dataclasses.replace(rules, exceptions=tuple(
+                e for e in rules.exceptions if e.rule.startswith("hadolint-")))
     kept = policy.apply(rules, findings, relative(policy_file, root), checked)
     return sorted(set(kept))
 
@@ -101,14 +106,16 @@ def _checked_files(root: Path, bake_files: Sequence[Path], paths: list[Path],
 
 
 def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
-                metadata: upstream.Settings) -> tuple[list[Finding], set[str]]:
+                metadata: upstream.Settings) -> tuple[list[Finding], set[str], bool]:
+    """The bake rules' findings, the files they read, and whether the bake model could be
+    planned (False: only what a component's declaration lacks was found)."""
     definition = bakemodel.load(list(bake_files))
     declared = components.check(definition, root) if "consistency" in families else []
     try:
         targets = bakemodel.targets(definition, root)
     except LintError:
         if declared:          # the plan fails for what a component lacks: name that instead
-            return declared, {relative(p, root) for p in bake_files}
+            return declared, {relative(p, root) for p in bake_files}, False
         raise
     files = Dockerfiles()
     paths = _dockerfiles_of(targets)
@@ -139,6 +146,14 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
                 fetched)
         if "locks" in families:
             findings += locks.check_installs(paths, files, root)
+            findings += locks.check_declared(paths, files, root,
+                                             upstream.load_config(metadata.config))
             findings += locks.check_locks(definition, list(bake_files), targets, root, fetched)
         fetched.save()
-    return findings, _checked_files(root, bake_files, paths, targets)
+    checked = _checked_files(root, bake_files, paths, targets)
+    if "conformance" in families:
+        # its findings also point at its own config files (an unmapped upstream stage is
+        # upstream-dockerfiles.toml's): their waivers are judged, stale ones reported
+        checked |= {relative(p, root) for p in (metadata.config, metadata.dockerfiles)
+                    if p is not None and p.is_file()}
+    return findings, checked, True

@@ -6,6 +6,7 @@ recorded, replayed offline from the committed snapshot)."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,6 +15,9 @@ from pathlib import Path
 from rocm_bake_checks.lint import upstream
 from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage, parse_text
 from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.policy import header_lines
+
+_IMPLIED = re.compile(r"^\s*\[\[\s*dockerfiles\.implied\s*\]\]\s*(?:#.*)?$")
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class Implied:
     stage: str = ""              # ... when the stage copies from this upstream stage
     why: str = ""
     applies: tuple[str, ...] = ()  # the mapped upstream stages it is counted for (all: empty)
+    line: int = 1                # its [[dockerfiles.implied]] header in the config
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ def load(path: Path = upstream.DOCKERFILES) -> Settings | None:
     if data is None:
         return None
     header = "[dockerfiles.stages]"
+    implied_lines = header_lines(text, _IMPLIED)
     line = next((n for n, t in enumerate(text.splitlines(), 1) if t.strip() == header), 1)
     try:
         return Settings(
@@ -68,8 +74,9 @@ def load(path: Path = upstream.DOCKERFILES) -> Settings | None:
                     for k, v in data.get("stages", {}).items()},
             implied=tuple(Implied(str(i["flag"]), str(i.get("package", "")),
                                   str(i.get("stage", "")), str(i.get("why", "")),
-                                  tuple(str(a) for a in i.get("for", [])))
-                          for i in data.get("implied", [])),
+                                  tuple(str(a) for a in i.get("for", [])),
+                                  implied_lines[n] if n < len(implied_lines) else 1)
+                          for n, i in enumerate(data.get("implied", []))),
             config=path, stages_line=line)
     except (KeyError, TypeError, AttributeError) as exc:
         raise LintError(f"{path}: [dockerfiles]: malformed entry ({exc})") from None
