@@ -1,0 +1,24 @@
+"""The bump's summary, Markdown fit for a pull request's body: old -> new per pin, upstream's
+values per component, and every finding that still needs a person."""
+
+from __future__ import annotations
+
+from rocm_bake_checks.bump.plan import Plan
+
+
+def render(plan: Plan, dry_run: bool) -> str:
+    changed = plan.changed()
+    lines = [f"## Bump to vLLM v{plan.release}"
+             + (" (dry run: nothing written)" if dry_run else ""), "",
+             f"Recipe followed: `{plan.recipe.base}` + `{plan.recipe.image}` "
+             f"({len(changed)} pin(s) changed).", ""]
+    if changed:
+        lines += ["| pin | old | new | from |", "|---|---|---|---|"]
+        lines += [f"| `{c.variable}` | `{c.old}` | `{c.new}` | {c.why} |" for c in changed]
+        lines.append("")
+    lines += ["### Upstream, per component", ""]
+    for group in sorted(plan.upstream):
+        lines.append(f"- **{group}**: " + "; ".join(f"`{v}`" for v in plan.upstream[group]))
+    lines += ["", "### Needs a person", ""]
+    lines += [f"- {n}" for n in plan.needs] or ["- nothing"]
+    return "\n".join(lines) + "\n"
