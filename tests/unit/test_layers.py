@@ -39,7 +39,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("perf, repro", {"rocm_bake.perf", "rocm_bake.repro", "rocm_bake.reprodiff"}),
     ("fleet builds", {"rocm_bake.fleetbuild"}),
     ("reports, doctor", {"rocm_bake.reports", "rocm_bake.doctor"}),
-    ("checks", {"rocm_bake_checks", "rocm_bake_checks.drift", "rocm_bake_checks.lint"}),
+    ("checks", {"rocm_bake_checks", "rocm_bake_checks.bump", "rocm_bake_checks.drift",
+                "rocm_bake_checks.lint"}),
     ("docs tooling", {"rocm_bake_docs"}),
     ("tasks", {"tasks"}),
 ]

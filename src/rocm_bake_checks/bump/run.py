@@ -16,6 +16,7 @@ from rocm_bake.errors import RocmBakeError, UsageError
 from rocm_bake_checks.bump import checks, config, hcledit, recipe, summary
 from rocm_bake_checks.bump.plan import BumpError, Plan, Planner
 from rocm_bake_checks.drift import cli as drift_cli
+from rocm_bake_checks.drift.model import Status
 from rocm_bake_checks.drift.session import Session
 
 STEPS = ("snapshot", "lock", "regen", "lint", "drift")
@@ -100,12 +101,12 @@ def _plan(options: Options, declared: config.Config, definition: bakefile.Defini
     text = hcledit.rewrite(original, plan.values(), str(options.file))
     new = _verify(options, text, plan.values())
     incoherent = checks.coherence(new, session.git)
-    if options.only and incoherent:
-        first = incoherent[0]
+    broken = [f for f in incoherent if f.status is not Status.UNCHECKED]
+    if options.only and broken:
+        first = broken[0]
         raise BumpError(f"--only {options.only} breaks coherence rule {first.name}: "
                         f"{first.detail}")
     plan.needs += [f"coherence {f.name}: {f.status.value}: {f.detail}" for f in incoherent]
-    plan.needs += plan.unfollowed
     return plan, text
 
 

@@ -21,4 +21,7 @@ def render(plan: Plan, dry_run: bool) -> str:
         lines.append(f"- **{group}**: " + "; ".join(f"`{v}`" for v in plan.upstream[group]))
     lines += ["", "### Needs a person", ""]
     lines += [f"- {n}" for n in plan.needs] or ["- nothing"]
+    if plan.unfollowed:
+        lines += ["", "### Upstream ARGs no rule of upstream.toml follows", ""]
+        lines += [f"- `{u}`" for u in plan.unfollowed]
     return "\n".join(lines) + "\n"
