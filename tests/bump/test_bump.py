@@ -144,3 +144,49 @@ def test_branch_commits_the_result(checkout: Checkout) -> None:
     shown = subprocess.run(["git", "show", "main:rocm-bake.hcl"], cwd=checkout.root,
                            capture_output=True, text=True, check=True).stdout
     assert shown == (BUMP / "old.hcl").read_text()
+
+
+def _abbreviated(checkout: Checkout, short: str) -> None:
+    """The old set with PYTORCH_COMMIT in upstream's abbreviated form, declared as such."""
+    text = checkout.file.read_text()
+    text = text.replace('default     = "a7925a4e477147878c7ca1547dd4a20f36dda156"',
+                        f'default     = "{short}"')
+    text = text.replace('condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT))',
+                        'condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT)) || '
+                        '(contains(ABBREVIATED, "PYTORCH_COMMIT") && '
+                        'can(regex("^[0-9a-f]{4,39}$", PYTORCH_COMMIT)))')
+    text = text.replace('variable "PYTORCH_REF" {', 'variable "ABBREVIATED" {\n'
+                        '  type    = list(string)\n  default = ["PYTORCH_COMMIT"]\n}\n\n'
+                        'variable "PYTORCH_REF" {', 1)
+    checkout.file.write_text(text)
+    checkout.repo.git.commit("-qam", "abbreviated pin")
+
+
+def test_resolve_replaces_an_abbreviated_pin_with_its_full_commit(checkout: Checkout) -> None:
+    _abbreviated(checkout, "a7925a4")
+    from rocm_bake import bakefile
+    from rocm_bake_checks.bump import abbreviated
+
+    before = bakefile.load([checkout.file], {})
+    assert abbreviated.declared(before) == ["PYTORCH_COMMIT"]
+    assert abbreviated.warnings(before) == [
+        "PYTORCH_COMMIT = 'a7925a4' is upstream's abbreviated commit (declared in ABBREVIATED); "
+        "the build resolves it on PYTORCH_REF: where the host is reachable, `inv bump "
+        "--resolve` replaces it with the full commit"]
+    result = checkout.bump(resolve=True)
+    assert result.code == 0, result.err
+    assert result.out == "PYTORCH_COMMIT: a7925a4 -> a7925a4e477147878c7ca1547dd4a20f36dda156\n"
+    after = bakefile.load([checkout.file], {})
+    assert after.value("PYTORCH_COMMIT") == "a7925a4e477147878c7ca1547dd4a20f36dda156"
+    assert abbreviated.declared(after) == [] and abbreviated.warnings(after) == []
+
+
+def test_resolve_refuses_an_abbreviation_off_its_branch(checkout: Checkout,
+                                                        world: World) -> None:
+    _abbreviated(checkout, world.ids["ROCm/pytorch"]["v2.14.0-rc1"][:7])
+    before = checkout.file.read_text()
+    result = checkout.bump(resolve=True)
+    assert result.code == 2
+    assert re.match(r"^error: PYTORCH_COMMIT: cannot resolve '[0-9a-f]{7}' on release/2\.12 at "
+                    r"git://.*is not on branch release/2\.12", result.err), result.err
+    assert checkout.file.read_text() == before

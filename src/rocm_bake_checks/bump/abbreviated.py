@@ -1,6 +1,8 @@
 """Abbreviated pins: a commit pin that carries upstream's abbreviated form because no full
 commit could be had where it was pinned, declared as such in the bake file's top-level list
-``ABBREVIATED`` (names of ``*_COMMIT`` variables; buildx reads it as a plain attribute).
+``ABBREVIATED``, a variable (so that a pin's validation can allow its short form:
+``can(regex("^[0-9a-f]{40}$", X_COMMIT)) || contains(ABBREVIATED, "X_COMMIT")``; buildx lets a
+validation read variables only), whose one-line list default names ``*_COMMIT`` variables.
 Its branch is the pin's ``*_REF``; the build's source fetch resolves it there (fetch-source.sh,
 failing when it is ambiguous or not on that branch) and records the full commit in the versions
 manifest; ``inv lint`` warns about each one; ``inv bump --resolve`` replaces each by its full
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
 
 LIST = "ABBREVIATED"
 COMMAND = "inv bump --resolve"
-_LINE = re.compile(rf"^{LIST}\s*=\s*\[(.*)\]\s*$", re.M)
+_BLOCK = re.compile(rf'^variable\s+"{LIST}"\s*\{{\s*$')
+_DEFAULT = re.compile(r"^(\s*default\s*=\s*)\[[^\]]*\](\s*)$")
 
 
 def declared(definition: Definition) -> list[str]:
@@ -39,6 +42,10 @@ def warnings(definition: Definition) -> list[str]:
     for name in declared(definition):
         value = definition.value(name)
         ref = _ref(name)
+        if isinstance(value, str) and len(value) == 40:
+            out.append(f"{name} is full ({value}) but declared in {LIST}: take it off the list "
+                       "(a full pin is never shortened)")
+            continue
         out.append(f"{name} = {value!r} is upstream's abbreviated commit (declared in {LIST}); "
                    f"the build resolves it on {ref}: where the host is reachable, "
                    f"`{COMMAND}` replaces it with the full commit")
@@ -54,11 +61,20 @@ def _repo(name: str) -> str:
 
 
 def rewrite_list(text: str, keep: list[str]) -> str:
-    """``ABBREVIATED = [...]`` (one line) with only ``keep`` left."""
-    if _LINE.search(text) is None:
-        raise BumpError(f"{LIST} is not a one-line list: edit it by hand")
-    return _LINE.sub(f"{LIST} = [{', '.join(chr(34) + k + chr(34) for k in keep)}]", text,
-                     count=1)
+    """The variable ``ABBREVIATED``'s one-line list default with only ``keep`` left."""
+    lines = text.splitlines(keepends=True)
+    inside = False
+    for index, line in enumerate(lines):
+        if _BLOCK.match(line):
+            inside = True
+        elif inside and line.startswith("}"):
+            break
+        elif inside and (found := _DEFAULT.match(line.rstrip("\r\n"))) is not None:
+            names = ", ".join(f'"{k}"' for k in keep)
+            ending = line[len(line.rstrip("\r\n")):]
+            lines[index] = f"{found.group(1)}[{names}]{found.group(2)}{ending}"
+            return "".join(lines)
+    raise BumpError(f"variable {LIST} has no one-line list default: edit it by hand")
 
 
 def resolve(options: Options) -> tuple[int, str]:
@@ -91,6 +107,9 @@ def resolve(options: Options) -> tuple[int, str]:
         session.close()
     text = hcledit.rewrite(options.file.read_text(encoding="utf-8"), full, str(options.file))
     text = rewrite_list(text, [n for n in names if n not in full])
+    from rocm_bake_checks.bump.run import verify  # noqa: PLC0415
+
+    verify(options, text, full)
     lines = [f"{n}: {definition.value(n)} -> {c}" for n, c in full.items()]
     if not options.dry_run:
         atomic.write_text(options.file, text)

@@ -99,7 +99,7 @@ def _plan(options: Options, declared: config.Config, definition: bakefile.Defini
     plan.needs += checks.recipe_files(plan.recipe)
     original = options.file.read_text(encoding="utf-8")
     text = hcledit.rewrite(original, plan.values(), str(options.file))
-    new = _verify(options, text, plan.values())
+    new = verify(options, text, plan.values())
     incoherent = checks.coherence(new, session.git)
     broken = [f for f in incoherent if f.status is not Status.UNCHECKED]
     if options.only and broken:
@@ -148,7 +148,7 @@ def _digest(session: Session, repository: str, tag: str, options: Options) -> st
     return digest
 
 
-def _verify(options: Options, text: str, values: dict[str, str]) -> bakefile.Definition:
+def verify(options: Options, text: str, values: dict[str, str]) -> bakefile.Definition:
     """The rewritten file evaluated by the bake model and by buildx: every new default in
     effect, exactly as written; returns the bake model's definition of it."""
     with tempfile.TemporaryDirectory(prefix="rocm-bake-bump-") as tmp:
