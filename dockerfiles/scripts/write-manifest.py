@@ -11,9 +11,9 @@ PINS map, passed as a build arg) and writes OUT as JSON with sorted keys and no 
 Every ``*.whl`` in the WHEEL_DIRs is listed (missing dirs are skipped: a skipped component's
 stand-in has none).  An abbreviated pin (the bake file's ABBREVIATED) is resolved by
 fetch-source.sh, which records "REPO<TAB>SHORT<TAB>FULL" in the cell's
-``rocm-bake-resolved.tsv``; each such record in a WHEEL_DIR whose SHORT is the value of a pin
-``X_COMMIT`` (and REPO that of ``X_REPO``, when there is one) puts ``"resolved": {"X_COMMIT":
-FULL}`` in the manifest: the full commit built.  When OUT already exists (an image built FROM another runtime image), its
+``rocm-bake-resolved.tsv``; each such record in a WHEEL_DIR whose SHORT is the value of a
+pin ``X_COMMIT`` (and REPO that of ``X_REPO``, when there is one) puts
+``"resolved": {"X_COMMIT": FULL}`` in the manifest: the full commit built.  When OUT already exists (an image built FROM another runtime image), its
 wheels are kept and the new ones added.  The file is written atomically.
 """
 
@@ -51,7 +51,7 @@ def resolved(pins: dict[str, object], dirs: list[str]) -> dict[str, str]:
         if not record.is_file():
             continue
         for line in record.read_text().splitlines():
-            repo, short, full = (line.split("\t") + ["", "", ""])[:3]
+            repo, short, full = [*line.split("\t"), "", "", ""][:3]
             for name, value in pins.items():
                 if not name.endswith("_COMMIT") or value != short or not full:
                     continue

@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
+from rocm_bake import bakefile
+from rocm_bake_checks.bump import abbreviated
 from tests.bump.conftest import Checkout
 from tests.bump.world import BUMP, World
 from tests.drift.gitworld import git
@@ -164,9 +166,6 @@ def _abbreviated(checkout: Checkout, short: str) -> None:
 
 def test_resolve_replaces_an_abbreviated_pin_with_its_full_commit(checkout: Checkout) -> None:
     _abbreviated(checkout, "a7925a4")
-    from rocm_bake import bakefile
-    from rocm_bake_checks.bump import abbreviated
-
     before = bakefile.load([checkout.file], {})
     assert abbreviated.declared(before) == ["PYTORCH_COMMIT"]
     assert abbreviated.warnings(before) == [
