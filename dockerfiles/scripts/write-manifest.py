@@ -13,8 +13,9 @@ stand-in has none).  An abbreviated pin (the bake file's ABBREVIATED) is resolve
 fetch-source.sh, which records "REPO<TAB>SHORT<TAB>FULL" in the cell's
 ``rocm-bake-resolved.tsv``; each such record in a WHEEL_DIR whose SHORT is the value of a
 pin ``X_COMMIT`` (and REPO that of ``X_REPO``, when there is one) puts
-``"resolved": {"X_COMMIT": FULL}`` in the manifest: the full commit built.  When OUT already exists (an image built FROM another runtime image), its
-wheels are kept and the new ones added.  The file is written atomically.
+``"resolved": {"X_COMMIT": FULL}`` in the manifest: the full commit built.  When OUT already
+exists (an image built FROM another runtime image), its wheels (and resolved commits) are kept
+and the new ones added.  The file is written atomically.
 """
 
 from __future__ import annotations
