@@ -4,16 +4,21 @@ nothing written."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
+import git as gitpython
 import pytest
 
 from rocm_bake import bakefile
 from rocm_bake_checks.bump import abbreviated
 from tests.bump.conftest import Checkout
 from tests.bump.world import BUMP, World
+from tests.conftest import ROOT
 from tests.drift.gitworld import git
 
 
@@ -189,3 +194,34 @@ def test_resolve_refuses_an_abbreviation_off_its_branch(checkout: Checkout,
     assert re.match(r"^error: PYTORCH_COMMIT: cannot resolve '[0-9a-f]{7}' on release/2\.12 at "
                     r"git://.*is not on branch release/2\.12", result.err), result.err
     assert checkout.file.read_text() == before
+
+
+@pytest.fixture
+def clone(world: World, tmp_path: Path) -> Checkout:
+    """A clone of this checkout's HEAD (Dockerfiles, locks, the conformance snapshot) with
+    the old set's bake file committed in it."""
+    tree = tmp_path / "clone"
+    git(ROOT, "clone", "--quiet", "--no-hardlinks", str(ROOT), str(tree))
+    checkout = Checkout.__new__(Checkout)
+    checkout.root, checkout.world, checkout.file = tree, world, tree / "rocm-bake.hcl"
+    shutil.copy(BUMP / "old.hcl", checkout.file)
+    checkout.repo = gitpython.Repo(tree)
+    with checkout.repo.config_writer() as config:
+        config.set_value("user", "name", "Test")
+        config.set_value("user", "email", "test@example.invalid")
+    checkout.repo.git.commit("-qam", "old set")
+    return checkout
+
+
+def test_the_snapshot_step_records_the_release_files(clone: Checkout) -> None:
+    result = clone.bump(steps=("snapshot",))
+    assert result.code in (0, 1), result.err
+    assert not [n for n in result.out.splitlines() if n.startswith("- snapshot:")], result.out
+    snapshot = json.loads((clone.root / "src/rocm_bake_checks/lint/upstream-metadata.json")
+                          .read_text())
+    commit = "363ce23d51b4d0b2821f4b385aafd1cfd1278f85"
+    key = (f"GET https://raw.githubusercontent.com/vllm-project/vllm/{commit}/docker/"
+           "Dockerfile.rocm_base [text/plain]")
+    body = snapshot["answers"][key]["value"]["body"]
+    assert 'ARG PYTORCH_BRANCH="1a1bb5f" # release/2.13 as of 09/17' in body
+    assert not any("2cf0a6915ce544dc493a0990f2ea38d81601128a" in k for k in snapshot["answers"])

@@ -29,6 +29,9 @@ from tests.e2e.isolated import held_port
 from tests.loopback import http_server
 
 BUMP = FIXTURES / "bump"
+RAW = FIXTURES.parent / "lint" / "fixtures" / "upstream" / "raw.githubusercontent.com"
+VLLM_METADATA = ("pyproject.toml", "setup.py", "requirements/common.txt", "requirements/rocm.txt",
+                 "requirements/build/rocm.txt")
 BASE_IMAGE = ("rocm/dev-ubuntu-22.04", "7.2.3-complete")
 RELEASE = "0.33.0"
 
@@ -117,9 +120,12 @@ class World:
     sdists: dict[str, bytes] = field(default_factory=dict)
     digest: str = ""
 
+    raw_url: str = ""
+
     def rewrites(self) -> list[str]:
         return [f"https://github.com/={self.git_url}", f"https://pypi.org={self.pypi_url}",
-                f"docker.io/={self.registry}/"]
+                f"docker.io/={self.registry}/",
+                f"https://raw.githubusercontent.com/={self.raw_url}/"]
 
     def head(self, repo: str, branch: str) -> str:
         return self.ids[repo][branch]
@@ -150,6 +156,11 @@ class World:
             texts = edit(texts)
         commit = self.ids["vllm-project/vllm"]["v0.33.0"]
         members = {f"docker/{n}": t for n, t in texts.items()}
+        # lint's upstream-dockerfiles.toml names the pre-0.33 files: the same recipe there
+        members["docker/Dockerfile.rocm_base"] = texts["Dockerfile.rocm_72_base"]
+        members["docker/Dockerfile.rocm"] = texts["Dockerfile.rocm_72"]
+        vllm = next((RAW / "vllm-project" / "vllm").iterdir())
+        members.update({path: (vllm / path).read_text() for path in VLLM_METADATA})
         members["vllm/_version.py"] = f"__commit_id__ = commit_id = 'g{commit[:9]}'\n"
         self.sdists[RELEASE] = sdist(f"vllm-{RELEASE}", members)
 
@@ -163,6 +174,31 @@ def sdist(top: str, members: Mapping[str, str]) -> bytes:
             info.size, info.mtime = len(data), 1767225600
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def _raw() -> type[BaseHTTPRequestHandler]:
+    """raw.githubusercontent.com's stand-in: a component's metadata file at any ref is the one
+    tests/lint/fixtures/upstream keeps for it (at the old set's ref)."""
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            owner, repo, _, path = [*self.path.lstrip("/").split("/", 3), "", "", "", ""][:4]
+            folder = RAW / owner / repo
+            found = [d / path for d in folder.iterdir() if (d / path).is_file()] \
+                if folder.is_dir() and path else []
+            if not found:
+                self.send_error(404)
+                return
+            body = found[0].read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
 
 
 def _pypi(world: World) -> type[BaseHTTPRequestHandler]:
@@ -251,8 +287,8 @@ def running(base: Path) -> Iterator[World]:
            for name, commits in repositories().items()}
     with daemon(base / "git") as git_url, registry(base / "registry") as host:
         world = World(base, git_url, "", host, ids)
-        with http_server(_pypi(world)) as pypi_url:
-            world.pypi_url = pypi_url
+        with http_server(_pypi(world)) as pypi_url, http_server(_raw()) as raw_url:
+            world.pypi_url, world.raw_url = pypi_url, raw_url
             world.recipe()
             world.digest = push_base(host)
             yield world

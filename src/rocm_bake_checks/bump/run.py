@@ -4,6 +4,7 @@ regen, lint, offline drift check), optionally on a new branch; the summary for a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import tempfile
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from rocm_bake import atomic, bakefile
 from rocm_bake.errors import RocmBakeError, UsageError
-from rocm_bake_checks.bump import checks, config, hcledit, recipe, summary
+from rocm_bake_checks.bump import checks, config, hcledit, recipe, serve, summary
 from rocm_bake_checks.bump.plan import BumpError, Plan, Planner
 from rocm_bake_checks.drift import cli as drift_cli
 from rocm_bake_checks.drift.model import Status
@@ -63,7 +64,7 @@ def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
         files=[str(options.file)], rewrites=list(options.rewrites), pypi=options.pypi,
         cache_dir=options.cache_dir, timeout=options.timeout, deadline=options.deadline), {}))
     try:
-        plan, text = _plan(options, declared, definition, session)
+        plan, text, files = _plan(options, declared, definition, session)
     finally:
         session.close()
     if options.dry_run or not plan.changed():
@@ -71,14 +72,18 @@ def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
     if options.branch:
         _branch(options.root, options.branch)
     atomic.write_text(options.file, text)
-    plan.needs += _steps(options, regen)
+    commit = plan.values().get(declared.vllm.commit) or str(definition.value(
+        declared.vllm.commit))
+    with serve.release_files(files, commit) as release:
+        plan.needs += _steps(dataclasses.replace(options, rewrites=[release, *options.rewrites]),
+                             regen)
     if options.branch:
         _commit(options.root, plan)
     return (1 if plan.needs else 0), summary.render(plan, False)
 
 
 def _plan(options: Options, declared: config.Config, definition: bakefile.Definition,
-          session: Session) -> tuple[Plan, str]:
+          session: Session) -> tuple[Plan, str, recipe.Files]:
     try:
         release = options.vllm.removeprefix("v") or recipe.newest(session.web,
                                                                   declared.vllm.pypi)
@@ -107,7 +112,7 @@ def _plan(options: Options, declared: config.Config, definition: bakefile.Defini
         raise BumpError(f"--only {options.only} breaks coherence rule {first.name}: "
                         f"{first.detail}")
     plan.needs += [f"coherence {f.name}: {f.status.value}: {f.detail}" for f in incoherent]
-    return plan, text
+    return plan, text, files
 
 
 def _files(options: Options, declared: config.Config, definition: bakefile.Definition,
@@ -244,11 +249,11 @@ def _snapshot(options: Options, files: list[Path]) -> list[str]:
         return [f"snapshot: {target} is not in this checkout: not refreshed"]
     settings = lint.metadata_settings(online=True, record=str(target),
                                       rewrites=options.rewrites)
-    try:
-        found = lint.run(options.root, files, ("conformance",), metadata=settings)
+    try:   # its findings are the lint step's to report
+        lint.run(options.root, files, ("conformance", "locks"), metadata=settings)
     except RocmBakeError as exc:
         return [f"snapshot: {exc}"]
-    return [f"lint conformance: {f}" for f in found]
+    return []
 
 
 def _lock(options: Options, files: list[Path]) -> list[str]:
