@@ -33,7 +33,8 @@ INV = str(Path(sys.executable).parent / "inv")
 
 
 def once(world: bumpworld.World, tree: Path, cache: Path) -> float:
-    argv = [INV, "--search-root", str(ROOT), "bump", "--dry-run", "--vllm", bumpworld.RELEASE, "--cache-dir", str(cache)]
+    argv = [INV, "--search-root", str(ROOT), "bump", "--dry-run", "--vllm", bumpworld.RELEASE,
+            "--cache-dir", str(cache)]
     for rewrite in world.rewrites():
         argv += ["--rewrite", rewrite]
     started = time.monotonic()

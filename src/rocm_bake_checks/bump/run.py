@@ -21,6 +21,8 @@ from rocm_bake_checks.drift.model import Status
 from rocm_bake_checks.drift.session import Session
 
 STEPS = ("snapshot", "lock", "regen", "lint", "drift")
+LINT_SNAPSHOT = "src/rocm_bake_checks/lint/upstream-metadata.json"
+DRIFT_SNAPSHOT = "src/rocm_bake_checks/drift/snapshots/upstream.json"
 DOCKER_HUB = ("docker.io", "registry-1.docker.io")
 
 
@@ -244,7 +246,7 @@ def _steps(options: Options, regen: Step | None) -> list[str]:
 def _snapshot(options: Options, files: list[Path]) -> list[str]:
     from rocm_bake_checks import lint  # noqa: PLC0415
 
-    target = options.root / "src/rocm_bake_checks/lint/upstream-metadata.json"
+    target = options.root / LINT_SNAPSHOT
     if not target.is_file():
         return [f"snapshot: {target} is not in this checkout: not refreshed"]
     settings = lint.metadata_settings(online=True, record=str(target),
@@ -270,14 +272,16 @@ def _lock(options: Options, files: list[Path]) -> list[str]:
 def _lint(options: Options, files: list[Path]) -> list[str]:
     from rocm_bake_checks import lint  # noqa: PLC0415
 
+    snapshot = options.root / LINT_SNAPSHOT
+    metadata = lint.metadata_settings(offline=str(snapshot)) if snapshot.is_file() else None
     try:
-        return [f"lint: {f}" for f in lint.run(options.root, files)]
+        return [f"lint: {f}" for f in lint.run(options.root, files, metadata=metadata)]
     except RocmBakeError as exc:
         return [f"lint: {exc}"]
 
 
 def _drift(options: Options, files: list[Path]) -> list[str]:
-    snapshot = options.root / "src/rocm_bake_checks/drift/snapshots/upstream.json"
+    snapshot = options.root / DRIFT_SNAPSHOT
     if not snapshot.is_file():
         return [f"drift: {snapshot} is not in this checkout"]
     import contextlib  # noqa: PLC0415
@@ -287,8 +291,11 @@ def _drift(options: Options, files: list[Path]) -> list[str]:
     with contextlib.redirect_stdout(out):
         code = drift_cli.run(drift_cli.Options(files=[str(f) for f in files],
                                                offline=str(snapshot)), {})
-    return [] if code == 0 else [f"drift (offline): exit {code}: inv version-check --offline "
-                                 f"{snapshot.relative_to(options.root)} lists what moved"]
+    replay = f"inv version-check --offline {DRIFT_SNAPSHOT}"
+    if code == 1:
+        return [f"drift (offline): pins behind upstream: {replay} lists them"]
+    return [] if code == 0 else [f"drift (offline): could not check every pin (exit {code}): "
+                                 f"{replay} says which (its snapshot is inv regen's)"]
 
 
 STEP_FUNCTIONS: dict[str, Callable[[Options, list[Path]], list[str]]] = {
