@@ -41,6 +41,12 @@ def test_bump_writes_the_hand_written_new_set(checkout: Checkout) -> None:
     assert "20 pin(s) changed" in result.out
 
 
+def test_the_recipe_read_from_git_at_the_tag_gives_the_same_set(checkout: Checkout) -> None:
+    result = checkout.bump(source="git")
+    assert result.code in (0, 1), result.err
+    assert checkout.file.read_text() == (BUMP / "new.hcl").read_text()
+
+
 def test_dry_run_prints_the_summary_and_writes_nothing(checkout: Checkout) -> None:
     result = checkout.bump(dry_run=True)
     assert result.code == 0, result.err
@@ -219,7 +225,7 @@ def test_the_snapshot_step_records_the_release_files(clone: Checkout) -> None:
     assert not [n for n in result.out.splitlines() if n.startswith("- snapshot:")], result.out
     snapshot = json.loads((clone.root / "src/rocm_bake_checks/lint/upstream-metadata.json")
                           .read_text())
-    commit = "363ce23d51b4d0b2821f4b385aafd1cfd1278f85"
+    commit = "29131f70a5d6e4c6a0c8e545a99cea9db5cbdcf0"
     key = (f"GET https://raw.githubusercontent.com/vllm-project/vllm/{commit}/docker/"
            "Dockerfile.rocm_base [text/plain]")
     body = snapshot["answers"][key]["value"]["body"]

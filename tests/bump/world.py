@@ -85,9 +85,6 @@ def repositories() -> dict[str, list[Commit]]:
     # release/2.13 has enough commits for two to share an abbreviation (git's shortest: 4)
     many = [Commit("release/2.13", {"n": str(n)}) for n in range(400)]
     return {
-        "vllm-project/vllm": [
-            Commit("main", {"requirements/rocm-build.txt": "torch==2.12.0\n"}, "v0.28.0"),
-            Commit("main", {"requirements/rocm-build.txt": "torch==2.13.0\n"}, "v0.33.0")],
         "ROCm/triton": [
             Commit("release/internal/3.7.x", {"python/triton/__init__.py":
                                               "__version__ = '3.7.1'\n"}),
@@ -142,9 +139,9 @@ class World:
         out.update(overrides)
         return out
 
-    def recipe(self, edit: Any = None, **overrides: str) -> None:
-        """Publish the vLLM sdist of RELEASE with the recipe filled in (``edit``: a function
-        changing the two Dockerfiles' texts)."""
+    def files(self, edit: Any = None, **overrides: str) -> dict[str, str]:
+        """The release's files: the recipe filled in (``edit``: a function changing the two
+        Dockerfiles' texts), and vLLM's metadata files."""
         values = self.values(**overrides)
         texts = {}
         for name in ("Dockerfile.rocm_72_base", "Dockerfile.rocm_72"):
@@ -154,13 +151,19 @@ class World:
             texts[name] = text
         if edit is not None:
             texts = edit(texts)
-        commit = self.ids["vllm-project/vllm"]["v0.33.0"]
         members = {f"docker/{n}": t for n, t in texts.items()}
         # lint's upstream-dockerfiles.toml names the pre-0.33 files: the same recipe there
         members["docker/Dockerfile.rocm_base"] = texts["Dockerfile.rocm_72_base"]
         members["docker/Dockerfile.rocm"] = texts["Dockerfile.rocm_72"]
         vllm = next((RAW / "vllm-project" / "vllm").iterdir())
         members.update({path: (vllm / path).read_text() for path in VLLM_METADATA})
+        members["requirements/rocm-build.txt"] = "torch==2.13.0\n"
+        return members
+
+    def recipe(self, edit: Any = None, **overrides: str) -> None:
+        """Publish the vLLM sdist of RELEASE (see ``files``) on the loopback PyPI."""
+        members = self.files(edit, **overrides)
+        commit = self.ids["vllm-project/vllm"]["v0.33.0"]
         members["vllm/_version.py"] = f"__commit_id__ = commit_id = 'g{commit[:9]}'\n"
         self.sdists[RELEASE] = sdist(f"vllm-{RELEASE}", members)
 
@@ -287,6 +290,10 @@ def running(base: Path) -> Iterator[World]:
            for name, commits in repositories().items()}
     with daemon(base / "git") as git_url, registry(base / "registry") as host:
         world = World(base, git_url, "", host, ids)
+        # vLLM's repository last: its release commit holds the recipe naming the others'
+        ids["vllm-project/vllm"] = build(base / "git" / "vllm-project/vllm.git", [
+            Commit("main", {"requirements/rocm-build.txt": "torch==2.12.0\n"}, "v0.28.0"),
+            Commit("main", world.files(), "v0.33.0")])
         with http_server(_pypi(world)) as pypi_url, http_server(_raw()) as raw_url:
             world.pypi_url, world.raw_url = pypi_url, raw_url
             world.recipe()
