@@ -168,9 +168,9 @@ def _abbreviated(checkout: Checkout, short: str) -> None:
                         'condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT)) || '
                         '(contains(ABBREVIATED, "PYTORCH_COMMIT") && '
                         'can(regex("^[0-9a-f]{4,39}$", PYTORCH_COMMIT)))')
-    text = text.replace('variable "PYTORCH_REF" {', 'variable "ABBREVIATED" {\n'
+    text = text.replace('variable "PYTORCH_REPO" {', 'variable "ABBREVIATED" {\n'
                         '  type    = list(string)\n  default = ["PYTORCH_COMMIT"]\n}\n\n'
-                        'variable "PYTORCH_REF" {', 1)
+                        'variable "PYTORCH_REPO" {', 1)
     checkout.file.write_text(text)
     checkout.repo.git.commit("-qam", "abbreviated pin")
 

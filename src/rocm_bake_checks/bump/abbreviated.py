@@ -14,14 +14,14 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_bake.bakefile import Definition
-from rocm_bake.errors import HCLError
 from rocm_bake_checks.bump import hcledit
 from rocm_bake_checks.bump.plan import BumpError
+from rocm_bake_checks.lint import pins
 
 if TYPE_CHECKING:
     from rocm_bake_checks.bump.run import Options
 
-LIST = "ABBREVIATED"
+LIST = pins.ABBREVIATED
 COMMAND = "inv bump --resolve"
 _BLOCK = re.compile(rf'^variable\s+"{LIST}"\s*\{{\s*$')
 _DEFAULT = re.compile(r"^(\s*default\s*=\s*)\[[^\]]*\](\s*)$")
@@ -29,11 +29,7 @@ _DEFAULT = re.compile(r"^(\s*default\s*=\s*)\[[^\]]*\](\s*)$")
 
 def declared(definition: Definition) -> list[str]:
     """The pins the bake file declares abbreviated (none when it has no ``ABBREVIATED``)."""
-    try:
-        value = definition.value(LIST)
-    except HCLError:
-        return []
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    return pins.abbreviated(definition)
 
 
 def warnings(definition: Definition) -> list[str]:
