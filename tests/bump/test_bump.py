@@ -225,9 +225,60 @@ def test_the_snapshot_step_records_the_release_files(clone: Checkout) -> None:
     assert not [n for n in result.out.splitlines() if n.startswith("- snapshot:")], result.out
     snapshot = json.loads((clone.root / "src/rocm_bake_checks/lint/upstream-metadata.json")
                           .read_text())
-    commit = "29131f70a5d6e4c6a0c8e545a99cea9db5cbdcf0"
+    commit = "c872b3d31eb102c94b6606bd5d9412acb6099d0c"
     key = (f"GET https://raw.githubusercontent.com/vllm-project/vllm/{commit}/docker/"
            "Dockerfile.rocm_base [text/plain]")
     body = snapshot["answers"][key]["value"]["body"]
     assert 'ARG PYTORCH_BRANCH="1a1bb5f" # release/2.13 as of 09/17' in body
     assert not any("2cf0a6915ce544dc493a0990f2ea38d81601128a" in k for k in snapshot["answers"])
+
+
+NEW_COMPONENTS = """
+variable "FA_REPO" {
+  type    = string
+  default = "https://github.com/ROCm/flash-attention.git"
+}
+
+variable "FA_COMMIT" {
+  type    = string
+  default = "%s"
+}
+
+variable "FA_REF" {
+  type    = string
+  default = "main"
+}
+
+variable "MORI_REPO" {
+  type    = string
+  default = "https://github.com/ROCm/mori.git"
+}
+
+variable "MORI_COMMIT" {
+  type    = string
+  default = "%s"
+}
+
+variable "MORI_REF" {
+  type    = string
+  default = "v1.1.0"
+}
+"""
+
+
+def test_flash_attention_and_mori_follow_upstream_once_they_are_components(
+        checkout: Checkout, world: World) -> None:
+    old_fa = "0" * 40
+    checkout.file.write_text(checkout.file.read_text() + NEW_COMPONENTS % (
+        old_fa, world.ids["ROCm/mori"]["v1.1.0"]))
+    checkout.repo.git.commit("-qam", "FlashAttention and MoRI")
+    result = checkout.bump()
+    assert result.code in (0, 1), result.err
+    after = bakefile.load([checkout.file], {})
+    assert {n: after.value(n) for n in ("FA_REPO", "FA_COMMIT", "FA_REF", "MORI_COMMIT",
+                                        "MORI_REF")} == {
+        "FA_REPO": "https://github.com/Dao-AILab/flash-attention.git",
+        "FA_COMMIT": world.ids["Dao-AILab/flash-attention"]["main"],
+        "FA_REF": "vllm-v0.33.0",
+        "MORI_COMMIT": world.ids["ROCm/mori"]["v1.2.3.post1"], "MORI_REF": "v1.2.3.post1"}
+    assert "| `FA_COMMIT` | `" + old_fa + "` | `" in result.out

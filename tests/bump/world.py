@@ -102,6 +102,9 @@ def repositories() -> dict[str, list[Commit]]:
                                                                      "v0.1.26")],
         "openucx/ucx": [Commit("old", {"u": "1"}), Commit("main", {"u": "2"})],
         "ai-dynamo/nixl": [Commit("old", {"x": "1"}), Commit("main", {"x": "2"})],
+        "Dao-AILab/flash-attention": [Commit("main", {"f": "1"}), Commit("main", {"f": "2"})],
+        "ROCm/mori": [Commit("main", {"m": "1"}, "v1.1.0"),
+                      Commit("main", {"m": "2"}, "v1.2.3.post1")],
         "LMCache/LMCache": [Commit("main", {"l": "1"}, "v0.5.3"),
                             Commit("main", {"l": "2"}, "v0.5.6")],
     }
@@ -135,7 +138,8 @@ class World:
                "AITER_BRANCH": "v0.1.26", "TRITON_COMMIT": triton,
                "NIXL_COMMIT": self.ids["ai-dynamo/nixl"]["main"],
                "UCX_COMMIT": self.ids["openucx/ucx"]["main"],
-               "LMCACHE_COMMIT": self.ids["LMCache/LMCache"]["v0.5.6"]}
+               "LMCACHE_COMMIT": self.ids["LMCache/LMCache"]["v0.5.6"],
+               "FA_BRANCH": self.ids["Dao-AILab/flash-attention"]["main"][:8]}
         out.update(overrides)
         return out
 

@@ -174,7 +174,7 @@ class Planner:
         elif arg.value in listing.heads:
             ref, how = arg.value, f"head of branch {arg.value}"
         else:
-            ref = branch or rule.label.format(release=self.release)
+            ref = arg.branch_note or rule.label.format(release=self.release) or branch
             how = f"{arg.value} on {branch}" if branch and len(arg.value) < 40 else "commit"
         if not rule.optional or self.value(pin):
             self._add(plan, pin, commit, rule.group, f"{rule.arg}: {how}")
