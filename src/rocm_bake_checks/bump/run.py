@@ -65,23 +65,25 @@ def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
     session = Session(drift_cli.prepare(drift_cli.Options(
         files=[str(options.file)], rewrites=list(options.rewrites), pypi=options.pypi,
         cache_dir=options.cache_dir, timeout=options.timeout, deadline=options.deadline), {}))
-    try:
+    try:   # open to the end: the snapshot step reads the release's files through it
         plan, text, files = _plan(options, declared, definition, session)
+        if options.dry_run:
+            return 0, summary.render(plan, "dry run: nothing written")
+        if not plan.changed():
+            return 0, summary.render(plan, "nothing to change: nothing written")
+        if options.branch:
+            _branch(options.root, options.branch)
+        atomic.write_text(options.file, text)
+        commit = plan.values().get(declared.vllm.commit) or str(definition.value(
+            declared.vllm.commit))
+        with serve.release_files(files, commit) as release:
+            plan.needs += _steps(dataclasses.replace(
+                options, rewrites=[release, *options.rewrites]), regen)
     finally:
         session.close()
-    if options.dry_run or not plan.changed():
-        return 0, summary.render(plan, options.dry_run or not plan.changed())
-    if options.branch:
-        _branch(options.root, options.branch)
-    atomic.write_text(options.file, text)
-    commit = plan.values().get(declared.vllm.commit) or str(definition.value(
-        declared.vllm.commit))
-    with serve.release_files(files, commit) as release:
-        plan.needs += _steps(dataclasses.replace(options, rewrites=[release, *options.rewrites]),
-                             regen)
     if options.branch:
         _commit(options.root, plan)
-    return (1 if plan.needs else 0), summary.render(plan, False)
+    return (1 if plan.needs else 0), summary.render(plan)
 
 
 def _plan(options: Options, declared: config.Config, definition: bakefile.Definition,
@@ -227,7 +229,7 @@ def _commit(root: Path, plan: Plan) -> None:
     repo = git.Repo(root)
     repo.git.add("--all")
     repo.index.commit(f"bump: vLLM v{plan.release}'s ROCm recipe ({plan.recipe.base})\n\n"
-                      + summary.render(plan, False))
+                      + summary.render(plan))
 
 
 def _steps(options: Options, regen: Step | None) -> list[str]:

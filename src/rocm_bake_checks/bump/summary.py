@@ -6,10 +6,10 @@ from __future__ import annotations
 from rocm_bake_checks.bump.plan import Plan
 
 
-def render(plan: Plan, dry_run: bool) -> str:
+def render(plan: Plan, note: str = "") -> str:
+    """The summary; ``note`` (e.g. "dry run: nothing written") follows the title."""
     changed = plan.changed()
-    lines = [f"## Bump to vLLM v{plan.release}"
-             + (" (dry run: nothing written)" if dry_run else ""), "",
+    lines = [f"## Bump to vLLM v{plan.release}" + (f" ({note})" if note else ""), "",
              f"Recipe followed: `{plan.recipe.base}` + `{plan.recipe.image}` "
              f"({len(changed)} pin(s) changed).", ""]
     if changed:
