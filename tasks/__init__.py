@@ -9,6 +9,7 @@ from rocm_bake.core import redact
 from tasks import (
     auditing,
     building,
+    bumping,
     documenting,
     health,
     inspecting,
@@ -24,7 +25,8 @@ from tasks._cli import help_after_positionals
 redact.guard_output()   # no URL credential reaches the terminal, whatever prints it
 help_after_positionals()   # `inv TASK --help` is the task's help, positional arguments or not
 ns = Collection()
-for module in (auditing, building, documenting, health, inspecting, linting, perf, repro, versions):
+for module in (auditing, building, bumping, documenting, health, inspecting, linting, perf, repro,
+               versions):
     for task in Collection.from_module(module).tasks.values():
         ns.add_task(task)
 ns.add_collection(Collection.from_module(fleet_module, name="fleet"))

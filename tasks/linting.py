@@ -31,6 +31,9 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
          online: bool = False, offline: str = "", record: str = "") -> None:
     """Lint Dockerfiles and the bake file; one `file:line: rule: message` per finding.
 
+    Every abbreviated pin (the bake file's ABBREVIATED) is a warning on stderr naming the
+    command that replaces it with the full commit (`inv bump --resolve`).
+
     Exit status: 0 clean, 1 findings, 2 the lint could not run.
     """
     from rocm_bake.core import extras
@@ -46,6 +49,10 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
                                metadata=metadata)
     for finding in findings:
         print(finding)
+    from rocm_bake_checks.bump import abbreviated
+
+    for line in abbreviated.warnings(bakefile.load(files)):
+        print(f"warning: {line}", file=sys.stderr)
     if findings:
         raise Exit(f"lint: {len(findings)} finding(s)", code=EXIT_FINDINGS)
     print("lint: clean", file=sys.stderr)

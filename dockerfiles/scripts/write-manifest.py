@@ -9,8 +9,13 @@ PINS map, passed as a build arg) and writes OUT as JSON with sorted keys and no 
      "wheels": [{"file", "name", "version", "sha256"}, ...]}
 
 Every ``*.whl`` in the WHEEL_DIRs is listed (missing dirs are skipped: a skipped component's
-stand-in has none).  When OUT already exists (an image built FROM another runtime image), its
-wheels are kept and the new ones added.  The file is written atomically.
+stand-in has none).  An abbreviated pin (the bake file's ABBREVIATED) is resolved by
+fetch-source.sh, which records "REPO<TAB>SHORT<TAB>FULL" in the cell's
+``rocm-bake-resolved.tsv``; each such record in a WHEEL_DIR whose SHORT is the value of a
+pin ``X_COMMIT`` (and REPO that of ``X_REPO``, when there is one) puts
+``"resolved": {"X_COMMIT": FULL}`` in the manifest: the full commit built.  When OUT already
+exists (an image built FROM another runtime image), its wheels (and resolved commits) are kept
+and the new ones added.  The file is written atomically.
 """
 
 from __future__ import annotations
@@ -39,6 +44,24 @@ def previous_wheels(out: Path) -> list[dict[str, str]]:
     return [w for w in wheels if isinstance(w, dict)]
 
 
+def resolved(pins: dict[str, object], dirs: list[str]) -> dict[str, str]:
+    """The full commit of each abbreviated pin, from the records fetch-source.sh wrote."""
+    out: dict[str, str] = {}
+    for directory in dirs:
+        record = Path(directory) / "rocm-bake-resolved.tsv"
+        if not record.is_file():
+            continue
+        for line in record.read_text().splitlines():
+            repo, short, full = [*line.split("\t"), "", "", ""][:3]
+            for name, value in pins.items():
+                if not name.endswith("_COMMIT") or value != short or not full:
+                    continue
+                declared = pins.get(name.removesuffix("_COMMIT") + "_REPO")
+                if declared is None or declared == repo:
+                    out[name] = full
+    return out
+
+
 def rocm_version() -> str | None:
     info = Path(os.environ.get("ROCM_PATH", "/opt/rocm")) / ".info" / "version"
     return info.read_text().strip().split("-")[0] if info.is_file() else None
@@ -63,6 +86,10 @@ def main(argv: list[str]) -> int:
     wheels = sorted(records.values(), key=lambda r: (r["name"], r["file"]))
     manifest = {"pins": pins, "python": platform.python_version(), "rocm": rocm_version(),
                 "wheels": wheels}
+    full = {**(json.loads(out.read_text()).get("resolved", {}) if out.is_file() else {}),
+            **resolved(pins, argv[1:])}
+    if full:
+        manifest["resolved"] = dict(sorted(full.items()))
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, suffix=".tmp") as tmp:
         json.dump(manifest, tmp, indent=2, sort_keys=True)

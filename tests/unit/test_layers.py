@@ -31,7 +31,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("perf, reproducible", {"rocm_bake.perf", "rocm_bake.reproducible"}),
     ("fleet builds", {"rocm_bake.fleetbuild"}),
     ("reports", {"rocm_bake.reports"}),
-    ("checks", {"rocm_bake_checks", "rocm_bake_checks.drift", "rocm_bake_checks.lint"}),
+    ("checks", {"rocm_bake_checks", "rocm_bake_checks.bump", "rocm_bake_checks.drift",
+                "rocm_bake_checks.lint"}),
     ("docs tooling", {"rocm_bake_docs"}),
     ("tasks", {"tasks"}),
 ]

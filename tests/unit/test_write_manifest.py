@@ -46,3 +46,25 @@ def test_an_existing_manifest_keeps_its_wheels(tmp_path: Path) -> None:
 def test_pins_that_are_not_json_exit_2(tmp_path: Path) -> None:
     result = run(tmp_path / "v.json", tmp_path, pins="{nope")
     assert result.returncode == 2 and "ROCM_BAKE_PINS is not JSON" in result.stderr
+
+
+def test_an_abbreviated_pin_gets_the_full_commit_fetch_source_resolved(tmp_path: Path) -> None:
+    (tmp_path / "torch").mkdir()
+    full = "733fca1" + "0" * 33
+    (tmp_path / "torch" / "rocm-bake-resolved.tsv").write_text(
+        f"https://github.com/ROCm/pytorch.git\t733fca1\t{full}\n"
+        f"https://github.com/other/repo.git\t669b31a\t{'669b31a' + '1' * 33}\n")
+    pins = json.dumps({"PYTORCH_REPO": "https://github.com/ROCm/pytorch.git",
+                       "PYTORCH_COMMIT": "733fca1", "TRITON_REPO": "https://github.com/ROCm/"
+                       "triton.git", "TRITON_COMMIT": "669b31a"})
+    out = tmp_path / "versions.json"
+    assert run(out, tmp_path / "torch", pins=pins).returncode == 0
+    data = json.loads(out.read_text())
+    assert data["resolved"] == {"PYTORCH_COMMIT": full}
+    assert data["pins"]["PYTORCH_COMMIT"] == "733fca1"
+
+
+def test_no_abbreviated_pin_no_resolved_key(tmp_path: Path) -> None:
+    out = tmp_path / "versions.json"
+    assert run(out, tmp_path).returncode == 0
+    assert "resolved" not in json.loads(out.read_text())

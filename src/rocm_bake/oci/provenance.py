@@ -96,7 +96,8 @@ def versions_predicate(registry: Registry, repository: str, image_digest: str, c
                 "wheels": []}
     return {"cell": cell, "commit": commit, "pins": manifest.get("pins") or {},
             "pins_from": "/" + MANIFEST_PATH, "wheels": manifest.get("wheels") or [],
-            "python": manifest.get("python"), "rocm": manifest.get("rocm")}
+            "python": manifest.get("python"), "rocm": manifest.get("rocm"),
+            **({"resolved": manifest["resolved"]} if manifest.get("resolved") else {})}
 
 
 def image_versions(registry: Registry, repository: str, image_digest: str

@@ -15,12 +15,25 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from rocm_bake.core.errors import HCLError
 from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles, expand, is_bare_name, target_stage
 from rocm_bake_checks.lint.findings import Finding, merge_cells
 
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
+ABBREVIATED = "ABBREVIATED"        # the variable naming the pins kept in upstream's short form
+SHORT_COMMIT = re.compile(r"^[0-9a-f]{4,39}$")
+
+
+def abbreviated(definition: Definition) -> list[str]:
+    """The commit pins the bake file declares abbreviated (its list variable ABBREVIATED;
+    none without one): ``inv lint`` warns about them instead of failing on them."""
+    try:
+        value = definition.value(ABBREVIATED)
+    except HCLError:
+        return []
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 EXACT_VERSION = re.compile(r"^v?\d+(\.\d+)+((\.post|rc|a|b)\d+)?$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -67,6 +80,7 @@ def _sources(definition: Definition, root: Path) -> Iterator[Finding]:
     order = sorted(variables, key=lambda n: (variables[n][1], variables[n][2]))
     prefixes = sorted({n.rsplit("_", 1)[0] for n in variables
                        if n.endswith(("_REPO", "_COMMIT"))})
+    short = set(abbreviated(definition))
     for prefix in prefixes:
         commit_name, ref_name = f"{prefix}_COMMIT", f"{prefix}_REF"
         commit = variables.get(commit_name, ("", "", 0))[0]
@@ -76,7 +90,8 @@ def _sources(definition: Definition, root: Path) -> Iterator[Finding]:
         where = relative(Path(file), root)
         if not isinstance(commit, str) or not isinstance(ref, str):
             continue
-        if commit and not COMMIT.match(commit):
+        if commit and not COMMIT.match(commit) and not (commit_name in short
+                                                        and SHORT_COMMIT.match(commit)):
             yield Finding(where, line, "pin-source",
                           f"{commit_name} = '{commit}' is not a full 40-hex commit")
         elif commit and not ref:

@@ -27,6 +27,7 @@ from rocm_bake_checks.drift.polite import HostLimits
 from rocm_bake_checks.drift.sources import Listing, gitrun
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
+ABBREV = re.compile(r"^[0-9a-f]{4,40}$")
 SMART_HTTP = "application/x-git-upload-pack-advertisement"
 _REPO_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
@@ -238,6 +239,48 @@ class GitSource:
         text = self._git(repo, ["rev-list", "--left-right", "--count", f"{commit}...{ref}"], url)
         ahead, behind = (int(n) for n in text.split())
         return {"behind": behind, "ahead": ahead}
+
+    # -- a name to its commit (inv bump) ---------------------------------------------------
+    def resolve(self, url: str, name: str, branch: str, log: Explanation) -> str:
+        """The 40-hex commit ``name`` (a tag, a branch, a full or an abbreviated commit) is in
+        ``url``; an abbreviated one must be one commit on ``branch``. UnavailableError names
+        what was asked and where, on one line."""
+        listing = self.listing(url, log)
+        if name in listing.commits:
+            return listing.commits[name]
+        if name in listing.heads:
+            return listing.heads[name]
+        if not ABBREV.match(name):
+            raise UnavailableError(f"{name!r} is no tag, branch or commit of {self.where(url)}")
+        value = self.fetcher.ask(f"git resolve {url} {name} branch={branch}",
+                                 lambda: self._resolve(url, name, branch), log)
+        return str(value)
+
+    def _resolve(self, url: str, name: str, branch: str) -> tuple[str, str]:
+        repo = self._synced_repo(url, branch if len(name) < 40 else "")
+        if len(name) == 40:
+            if self._has_commit(repo, name) or self._fetch_commit(repo, name, url):
+                return name, "commit fetched"
+            raise UnavailableError(f"commit {name} not found in {self.where(url)}")
+        if not branch:
+            raise UnavailableError(f"abbreviated commit {name} of {self.where(url)} names no "
+                                   "branch to resolve it on")
+        candidates = [oid for oid in self._lines(repo, ["rev-parse", f"--disambiguate={name}"],
+                                                 url) if self._has_commit(repo, oid)]
+        if not candidates:
+            raise UnavailableError(f"abbreviated commit {name} is not in {self.where(url)} "
+                                   f"(branch {branch} and the tags fetched)")
+        if len(candidates) > 1:
+            raise UnavailableError(f"abbreviated commit {name} is ambiguous in "
+                                   f"{self.where(url)}: {', '.join(sorted(candidates))}")
+        full = candidates[0]
+        try:
+            self._git(repo, ["merge-base", "--is-ancestor", full, f"refs/heads/{branch}"], url,
+                      quiet_fail=True)
+        except _MissingError:
+            raise UnavailableError(f"commit {full[:12]} ({name}) is not on branch {branch} of "
+                                   f"{self.where(url)}") from None
+        return full, f"abbreviated {name} resolved on {branch}"
 
     # -- a file at a commit (coherence) ---------------------------------------------------
     def show(self, url: str, commit: str, path: str, log: Explanation) -> str | None:

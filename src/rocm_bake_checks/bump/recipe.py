@@ -1,0 +1,175 @@
+"""vLLM's ROCm recipe at a release: its files, from the release's sdist on PyPI (the sdist
+carries ``docker/``) or from git at the tag, and the ARGs they declare."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import tarfile
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urljoin
+
+import requests
+
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake_checks.drift.fetch import UnavailableError
+from rocm_bake_checks.drift.model import Explanation
+from rocm_bake_checks.drift.sources.git import GitSource
+from rocm_bake_checks.drift.web import JSON_ACCEPT, Web
+
+# ARG NAME=value, ARG NAME="value", ARG NAME='value', optionally followed by "# comment"
+# (BuildKit reads the comment as more ARG names; upstream writes the branch there).
+_ARG = re.compile(r"""^\s*ARG\s+([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|'([^']*)'|(\S*))"""
+                  r"""(?:\s+#\s*(.*))?\s*$""")
+_BRANCH_NOTE = re.compile(r"^(\S+)\s+as of\b")
+_SDIST_COMMIT = re.compile(r"""commit_id\s*=\s*['"]g?([0-9a-f]{7,40})['"]""")
+
+
+class RecipeError(RocmBakeError):
+    """The release or its files could not be had (one line: what, and the address asked)."""
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    value: str
+    comment: str
+    line: int
+
+    @property
+    def branch_note(self) -> str:
+        """The branch upstream names in the ARG's comment ("# release/2.13 as of 09/17")."""
+        found = _BRANCH_NOTE.match(self.comment)
+        return found.group(1) if found else ""
+
+
+def args(text: str) -> dict[str, Arg]:
+    """Every ARG with a value, by name: its first declaration (a redeclaration with another
+    value is an error: which one upstream builds with would depend on the stage)."""
+    out: dict[str, Arg] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        found = _ARG.match(line)
+        if found is None:
+            continue
+        name = found.group(1)
+        value = next(g for g in (found.group(3), found.group(4), found.group(5)) if g is not None)
+        arg = Arg(name, value, (found.group(6) or "").strip(), number)
+        if name in out and out[name].value != value:
+            raise RecipeError(f"ARG {name} is declared with {out[name].value!r} (line "
+                              f"{out[name].line}) and {value!r} (line {number})")
+        out.setdefault(name, arg)
+    return out
+
+
+class Files(Protocol):
+    where: str
+
+    def text(self, path: str) -> str | None: ...
+
+
+@dataclass
+class Sdist:
+    """The files of a release's sdist (``vllm-X.Y.Z.tar.gz``), checked against PyPI's sha256."""
+
+    where: str
+    members: dict[str, bytes] = field(default_factory=dict)
+    commit_hint: str = ""
+
+    def text(self, path: str) -> str | None:
+        data = self.members.get(path)
+        return data.decode("utf-8") if data is not None else None
+
+
+@dataclass
+class GitFiles:
+    """The files of VLLM_REPO at the release's commit (git, blobs fetched on demand)."""
+
+    git: GitSource
+    url: str
+    commit: str
+    where: str = ""
+
+    def text(self, path: str) -> str | None:
+        try:
+            return self.git.show(self.url, self.commit, path, Explanation())
+        except UnavailableError as exc:
+            raise RecipeError(f"{path} at {self.commit[:12]}: {exc}") from None
+
+
+def newest(web: Web, project: str) -> str:
+    """The newest release of ``project`` on PyPI (its JSON's info.version)."""
+    info = _json(web, f"{web.settings.pypi}/pypi/{project}/json").get("info")
+    version = info.get("version") if isinstance(info, dict) else None
+    if not isinstance(version, str) or not version:
+        raise RecipeError(f"{web.where(web.settings.pypi + '/pypi/' + project + '/json')}: "
+                          "no info.version")
+    return version
+
+
+def sdist(web: Web, project: str, version: str) -> Sdist:
+    """Download and open ``project``'s sdist of ``version`` (sha256 checked against PyPI)."""
+    url = f"{web.settings.pypi}/pypi/{project}/json"
+    data = _json(web, url)
+    releases = data.get("releases")
+    files = releases.get(version) if isinstance(releases, dict) else None
+    if not isinstance(files, list):
+        raise RecipeError(f"{web.where(url)}: {project} has no release {version}")
+    name = f"{project}-{version}.tar.gz"
+    entry = next((f for f in files if isinstance(f, dict) and f.get("filename") == name), None)
+    if entry is None:
+        raise RecipeError(f"{web.where(url)}: release {version} has no sdist {name}")
+    digests = entry.get("digests")
+    sha256 = digests.get("sha256") if isinstance(digests, dict) else None
+    if not isinstance(sha256, str):
+        raise RecipeError(f"{web.where(url)}: {name} has no sha256")
+    address = web.settings.fetched(url)
+    link = urljoin(address.url, str(entry.get("url", "")))
+    body = _download(link, address.authorization(), web.settings.timeout)
+    if hashlib.sha256(body).hexdigest() != sha256:
+        raise RecipeError(f"{link}: sha256 is not PyPI's {sha256}")
+    return _open(body, f"{project}-{version}", f"{name} ({link})")
+
+
+def _json(web: Web, url: str) -> dict[str, Any]:
+    try:
+        response = web.get(url, JSON_ACCEPT, Explanation())
+    except UnavailableError as exc:
+        raise RecipeError(f"{web.where(url)}: {exc}") from None
+    try:
+        body = json.loads(str(response.get("body", "")))
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise RecipeError(f"{web.where(url)}: not a PyPI JSON answer")
+    return body
+
+
+def _download(url: str, authorization: str, timeout: float) -> bytes:
+    headers = {"Authorization": authorization} if authorization else {}
+    try:
+        answer = requests.get(url, headers=headers, timeout=timeout)
+    except requests.RequestException as exc:
+        raise RecipeError(f"{url}: {type(exc).__name__}") from None
+    if answer.status_code != 200:
+        raise RecipeError(f"{url}: HTTP {answer.status_code}")
+    return answer.content
+
+
+def _open(body: bytes, top: str, where: str) -> Sdist:
+    members: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(body), mode="r:gz") as archive:
+            for member in archive.getmembers():
+                if not member.isfile() or not member.name.startswith(top + "/"):
+                    continue
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    members[member.name.removeprefix(top + "/")] = handle.read()
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise RecipeError(f"{where}: not a gzip'd tar ({exc})") from None
+    version_py = members.get("vllm/_version.py", b"").decode("utf-8", "replace")
+    found = _SDIST_COMMIT.search(version_py)
+    return Sdist(where, members, found.group(1) if found else "")

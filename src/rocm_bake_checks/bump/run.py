@@ -1,0 +1,307 @@
+"""``inv bump``: plan (nothing written on any failure), verify the rewritten bake file with
+the bake model and buildx, write it, then the follow-up steps (conformance snapshot, locks,
+regen, lint, offline drift check), optionally on a new branch; the summary for a PR body."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rocm_bake.core import atomic
+from rocm_bake.core.errors import RocmBakeError, UsageError
+from rocm_bake.model import bakefile
+from rocm_bake_checks.bump import checks, config, hcledit, recipe, serve, summary
+from rocm_bake_checks.bump.plan import BumpError, Plan, Planner
+from rocm_bake_checks.drift import cli as drift_cli
+from rocm_bake_checks.drift.model import Status
+from rocm_bake_checks.drift.session import Session
+
+STEPS = ("snapshot", "lock", "regen", "lint", "drift")
+LINT_SNAPSHOT = "src/rocm_bake_checks/lint/upstream-metadata.json"
+DRIFT_SNAPSHOT = "src/rocm_bake_checks/drift/snapshots/upstream.json"
+DOCKER_HUB = ("docker.io", "registry-1.docker.io")
+
+
+@dataclass
+class Options:
+    file: Path = Path(bakefile.DEFAULT_FILE)
+    root: Path = Path()
+    vllm: str = ""
+    source: str = "sdist"          # sdist | git
+    dry_run: bool = False
+    branch: str = ""
+    only: str = ""
+    rewrites: list[str] = field(default_factory=list)
+    pypi: str = ""
+    cache_dir: str = ""
+    timeout: float = 60.0
+    deadline: float = 600.0
+    steps: Sequence[str] = STEPS
+    docker: str = "docker"
+
+
+Step = Callable[[Path, list[Path]], list[str]]   # (root, bake files) -> findings left
+
+
+def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
+    """(exit status, summary): 0 bumped (or nothing to bump), 1 bumped with findings that
+    need a person; every failure before writing is a BumpError (exit 2, nothing written)."""
+    unknown = sorted(set(options.steps) - set(STEPS))
+    if unknown:
+        raise UsageError(f"--steps {unknown[0]}: no such step (valid: {', '.join(STEPS)})")
+    declared = config.load()
+    if options.only and options.only not in declared.groups:
+        raise UsageError(f"--only {options.only}: no such group (valid: "
+                         f"{', '.join(sorted(declared.groups))})")
+    if options.source not in ("sdist", "git"):
+        raise UsageError(f"--source {options.source}: sdist or git")
+    if not options.dry_run:
+        _clean(options.root)
+    definition = bakefile.load([options.file], {})
+    session = Session(drift_cli.prepare(drift_cli.Options(
+        files=[str(options.file)], rewrites=list(options.rewrites), pypi=options.pypi,
+        cache_dir=options.cache_dir, timeout=options.timeout, deadline=options.deadline), {}))
+    try:   # open to the end: the snapshot step reads the release's files through it
+        plan, text, files = _plan(options, declared, definition, session)
+        if options.dry_run:
+            return 0, summary.render(plan, "dry run: nothing written")
+        if not plan.changed():
+            return 0, summary.render(plan, "nothing to change: nothing written")
+        if options.branch:
+            _branch(options.root, options.branch)
+        atomic.write_text(options.file, text)
+        commit = plan.values().get(declared.vllm.commit) or str(definition.value(
+            declared.vllm.commit))
+        with serve.release_files(files, commit) as release:
+            plan.needs += _steps(dataclasses.replace(
+                options, rewrites=[release, *options.rewrites]), regen)
+    finally:
+        session.close()
+    if options.branch:
+        _commit(options.root, plan)
+    return (1 if plan.needs else 0), summary.render(plan)
+
+
+def _plan(options: Options, declared: config.Config, definition: bakefile.Definition,
+          session: Session) -> tuple[Plan, str, recipe.Files]:
+    try:
+        release = options.vllm.removeprefix("v") or recipe.newest(session.web,
+                                                                  declared.vllm.pypi)
+    except recipe.RecipeError as exc:
+        raise BumpError(f"{declared.vllm.ref}: newest release: {exc}") from None
+    files = _files(options, declared, definition, session, release)
+    planner = Planner(declared, definition, session.git,
+                      lambda repo, tag, pin: _digest(session, repo, tag, options), files,
+                      release)
+    groups = {options.only} if options.only else None
+    plan = planner.plan(groups, getattr(files, "commit_hint", ""))
+    unmapped = checks.unmapped_stages(plan.recipe, files, options.root)
+    if unmapped:
+        raise BumpError(f"upstream's {unmapped[0]} builds something; no component or waiver "
+                        f"here maps it (upstream-dockerfiles.toml [dockerfiles.stages], "
+                        f"lint/policy.toml)" + (f"; {len(unmapped) - 1} more" if
+                                                len(unmapped) > 1 else ""))
+    plan.needs += checks.recipe_files(plan.recipe)
+    original = options.file.read_text(encoding="utf-8")
+    text = hcledit.rewrite(original, plan.values(), str(options.file))
+    new = verify(options, text, plan.values())
+    incoherent = checks.coherence(new, session.git)
+    broken = [f for f in incoherent if f.status is not Status.UNCHECKED]
+    if options.only and broken:
+        first = broken[0]
+        raise BumpError(f"--only {options.only} breaks coherence rule {first.name}: "
+                        f"{first.detail}")
+    plan.needs += [f"coherence {f.name}: {f.status.value}: {f.detail}" for f in incoherent]
+    return plan, text, files
+
+
+def _files(options: Options, declared: config.Config, definition: bakefile.Definition,
+           session: Session, release: str) -> recipe.Files:
+    try:
+        if options.source == "sdist":
+            return recipe.sdist(session.web, declared.vllm.pypi, release)
+    except recipe.RecipeError as exc:
+        raise BumpError(f"{declared.vllm.ref}: {exc}") from None
+    url = str(definition.value(declared.vllm.repo_pin))
+    from rocm_bake_checks.drift.fetch import UnavailableError  # noqa: PLC0415
+    from rocm_bake_checks.drift.model import Explanation  # noqa: PLC0415
+
+    try:
+        commit = session.git.resolve(url, f"v{release}", "", Explanation())
+    except UnavailableError as exc:
+        raise BumpError(f"{declared.vllm.commit}: cannot resolve 'v{release}' at "
+                        f"{session.git.where(url)}: {exc}") from None
+    return recipe.GitFiles(session.git, url, commit, f"{session.git.where(url)} at v{release}")
+
+
+def _digest(session: Session, repository: str, tag: str, options: Options) -> str:
+    """The manifest digest of REPOSITORY:TAG from its registry's API (Docker Hub's for a
+    name without a host), the reference rewritten like every upstream address."""
+    from rocm_bake.oci.registry import Registry  # noqa: PLC0415
+
+    host, _, rest = repository.partition("/")
+    if "." not in host and ":" not in host and host != "localhost":
+        host, rest = DOCKER_HUB[0], repository
+    if "/" not in rest and host == DOCKER_HUB[0]:
+        rest = f"library/{rest}"
+    reference = session.web.settings.rewrite(f"{host}/{rest}")
+    if reference.startswith(DOCKER_HUB[0] + "/"):
+        reference = DOCKER_HUB[1] + reference[len(DOCKER_HUB[0]):]
+    where, _, path = reference.partition("/")
+    registry = Registry(where, timeout=options.timeout)
+    _, digest = registry.manifest(path, tag)
+    return digest
+
+
+def verify(options: Options, text: str, values: dict[str, str]) -> bakefile.Definition:
+    """The rewritten file evaluated by the bake model and by buildx: every new default in
+    effect, exactly as written; returns the bake model's definition of it."""
+    with tempfile.TemporaryDirectory(prefix="rocm-bake-bump-") as tmp:
+        path = Path(tmp) / options.file.name
+        path.write_text(text, encoding="utf-8")
+        for sibling in ("dockerfiles",):
+            source = options.file.parent / sibling
+            if source.is_dir():
+                (Path(tmp) / sibling).symlink_to(source.resolve())
+        try:
+            new = bakefile.load([path], {})
+        except RocmBakeError as exc:
+            raise BumpError(f"the rewritten {options.file.name} does not evaluate: {exc}") \
+                from None
+        model = {v.name: v.value for v in new.variables()}
+        listed = _buildx_variables(options, path)
+    for name, value in values.items():
+        for who, seen in (("the bake model", model.get(name)), ("buildx", listed.get(name))):
+            if seen != value:
+                raise BumpError(f"{name}: {who} reads {seen!r} from the rewritten "
+                                f"{options.file.name}, not {value!r}")
+    return new
+
+
+def _buildx_variables(options: Options, path: Path) -> dict[str, str]:
+    argv = [options.docker, "buildx", "bake", "--file", path.name,
+            "--list=type=variables,format=json"]
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(path.parent),
+           "DOCKER_CONFIG": str(path.parent / ".docker")}
+    try:
+        done = subprocess.run(argv, cwd=path.parent, capture_output=True, text=True,
+                              timeout=120, env=env, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BumpError(f"cannot run {' '.join(argv[:3])}: {exc}") from None
+    if done.returncode != 0:
+        line = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise BumpError(f"buildx refuses the rewritten {options.file.name}: {line}")
+    records = json.loads(done.stdout)
+    return {str(r["name"]): str(r.get("value", "")) for r in records}
+
+
+def _clean(root: Path) -> None:
+    import git  # noqa: PLC0415 (gitpython: only a bump that writes)
+
+    try:
+        repo = git.Repo(root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise BumpError(f"{root}: not a git work tree (inv bump writes only a clean one)") \
+            from None
+    dirty = [str(d.a_path) for d in repo.index.diff(None)] + \
+        [str(d.a_path) for d in repo.index.diff("HEAD")]
+    if dirty:
+        raise BumpError(f"the work tree is not clean ({sorted(set(dirty))[0]} modified): "
+                        "commit or stash first")
+
+
+def _branch(root: Path, name: str) -> None:
+    import git  # noqa: PLC0415
+
+    repo = git.Repo(root)
+    if name in repo.heads:
+        raise BumpError(f"--branch {name}: the branch exists already")
+    repo.create_head(name).checkout()
+
+
+def _commit(root: Path, plan: Plan) -> None:
+    import git  # noqa: PLC0415
+
+    repo = git.Repo(root)
+    repo.git.add("--all")
+    repo.index.commit(f"bump: vLLM v{plan.release}'s ROCm recipe ({plan.recipe.base})\n\n"
+                      + summary.render(plan))
+
+
+def _steps(options: Options, regen: Step | None) -> list[str]:
+    """The follow-up steps in order; what each leaves for a person."""
+    files = [options.file]
+    out: list[str] = []
+    for step in options.steps:
+        if step == "regen":
+            if regen is not None:
+                out += regen(options.root, files)
+            continue
+        out += STEP_FUNCTIONS[step](options, files)
+    return out
+
+
+def _snapshot(options: Options, files: list[Path]) -> list[str]:
+    from rocm_bake_checks import lint  # noqa: PLC0415
+
+    target = options.root / LINT_SNAPSHOT
+    if not target.is_file():
+        return [f"snapshot: {target} is not in this checkout: not refreshed"]
+    settings = lint.metadata_settings(online=True, record=str(target),
+                                      rewrites=options.rewrites)
+    try:   # its findings are the lint step's to report
+        lint.run(options.root, files, ("conformance", "locks"), metadata=settings)
+    except RocmBakeError as exc:
+        return [f"snapshot: {exc}"]
+    return []
+
+
+def _lock(options: Options, files: list[Path]) -> list[str]:
+    from rocm_bake_checks.lint import lockfile, locks  # noqa: PLC0415
+
+    try:
+        list(locks.lock(options.root, files, (), options.pypi + "/simple" if options.pypi
+                        else lockfile.DEFAULT_INDEX))
+    except RocmBakeError as exc:
+        return [f"lock: {exc}"]
+    return []
+
+
+def _lint(options: Options, files: list[Path]) -> list[str]:
+    from rocm_bake_checks import lint  # noqa: PLC0415
+
+    snapshot = options.root / LINT_SNAPSHOT
+    metadata = lint.metadata_settings(offline=str(snapshot)) if snapshot.is_file() else None
+    try:
+        return [f"lint: {f}" for f in lint.run(options.root, files, metadata=metadata)]
+    except RocmBakeError as exc:
+        return [f"lint: {exc}"]
+
+
+def _drift(options: Options, files: list[Path]) -> list[str]:
+    snapshot = options.root / DRIFT_SNAPSHOT
+    if not snapshot.is_file():
+        return [f"drift: {snapshot} is not in this checkout"]
+    import contextlib  # noqa: PLC0415
+    import io  # noqa: PLC0415
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = drift_cli.run(drift_cli.Options(files=[str(f) for f in files],
+                                               offline=str(snapshot)), {})
+    replay = f"inv version-check --offline {DRIFT_SNAPSHOT}"
+    if code == 1:
+        return [f"drift (offline): pins behind upstream: {replay} lists them"]
+    return [] if code == 0 else [f"drift (offline): could not check every pin (exit {code}): "
+                                 f"{replay} says which (its snapshot is inv regen's)"]
+
+
+STEP_FUNCTIONS: dict[str, Callable[[Options, list[Path]], list[str]]] = {
+    "snapshot": _snapshot, "lock": _lock, "lint": _lint, "drift": _drift}
+
+
