@@ -117,6 +117,39 @@ def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTar
     return out
 
 
+def runtime_requires(definition: Definition, bake_files: list[Path],
+                     targets: list[BakeTarget], root: Path, metadata: Metadata,
+                     config: Config) -> dict[str, tuple[str, ...]]:
+    """A component's own distribution -> the requirements its upstream ``runtime`` files give
+    its wheel (less what its stages drop first), for the components upstream.toml declares
+    ``runtime`` for (vLLM, LMCache)."""
+    variables = {v.name: v.value for v in definition.variables()}
+    components, cells = _components(bake_files, targets)
+    deriver = _Deriver(root, metadata, config, variables, "", components, cells)
+    out: dict[str, tuple[str, ...]] = {}
+    for component, target in components.items():
+        if target.dockerfile is None:
+            continue
+        declared = deriver.upstream.get(relative(target.dockerfile, root))
+        if declared is None or not declared.runtime:
+            continue
+        parsed = deriver.files.get(target.dockerfile)
+        stage = conformance.stage_drops(parsed)
+        base = upstream.resolve(declared.base, variables, f"component {component}")
+        lines: list[str] = []
+        for path in declared.runtime:
+            lines += deriver.file(f"{base}/{path}", stage.get(path, set()),
+                                  conformance.drops_torch(parsed)).lines
+        for dist in deriver.dists.get(component, ()):
+            out[dist] = tuple(dict.fromkeys(lines))
+    return out
+
+
+def platform(variables: Mapping[str, object]) -> str:
+    """The images' pip platform (``--python-platform``) from the base image's release."""
+    return _platform(variables)
+
+
 def _platform(variables: Mapping[str, object]) -> str:
     image = str(variables.get(BASE_IMAGE_VARIABLE) or "")
     match = _UBUNTU.search(image)
@@ -215,7 +248,7 @@ class _Deriver:
             if target and target.dockerfile else None
         if declared is not None:
             base = upstream.resolve(declared.base, self.variables, f"component {declared.name}")
-            out += [self._file(f"{base}/{path}", path, set())
+            out += [self.file(f"{base}/{path}", set())
                     for path in declared.runtime]
         return out
 
@@ -238,11 +271,11 @@ class _Deriver:
             stage = conformance.stage_drops(parsed)
             base = upstream.resolve(declared.base, self.variables, f"component {component}")
             for path in (*declared.installs, *declared.runtime):
-                out.append(self._file(f"{base}/{path}", path, stage.get(path, set()),
+                out.append(self.file(f"{base}/{path}", stage.get(path, set()),
                                       conformance.drops_torch(parsed)))
         return out
 
-    def _file(self, url: str, path: str, dropped: set[str], torch: bool = False) -> Layer:
+    def file(self, url: str, dropped: set[str], torch: bool = False) -> Layer:
         kept = []
         for line, requirement in conformance.requirement_lines(self.metadata.text(url), url):
             if canonical(requirement.name) in dropped or (torch and "torch" in line.lower()):

@@ -41,6 +41,8 @@ class Built:
     packages: tuple[str, ...]
     version: str = ""
     requires: tuple[str, ...] = ()   # the wheel's own install_requires (``inv lock``'s input)
+    requires_from: tuple[str, ...] = ()   # COMPONENT:PATH files declaring them (builtmeta)
+    false: tuple[str, ...] = ()      # setup.py names the build never sets (builtmeta)
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,9 @@ def load_config(path: Path = CONFIG) -> Config:
             runtime=tuple(str(f) for f in c.get("runtime", [])))
             for c in data.get("component", []))
         built = {canonical(k): Built(tuple(v["packages"]), str(v.get("version", "")),
-                                     tuple(str(r) for r in v.get("requires", [])))
+                                     tuple(str(r) for r in v.get("requires", [])),
+                                     tuple(str(r) for r in v.get("requires-from", [])),
+                                     tuple(str(r) for r in v.get("false", [])))
                  for k, v in data.get("built", {}).items()}
         pypi = {canonical(k): tuple(v) for k, v in data.get("pypi-packages", {}).items()}
     except (KeyError, TypeError, AttributeError) as exc:

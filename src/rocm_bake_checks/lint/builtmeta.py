@@ -1,0 +1,143 @@
+"""What each distribution the cell builds requires (its wheel's ``Requires-Dist``), read from
+its own source at the pin, never written by hand.
+
+``upstream.toml`` ``[built]`` names, per distribution, ``requires-from``: files under a
+component's ``base`` (``component:path``), read through the replayable snapshot
+(``upstream.Metadata``):
+
+- ``setup.py``: the ``install_requires`` of its ``setup(...)`` call, read statically (``ast``,
+  nothing executed): a literal list, or a module-level name bound to one (strings may be
+  module-level string constants); a name bound in both branches of ``if NAME:`` takes the
+  ``else`` branch when NAME is in the entry's ``false`` list (the build never sets it);
+- ``pyproject.toml``: ``[project].dependencies`` (unless declared ``dynamic``);
+- a requirements file: its requirement lines.
+
+A value that cannot be read so is a ``LintError`` naming the file and why (never a guess).
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rocm_bake_checks.lint import conformance, upstream
+from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.upstream import Config, Metadata
+
+
+@dataclass(frozen=True)
+class Read:
+    requires: tuple[str, ...]
+    sources: tuple[str, ...]      # the URLs read
+
+
+def requires(dist: str, config: Config, metadata: Metadata,
+             variables: Mapping[str, object]) -> Read:
+    built = config.built.get(dist)
+    if built is None:
+        return Read((), ())
+    if not built.requires_from:   # a recorded declaration ([built] requires), source named there
+        return Read(built.requires, (f"upstream.toml [built] {dist}",) if built.requires else ())
+    bases = {c.name: c.base for c in config.components}
+    lines: list[str] = []
+    sources: list[str] = []
+    for spec in built.requires_from:
+        component, sep, path = spec.partition(":")
+        if not sep or component not in bases:
+            raise LintError(f"upstream.toml [built] {dist}: requires-from {spec!r} must be "
+                            f"COMPONENT:PATH with a [[component]] of {', '.join(sorted(bases))}")
+        base = upstream.resolve(bases[component], variables, f"[built] {dist}")
+        url = f"{base}/{path}"
+        lines += read(url, metadata.text(url), built.false)
+        sources.append(url)
+    return Read(tuple(dict.fromkeys(lines)), tuple(sources))
+
+
+def read(url: str, text: str, false: Sequence[str] = ()) -> list[str]:
+    """The requirements ``url``'s text declares (by its file name)."""
+    name = url.rsplit("/", 1)[-1]
+    if name == "setup.py":
+        return setup_requires(text, url, false)
+    if name == "pyproject.toml":
+        return _pyproject(text, url)
+    return [line for line, _ in conformance.requirement_lines(text, url)]
+
+
+def _pyproject(text: str, url: str) -> list[str]:
+    try:
+        project = tomllib.loads(text).get("project", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise LintError(f"{url}: {exc}") from None
+    if "dependencies" in project.get("dynamic", []):
+        raise LintError(f"{url}: [project].dependencies is dynamic: not readable statically "
+                        "(name the file that declares them)")
+    return [str(r) for r in project.get("dependencies", [])]
+
+
+def setup_requires(text: str, url: str, false: Sequence[str] = ()) -> list[str]:
+    """``install_requires`` of setup.py's ``setup(...)``, read without running it."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise LintError(f"{url}:{exc.lineno}: not Python ({exc.msg})") from None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and getattr(n.func, "id", getattr(n.func, "attr", "")) == "setup"]
+    keywords = [k for c in calls for k in c.keywords if k.arg == "install_requires"]
+    if len(keywords) != 1:
+        raise LintError(f"{url}: {len(keywords)} install_requires= in setup() calls: not "
+                        "readable statically")
+    return _strings(keywords[0].value, _Scope(tree, url, set(false)))
+
+
+class _Scope:
+    def __init__(self, tree: ast.Module, url: str, false: set[str]) -> None:
+        self.tree, self.url, self.false = tree, url, false
+
+    def fail(self, node: ast.AST, why: str) -> LintError:
+        return LintError(f"{self.url}:{getattr(node, 'lineno', 1)}: install_requires {why}: "
+                         "not readable statically")
+
+    def value(self, name: ast.Name) -> ast.expr:
+        """The one expression module-level code binds ``name`` to (``if`` branches chosen
+        by the ``false`` names)."""
+        found = list(self._bindings(self.tree.body, name.id))
+        if len(found) != 1:
+            raise self.fail(name, f"names {name.id}, bound {len(found)} times")
+        return found[0]
+
+    def _bindings(self, body: list[ast.stmt], name: str) -> list[ast.expr]:
+        out: list[ast.expr] = []
+        for statement in body:
+            if isinstance(statement, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+                out.append(statement.value)
+            elif isinstance(statement, ast.AugAssign) and getattr(
+                    statement.target, "id", "") == name:
+                raise self.fail(statement, f"extends {name} (+=)")
+            elif isinstance(statement, ast.If):
+                test = statement.test
+                if isinstance(test, ast.Name) and test.id in self.false:
+                    out += self._bindings(statement.orelse, name)
+                elif self._bindings(statement.body, name) or self._bindings(
+                        statement.orelse, name):
+                    raise self.fail(statement, f"binds {name} under a condition the lint "
+                                               "cannot decide")
+        return out
+
+
+def _strings(node: ast.expr, scope: _Scope) -> list[str]:
+    if isinstance(node, ast.Name):
+        return _strings(scope.value(node), scope)
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_string(e, scope) for e in node.elts]
+    raise scope.fail(node, f"is a {type(node).__name__}")
+
+
+def _string(node: ast.expr, scope: _Scope) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return _string(scope.value(node), scope)
+    raise scope.fail(node, f"holds a {type(node).__name__}")
