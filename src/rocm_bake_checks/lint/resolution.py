@@ -159,12 +159,11 @@ class _Context:
         if target.dockerfile is None or target.name in seen:
             return []
         parsed = self.files.get(target.dockerfile)
-        name = name or target.stage
-        stage = parsed.stage(name) if name else parsed.stages[-1]
+        own = parsed.stage(target.stage) if target.stage else parsed.stages[-1]
+        stage = parsed.stage(name) if name else own
         if stage is None:
             return []
-        image = target.name if stage.name in (target.stage, None) else \
-            f"{target.name} (stage {stage.name})"
+        image = target.name if stage is own else f"{target.name} (stage {stage.name})"
         stages = list(reversed(chain(parsed, stage)))
         out: list[Step] = []
         parent = _TARGET.match(target.contexts.get(stages[0].base.name, ""))
@@ -260,6 +259,8 @@ class _Context:
 
     def _resolve(self, step: Step, dists: Mapping[str, Dist], env: Mapping[str, Installed],
                  missing: set[str]) -> list[Found]:
+        if not dists:
+            return []
         available = {**{n: i.dist for n, i in env.items()}, **dists}
         for dist in available.values():
             self._wheel(dist)
@@ -281,7 +282,8 @@ class _Context:
         if result.returncode == 0:
             return []
         lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
-        reason = " ".join(line.lstrip("╰─▶ ").strip() for line in lines
+        reason = " ".join(line.lstrip("╰─▶ ").strip().removeprefix("cause: ")
+                          for line in lines
                           if not line.startswith(("error:", "hint:")) or "Because" in line)
         return [self._finding(step, "resolve-unsatisfiable",
                               f"{step.lock} with the cell's wheels "
