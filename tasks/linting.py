@@ -76,7 +76,7 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
     from rocm_bake import bakefile, extras
 
     extras.require("lock", "inv lock")
-    from rocm_bake_checks.lint import lockfile, locks
+    from rocm_bake_checks.lint import lockfile, lockmeta, locks
 
     files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
     start = time.monotonic()
@@ -84,4 +84,7 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
                               index_url or lockfile.DEFAULT_INDEX, upgrade):
         print(f"{written.path.relative_to(Path.cwd())}: {written.pins} distributions "
               f"({written.state()})")
+    fetched = locks.record_metadata(Path.cwd(), index_url or lockfile.DEFAULT_INDEX)
+    print(f"{lockmeta.SNAPSHOT}: the locked distributions' metadata ({fetched} read from the "
+          "index)")
     print(f"lock: done in {time.monotonic() - start:.1f}s", file=sys.stderr)

@@ -37,8 +37,8 @@ def archless(found: list[str]) -> list[str]:
     (``vllm``): which archs build a component is the bake file's business."""
     out = []
     for line in found:
-        line = re.sub(r"\b([a-z]+)-gfx[0-9a-z]+", r"\1", line)
-        out.append(re.sub(r"\b([a-z]+(?: \(stage \w+\))?)(?:, \1)+", r"\1", line))
+        cells = re.sub(r"\b([a-z]+)-gfx[0-9a-z]+", r"\1", line)
+        out.append(re.sub(r"\b([a-z]+(?: \(stage \w+\))?)(?:, \1)+", r"\1", cells))
     return out
 
 

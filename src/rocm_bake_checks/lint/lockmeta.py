@@ -114,12 +114,28 @@ def record(locks: Iterable[Path], path: Path, index: str = SIMPLE) -> int:
     return len(wanted)
 
 
-def _fetch(pin: Pin, index: str) -> Dist:
-    page = requests.get(f"{index}/{pin.name}/", headers={"Accept": _JSON}, timeout=30)
+def _files(pin: Pin, index: str) -> list[dict[str, str]]:
+    """The index's wheels of ``pin`` (filename, url, sha256), from its PEP 691 JSON page or
+    else its PEP 503 HTML page."""
+    page = requests.get(f"{index}/{pin.name}/", headers={"Accept": f"{_JSON}, text/html;q=0.1"},
+                        timeout=30)
     page.raise_for_status()
-    files = [f for f in page.json().get("files", [])
-             if f.get("hashes", {}).get("sha256") in pin.hashes
-             and f["filename"].endswith(".whl")]
+    if page.headers.get("Content-Type", "").startswith(_JSON):
+        return [{"filename": f["filename"], "url": f["url"],
+                 "sha256": f.get("hashes", {}).get("sha256", "")}
+                for f in page.json().get("files", [])]
+    out = []
+    for href, name in re.findall(r'<a [^>]*href="([^"]+)"[^>]*>([^<]+)</a>', page.text):
+        url = requests.compat.urljoin(f"{index}/{pin.name}/", href)
+        digest = re.search(r"#sha256=([0-9a-f]{64})", href)
+        out.append({"filename": name.strip(), "url": url,
+                    "sha256": digest.group(1) if digest else ""})
+    return out
+
+
+def _fetch(pin: Pin, index: str) -> Dist:
+    files = [f for f in _files(pin, index)
+             if f["sha256"] in pin.hashes and f["filename"].endswith(".whl")]
     if not files:
         raise LintError(f"{index}/{pin.name}/: no wheel of {pin.name}=={pin.version} has a "
                         "sha256 the lock records")
@@ -166,8 +182,9 @@ class _Ranges:
         answer = self.session.get(self.url, timeout=60,
                                   headers={"Range": f"bytes={self.pos}-{end - 1}"})
         answer.raise_for_status()
-        self.pos += len(answer.content)
-        return answer.content
+        content = answer.content if answer.status_code == 206 else answer.content[self.pos:end]
+        self.pos += len(content)
+        return content
 
 
 def _member(url: str, filename: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from rocm_bake.bakefile import Definition
-from rocm_bake_checks.lint import bakemodel, downloads, lockfile, lockinputs, upstream
+from rocm_bake_checks.lint import bakemodel, downloads, lockfile, lockinputs, lockmeta, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
@@ -54,9 +54,13 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
     if unknown:
         raise LintError(f"no lock for component {unknown[0]}; components with a lock: "
                         f"{', '.join(known)}")
-    for inputs in every:
-        if components and inputs.component not in components:
+    for index, first in enumerate(every):
+        if components and first.component not in components:
             continue
+        # a lock extends its parent image's (lockinputs._constraints): derived again once the
+        # locks before it in the bake file's component order (its parents) are written
+        inputs = lockinputs.derive(definition, bake_files, targets, root, fetched)[index] \
+            if index else first
         twin = None if upgrade else lockfile.twin(inputs, root)
         if not upgrade and lockfile.is_fresh(inputs, root):
             yield lockfile.kept(inputs, root)
@@ -67,6 +71,13 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
                             "lock must be resolved against the package index: run `inv lock`")
         else:
             yield lockfile.write(inputs, root, lockfile.uv_binary(), index_url, upgrade)
+
+
+def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX) -> int:
+    """The locked distributions' metadata snapshot (``lockmeta``) brought up to the locks:
+    how many pins were read from the index."""
+    paths = sorted((root / lockinputs.LOCK_DIR).glob("*.txt"))
+    return lockmeta.record(paths, root / lockmeta.SNAPSHOT, index_url.rstrip("/"))
 
 
 # -- lock-stale -----------------------------------------------------------------------------
