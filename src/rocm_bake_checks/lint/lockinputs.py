@@ -143,18 +143,18 @@ def _constraints(deriver: _Deriver, component: str, merged: tuple[str, ...], roo
     out: list[str] = []
     origins: list[str] = []
     own = [Requirement(line) for line in _merge(deriver.added(component))]
-    for parent in deriver.parents(component):
-        if parent not in locked:
-            continue
+    pinned: dict[str, str] = {}
+    # a parent built on another parent (vLLM's image on the base) moved what it pins over it
+    for parent in sorted(deriver.parents(component), key=lambda p: len(deriver.ancestors(p))):
         path = root / LOCK_DIR / f"{parent}.txt"
-        if not path.is_file():
+        if parent not in locked or not path.is_file():
             continue
-        pinned = _lock_pins(path.read_text(encoding="utf-8"))
-        for name, version in sorted(pinned.items()):
-            if not any(canonical(r.name) == name and not r.specifier.contains(version, True)
-                       for r in own):
-                out.append(f"{name}=={version}")
+        pinned.update(_lock_pins(path.read_text(encoding="utf-8")))
         origins.append(f"{relative(path, root)} (the parent image's lock, as constraints)")
+    for name, version in sorted(pinned.items()):
+        if not any(canonical(r.name) == name and not r.specifier.contains(version, True)
+                   for r in own):
+            out.append(f"{name}=={version}")
     exact = {name for name in map(_exact, merged) if name}
     for child in deriver.children(component):
         caps = [line for line in _merge(deriver.added(child))
@@ -261,6 +261,12 @@ class _Deriver:
 
     def parents(self, component: str) -> list[str]:
         return self._parents.get(component, [])
+
+    def ancestors(self, component: str) -> set[str]:
+        out: set[str] = set()
+        for parent in self.parents(component):
+            out |= {parent, *self.ancestors(parent)}
+        return out
 
     def children(self, component: str) -> list[str]:
         return [c for c, parents in self._parents.items() if component in parents]
