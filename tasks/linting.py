@@ -18,7 +18,7 @@ EXIT_FINDINGS = 1
 @task(iterable=["file", "only", "rewrite"], auto_shortflags=False, help={
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "only": "run only these rule families (repeatable): hadolint, consistency, pins, "
-            "downloads, caching, recipes, conformance, locks",
+            "downloads, caching, recipes, conformance, locks, resolution",
     "online": "conformance and locks: fetch upstream build metadata instead of replaying the "
               "committed snapshot (src/rocm_bake_checks/lint/upstream-metadata.json)",
     "offline": "conformance: replay this snapshot file (default: the committed one)",

@@ -7,8 +7,9 @@ component's ``base`` (``component:path``), read through the replayable snapshot
 
 - ``setup.py``: the ``install_requires`` of its ``setup(...)`` call, read statically (``ast``,
   nothing executed): a literal list, or a module-level name bound to one (strings may be
-  module-level string constants); a name bound in both branches of ``if NAME:`` takes the
-  ``else`` branch when NAME is in the entry's ``false`` list (the build never sets it);
+  module-level string constants); a name bound or changed under an ``if`` is read from its
+  ``else`` branch when the condition's source text is in the entry's ``false`` list (never
+  true in the stage's build, e.g. ``AITER_TRITON_ONLY``, ``not ctx.use_hip``), else an error;
 - ``pyproject.toml``: ``[project].dependencies`` (unless declared ``dynamic``);
 - a requirements file: its requirement lines.
 
@@ -113,18 +114,28 @@ class _Scope:
             if isinstance(statement, ast.Assign) and any(
                     isinstance(t, ast.Name) and t.id == name for t in statement.targets):
                 out.append(statement.value)
-            elif isinstance(statement, ast.AugAssign) and getattr(
-                    statement.target, "id", "") == name:
-                raise self.fail(statement, f"extends {name} (+=)")
             elif isinstance(statement, ast.If):
-                test = statement.test
-                if isinstance(test, ast.Name) and test.id in self.false:
+                if ast.unparse(statement.test) in self.false:   # never true in this build
                     out += self._bindings(statement.orelse, name)
-                elif self._bindings(statement.body, name) or self._bindings(
-                        statement.orelse, name):
+                elif _touches(statement.body, name) or _touches(statement.orelse, name):
                     raise self.fail(statement, f"binds {name} under a condition the lint "
-                                               "cannot decide")
+                                               f"cannot decide ({ast.unparse(statement.test)})")
+            elif _touches([statement], name):
+                raise self.fail(statement, f"extends {name}")
         return out
+
+
+def _touches(body: list[ast.stmt], name: str) -> bool:
+    """Some statement of ``body`` (nested too) binds or changes ``name`` (``=``, ``+=``,
+    ``name.append(...)``, ...)."""
+    for node in (n for statement in body for n in ast.walk(statement)):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name \
+                and node.func.attr in {"append", "extend", "insert", "remove", "pop", "clear"}:
+            return True
+    return False
 
 
 def _strings(node: ast.expr, scope: _Scope) -> list[str]:

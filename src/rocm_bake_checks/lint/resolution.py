@@ -85,19 +85,37 @@ class _Run:
 
 def check(definition: Definition, bake_files: list[Path], targets: list[BakeTarget],
           root: Path, metadata: Metadata) -> list[Finding]:
+    found: list[Found] = []
+    for run in _images(definition, bake_files, targets, root, metadata).values():
+        found += run.findings
+    anywhere = {f for f, image in found if not image}
+    return sorted({*anywhere, *merge_cells((f, i) for f, i in found if i)})
+
+
+def sizes(definition: Definition, bake_files: list[Path], targets: list[BakeTarget],
+          root: Path, metadata: Metadata) -> dict[str, int]:
+    """Image (a target, or a build stage of it) -> how many distributions its environment
+    holds once its installs are replayed (benchmarks/lint_resolution.py)."""
+    return {image: len(run.env)
+            for image, run in _images(definition, bake_files, targets, root, metadata).items()}
+
+
+def _images(definition: Definition, bake_files: list[Path], targets: list[BakeTarget],
+            root: Path, metadata: Metadata) -> dict[str, _Run]:
     context = _Context.build(definition, bake_files, targets, root, metadata)
     if context is None:
-        return []
-    found: list[Found] = []
+        return {}
+    out: dict[str, _Run] = {}
     with tempfile.TemporaryDirectory(prefix="rocm-bake-resolve-") as tmp:
         context.wheels = Path(tmp)
         for target in targets:
             if target.dockerfile is None or target.name not in context.cells:
                 continue
             for stage in context.stages(target):
-                found += context.image(target, stage).findings
-    anywhere = {f for f, image in found if not image}
-    return sorted({*anywhere, *merge_cells((f, i) for f, i in found if i)})
+                steps = context.steps(target, stage)
+                if steps:
+                    out[steps[-1].image] = context.image(target, stage)
+    return out
 
 
 @dataclass
@@ -402,4 +420,4 @@ def stand_in(directory: Path, dist: Dist) -> Path:
     return path
 
 
-__all__ = ["RULES", "LintError", "check", "stand_in"]
+__all__ = ["RULES", "LintError", "check", "sizes", "stand_in"]
