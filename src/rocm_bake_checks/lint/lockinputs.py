@@ -6,17 +6,21 @@ component has a lock when its Dockerfile runs ``pip install``.  Its inputs, in l
 - inherited: the whole input of every component whose image a stage is built ``FROM`` (the
   ``base`` context, ``vllm`` for LMCache's runtime image);
 - installed wheels: for every ``RUN --mount=...,from=X`` of the cell's own wheels, their runtime
-  requirements (``upstream.toml`` ``[built]`` ``requires``, and the component's ``runtime``
-  files when X is a component with upstream metadata, e.g. vLLM's ``requirements/rocm.txt``);
+  requirements (what their source declares, ``builtmeta`` from ``upstream.toml`` ``[built]``
+  ``requires-from``, and the component's ``runtime`` files when X is a component with
+  upstream metadata, e.g. vLLM's ``requirements/rocm.txt``);
 - its own: the local ``requirements/*.txt`` files its Dockerfile names (``${VARIABLE}``
   replaced by the bake variable's value), the upstream files it installs and those that
   become its wheel's install_requires (``upstream.toml``, read through the replayable
   snapshot ``upstream.Metadata``), less what the stage drops first (``drop-requirement.py``,
-  ``use_existing_torch.py``).
+  ``use_existing_torch.py``) and with what ``set-requirement.py`` rewrites.
 
 An exact ``==`` pin of a later layer replaces the exact pins of earlier layers on that
-distribution (a stage's own tool version over the base image's, as its ``pip install`` does);
-every other requirement is kept, for the resolver to meet together.  The cell's own
+distribution (a stage's own tool version over the base image's, as its ``pip install`` does),
+and so does any later requirement the earlier pin does not meet; every other requirement is
+kept, for the resolver to meet together.  Locks follow images (``_constraints``): a lock
+extends its parent image's lock (its pins are constraints) and honours the caps of the images
+built on it.  The cell's own
 distributions (``[built]``: torch, triton, ...) are never resolved from an index: the build
 provides them, so the resolver gets them as overrides that never apply.
 """
@@ -138,8 +142,9 @@ def _constraints(deriver: _Deriver, component: str, merged: tuple[str, ...], roo
     a parent's lock honours the caps of the images built on it (their own requirements that
     are not exact pins, on a distribution the parent does not pin exactly itself): what a
     child caps is never installed newer underneath it -- the way vllm-project/vllm v0.33.0
-    docker/Dockerfile.rocm_72 (final stage: ``opentelemetry-api<=1.40.0`` in
-    /tmp/otel-constraints.txt) keeps vLLM's OpenTelemetry within LMCache's cap."""
+    docker/Dockerfile.rocm_72 (final stage, lines 955-962: ``opentelemetry-api<=1.40.0`` in
+    /tmp/otel-constraints.txt, "Keep OpenTelemetry within LMCache's cap") keeps vLLM's
+    OpenTelemetry within LMCache's cap."""
     out: list[str] = []
     origins: list[str] = []
     own = [Requirement(line) for line in _merge(deriver.added(component))]
