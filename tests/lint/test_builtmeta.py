@@ -3,12 +3,13 @@ AITER's real setup.py at v0.1.19, and the cases that cannot be read, named with 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
-from rocm_bake_checks.lint import builtmeta
+from rocm_bake_checks.lint import builtmeta, lockmeta, upstream
 from rocm_bake_checks.lint.findings import LintError
 
 AITER = (Path(__file__).parent / "fixtures" / "upstream" / "raw.githubusercontent.com" / "ROCm"
@@ -61,3 +62,29 @@ def test_pyproject_dependencies_and_dynamic_ones() -> None:
     with pytest.raises(LintError, match="dependencies is dynamic"):
         builtmeta.read("https://e.org/pyproject.toml",
                        "[project]\nname='n'\ndynamic=['dependencies']\n")
+
+
+def test_a_published_wheel_less_its_cuda_extras_and_the_cells_own(tmp_path: Path) -> None:
+    # torch's PyPI wheel: PYTORCH_EXTRA_INSTALL_REQUIREMENTS under platform_system == "Linux"
+    lockmeta.save(tmp_path / lockmeta.SNAPSHOT, {"torch-9-x.whl": lockmeta.Dist(
+        "torch", "9", ("filelock", 'nvidia-nccl==2; platform_system == "Linux"',
+                       'triton==3.7.0; platform_system == "Linux"', "sympy>=1"), "",
+        "https://files.example/torch-9-x.whl.metadata")})
+    config = dataclasses.replace(upstream.Config((), {}, {}), built={
+        "torch": upstream.Built(("torch",), requires_from=("pypi:torch-9-x.whl",),
+                                without_marker=('platform_system == "Linux"',)),
+        "triton": upstream.Built(("triton",))})
+    read = builtmeta.requires("torch", config, None, {}, tmp_path)  # type: ignore[arg-type]
+    assert read == builtmeta.Read(("filelock", "sympy>=1"),
+                                  ("https://files.example/torch-9-x.whl.metadata",))
+    lockmeta.save(tmp_path / lockmeta.SNAPSHOT, {})
+    with pytest.raises(LintError, match=r"torch-9-x.whl is not in dockerfiles/locks/metadata"
+                                        r".json: run `inv lock`"):
+        builtmeta.requires("torch", config, None, {}, tmp_path)  # type: ignore[arg-type]
+
+
+def test_hand_written_requires_are_refused(tmp_path: Path) -> None:
+    config = tmp_path / "upstream.toml"
+    config.write_text('[built]\ntorch = { packages = ["torch"], requires = ["filelock"] }\n')
+    with pytest.raises(LintError, match="torch: `requires` is hand-written"):
+        upstream.load_config(config)

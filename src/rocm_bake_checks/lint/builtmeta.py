@@ -3,7 +3,9 @@ its own source at the pin, never written by hand.
 
 ``upstream.toml`` ``[built]`` names, per distribution, ``requires-from``: files under a
 component's ``base`` (``component:path``), read through the replayable snapshot
-(``upstream.Metadata``):
+(``upstream.Metadata``), or a published wheel of that very version (``pypi:<wheel file>``,
+its core metadata recorded by ``inv lock`` into ``lockmeta``'s snapshot; less the
+requirements under its ``without-marker`` markers and those on the cell's own distributions):
 
 - ``setup.py``: the ``install_requires`` of its ``setup(...)`` call, read statically (``ast``,
   nothing executed): a literal list, or a module-level name bound to one (strings may be
@@ -22,10 +24,15 @@ import ast
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from rocm_bake_checks.lint import conformance, upstream
+from packaging.requirements import Requirement
+
+from rocm_bake_checks.lint import conformance, lockmeta, upstream
 from rocm_bake_checks.lint.findings import LintError
-from rocm_bake_checks.lint.upstream import Config, Metadata
+from rocm_bake_checks.lint.upstream import Built, Config, Metadata, canonical
+
+PYPI = "pypi:"
 
 
 @dataclass(frozen=True)
@@ -34,17 +41,28 @@ class Read:
     sources: tuple[str, ...]      # the URLs read
 
 
+def published(config: Config) -> list[str]:
+    """The published wheel files ``[built]`` reads its requirements from (``pypi:<wheel>``)."""
+    return sorted({spec.removeprefix(PYPI) for built in config.built.values()
+                   for spec in built.requires_from if spec.startswith(PYPI)})
+
+
 def requires(dist: str, config: Config, metadata: Metadata,
-             variables: Mapping[str, object]) -> Read:
+             variables: Mapping[str, object], root: Path | None = None) -> Read:
     built = config.built.get(dist)
     if built is None:
         return Read((), ())
-    if not built.requires_from:   # a recorded declaration ([built] requires), source named there
-        return Read(built.requires, (f"upstream.toml [built] {dist}",) if built.requires else ())
+    if not built.requires_from:   # not read: upstream.toml says why; its stand-in needs nothing
+        return Read((), ())
     bases = {c.name: c.base for c in config.components}
     lines: list[str] = []
     sources: list[str] = []
     for spec in built.requires_from:
+        if spec.startswith(PYPI):
+            got = _from_pypi(dist, spec.removeprefix(PYPI), built, config, root)
+            lines += got.requires
+            sources += got.sources
+            continue
         component, sep, path = spec.partition(":")
         if not sep or component not in bases:
             raise LintError(f"upstream.toml [built] {dist}: requires-from {spec!r} must be "
@@ -54,6 +72,24 @@ def requires(dist: str, config: Config, metadata: Metadata,
         lines += read(url, metadata.text(url), built.false)
         sources.append(url)
     return Read(tuple(dict.fromkeys(lines)), tuple(sources))
+
+
+def _from_pypi(dist: str, wheel: str, built: Built, config: Config, root: Path | None) -> Read:
+    """A published wheel's recorded Requires-Dist (``lockmeta``'s snapshot, ``inv lock``
+    records it), less those under a ``without-marker`` marker and those on the cell's own
+    distributions (the build pins them: write-constraints.py)."""
+    recorded = lockmeta.load((root or Path()) / lockmeta.SNAPSHOT).get(wheel)
+    if recorded is None:
+        raise LintError(f"upstream.toml [built] {dist}: {wheel} is not in "
+                        f"{lockmeta.SNAPSHOT}: run `inv lock` (it records it)")
+    kept = []
+    for line in recorded.requires:
+        requirement = Requirement(line)
+        marker = str(requirement.marker) if requirement.marker else ""
+        if marker in built.without_marker or canonical(requirement.name) in config.built:
+            continue
+        kept.append(line)
+    return Read(tuple(kept), (recorded.source,))
 
 
 def read(url: str, text: str, false: Sequence[str] = ()) -> list[str]:

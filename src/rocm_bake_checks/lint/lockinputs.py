@@ -361,7 +361,7 @@ class _Deriver:
 
     def _built(self, dist: str) -> list[Layer]:
         """The built wheel's own requirements, as its source declares them (builtmeta)."""
-        read = builtmeta.requires(dist, self.config, self.metadata, self.variables)
+        read = builtmeta.requires(dist, self.config, self.metadata, self.variables, self.root)
         if not read.requires:
             return []
         return [Layer(" + ".join(read.sources) or f"upstream.toml [built] {dist}",

@@ -98,20 +98,37 @@ def save(path: Path, dists: Mapping[str, Dist]) -> None:
     atomic.write_text(path, json.dumps(data, indent=1, sort_keys=False) + "\n")
 
 
-def record(locks: Iterable[Path], path: Path, index: str = SIMPLE) -> int:
-    """Add every pin of ``locks`` the snapshot lacks, read from ``index``; drop the entries no
-    lock pins any more.  Returns how many were fetched."""
+def record(locks: Iterable[Path], path: Path, index: str = SIMPLE,
+           published: Iterable[str] = ()) -> int:
+    """Add every pin of ``locks`` the snapshot lacks, and every ``published`` wheel (by file
+    name, e.g. what ``upstream.toml`` ``[built]`` reads as ``pypi:<wheel>``), read from
+    ``index``; drop the entries nothing names any more.  Returns how many were fetched."""
     pins: dict[str, Pin] = {}
     for lock in locks:
         for pin in lock_pins(lock.read_text(encoding="utf-8")).values():
             pins[key(pin.name, pin.version)] = pin
-    known = {k: d for k, d in load(path).items() if k in pins}
+    wheels = set(published)
+    known = {k: d for k, d in load(path).items() if k in pins or k in wheels}
     wanted = [p for k, p in sorted(pins.items()) if k not in known]
+    missing = sorted(wheels - set(known))
     with ThreadPoolExecutor(max_workers=8) as pool:
         for dist in pool.map(lambda p: _fetch(p, index), wanted):
             known[key(dist.name, dist.version)] = dist
+        for filename, dist in zip(missing, pool.map(lambda f: _published(f, index), missing),
+                                  strict=True):
+            known[filename] = dist
     save(path, known)
-    return len(wanted)
+    return len(wanted) + len(missing)
+
+
+def _published(filename: str, index: str) -> Dist:
+    """The core metadata of one published wheel file."""
+    name, version = filename.split("-")[:2]
+    pin = Pin(canonical(name), version, 0, ())
+    files = [f for f in _files(pin, index) if f["filename"] == filename]
+    if not files:
+        raise LintError(f"{index}/{pin.name}/: no file {filename}")
+    return _metadata(pin, files[0])
 
 
 def _files(pin: Pin, index: str) -> list[dict[str, str]]:
@@ -140,6 +157,10 @@ def _fetch(pin: Pin, index: str) -> Dist:
         raise LintError(f"{index}/{pin.name}/: no wheel of {pin.name}=={pin.version} has a "
                         "sha256 the lock records")
     chosen = sorted(files, key=lambda f: ("none-any" not in f["filename"], f["filename"]))[0]
+    return _metadata(pin, chosen)
+
+
+def _metadata(pin: Pin, chosen: Mapping[str, str]) -> Dist:
     wheel = chosen["url"].split("#")[0]
     url = f"{wheel}.metadata"
     answer = requests.get(url, timeout=30)

@@ -23,7 +23,15 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from rocm_bake.bakefile import Definition
-from rocm_bake_checks.lint import bakemodel, downloads, lockfile, lockinputs, lockmeta, upstream
+from rocm_bake_checks.lint import (
+    bakemodel,
+    builtmeta,
+    downloads,
+    lockfile,
+    lockinputs,
+    lockmeta,
+    upstream,
+)
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
@@ -48,6 +56,8 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
     definition = bakemodel.load(bake_files)
     targets = bakemodel.targets(definition, root)
     fetched = Metadata(metadata or upstream.Settings())
+    if not offline:   # the published wheels [built] reads (pypi:<wheel>), before any input
+        record_metadata(root, index_url, fetched.settings.config)
     every = lockinputs.derive(definition, bake_files, targets, root, fetched)
     known = [i.component for i in every]
     unknown = sorted(set(components) - set(known))
@@ -73,11 +83,13 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
             yield lockfile.write(inputs, root, lockfile.uv_binary(), index_url, upgrade)
 
 
-def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX) -> int:
-    """The locked distributions' metadata snapshot (``lockmeta``) brought up to the locks:
-    how many pins were read from the index."""
+def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX,
+                    config: Path = upstream.CONFIG) -> int:
+    """The locked distributions' metadata snapshot (``lockmeta``) brought up to the locks and
+    to the published wheels ``[built]`` reads: how many were read from the index."""
     paths = sorted((root / lockinputs.LOCK_DIR).glob("*.txt"))
-    return lockmeta.record(paths, root / lockmeta.SNAPSHOT, index_url.rstrip("/"))
+    wheels = builtmeta.published(upstream.load_config(config))
+    return lockmeta.record(paths, root / lockmeta.SNAPSHOT, index_url.rstrip("/"), wheels)
 
 
 # -- lock-stale -----------------------------------------------------------------------------

@@ -149,7 +149,7 @@ class _Context:
         owner = {d: c for c, ds in conformance.context_dists(components).items() for d in ds}
         built = {}
         for dist, entry in config.built.items():
-            read = builtmeta.requires(dist, config, metadata, variables)
+            read = builtmeta.requires(dist, config, metadata, variables, root)
             variable = entry.version or f"{owner.get(dist, dist).upper().replace('-', '_')}_REF"
             version = str(variables.get(variable) or "")
             built[dist] = Dist(dist, _version(version),
