@@ -84,7 +84,8 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
                               index_url or lockfile.DEFAULT_INDEX, upgrade):
         print(f"{written.path.relative_to(Path.cwd())}: {written.pins} distributions "
               f"({written.state()})")
-    fetched = locks.record_metadata(Path.cwd(), index_url or lockfile.DEFAULT_INDEX)
+    fetched = locks.record_metadata(Path.cwd(), index_url or lockfile.DEFAULT_INDEX,
+                                    dists=locks.built_of(files))
     print(f"{lockmeta.SNAPSHOT}: the locked distributions' metadata ({fetched} read from the "
           "index)")
     print(f"lock: done in {time.monotonic() - start:.1f}s", file=sys.stderr)

@@ -41,9 +41,11 @@ class Read:
     sources: tuple[str, ...]      # the URLs read
 
 
-def published(config: Config) -> list[str]:
-    """The published wheel files ``[built]`` reads its requirements from (``pypi:<wheel>``)."""
-    return sorted({spec.removeprefix(PYPI) for built in config.built.values()
+def published(config: Config, dists: set[str] | None = None) -> list[str]:
+    """The published wheel files ``[built]`` reads requirements from (``pypi:<wheel>``), for
+    ``dists`` (None: every one)."""
+    return sorted({spec.removeprefix(PYPI) for name, built in config.built.items()
+                   if dists is None or name in dists
                    for spec in built.requires_from if spec.startswith(PYPI)})
 
 

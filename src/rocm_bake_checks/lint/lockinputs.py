@@ -210,6 +210,14 @@ def runtime_requires(definition: Definition, bake_files: list[Path],
     return out
 
 
+def built_dists(bake_files: list[Path], targets: list[BakeTarget]) -> set[str]:
+    """The distributions the bake file's components build (``conformance.context_dists``;
+    a stage's own extra wheel such as vLLM's amdsmi is left out: it reads nothing published)."""
+    components, _ = _components(bake_files, targets)
+    dists = conformance.context_dists(list(components))
+    return {d for component in components for d in dists.get(component, ())}
+
+
 def platform(variables: Mapping[str, object]) -> str:
     """The images' pip platform (``--python-platform``) from the base image's release."""
     return _platform(variables)

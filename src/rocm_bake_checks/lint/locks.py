@@ -20,6 +20,7 @@ import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import requests
 from packaging.requirements import Requirement
 
 from rocm_bake.bakefile import Definition
@@ -57,7 +58,8 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
     targets = bakemodel.targets(definition, root)
     fetched = Metadata(metadata or upstream.Settings())
     if not offline:   # the published wheels [built] reads (pypi:<wheel>), before any input
-        record_metadata(root, index_url, fetched.settings.config)
+        record_metadata(root, index_url, fetched.settings.config,
+                        lockinputs.built_dists(bake_files, targets))
     every = lockinputs.derive(definition, bake_files, targets, root, fetched)
     known = [i.component for i in every]
     unknown = sorted(set(components) - set(known))
@@ -83,13 +85,24 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
             yield lockfile.write(inputs, root, lockfile.uv_binary(), index_url, upgrade)
 
 
+def built_of(bake_files: list[Path], root: Path | None = None) -> set[str]:
+    """The distributions the cells of ``bake_files`` build."""
+    definition = bakemodel.load(bake_files)
+    targets = bakemodel.targets(definition, root or Path.cwd())
+    return lockinputs.built_dists(bake_files, targets)
+
+
 def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX,
-                    config: Path = upstream.CONFIG) -> int:
+                    config: Path = upstream.CONFIG, dists: set[str] | None = None) -> int:
     """The locked distributions' metadata snapshot (``lockmeta``) brought up to the locks and
-    to the published wheels ``[built]`` reads: how many were read from the index."""
+    to the published wheels ``[built]`` reads for ``dists`` (the bake file's; None: all): how
+    many were read from the index."""
     paths = sorted((root / lockinputs.LOCK_DIR).glob("*.txt"))
-    wheels = builtmeta.published(upstream.load_config(config))
-    return lockmeta.record(paths, root / lockmeta.SNAPSHOT, index_url.rstrip("/"), wheels)
+    wheels = builtmeta.published(upstream.load_config(config), dists)
+    try:
+        return lockmeta.record(paths, root / lockmeta.SNAPSHOT, index_url.rstrip("/"), wheels)
+    except requests.RequestException as exc:
+        raise lockfile.LockError(f"the locked distributions' metadata: {exc}") from None
 
 
 # -- lock-stale -----------------------------------------------------------------------------
