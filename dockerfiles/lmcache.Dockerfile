@@ -21,7 +21,9 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's wheels by sha256 (--wheels), everything else from the lmcache lock
 # (locks/lmcache.txt, `inv lock`: the vllm lock's inputs with LMCache's requirements/common.txt,
-# resolved together, so numpy<=2.2.6 is the lock's choice, not a silent downgrade).
+# resolved together and constrained to the vllm lock's pins, so the runtime stage below
+# installs it over the vLLM image without moving anything vLLM installed; the vllm lock in turn
+# honours LMCache's caps, e.g. opentelemetry-api<=1.40.0, prometheus_client<=0.24.1).
 COPY locks/lmcache.txt /opt/rocm-bake/locks/lmcache.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
@@ -51,12 +53,19 @@ RUN fetch-source.sh "${LMCACHE_REPO}" "${LMCACHE_REF}" "${LMCACHE_COMMIT}" /src/
 # +rocm7.2 local version", passed to .github/scripts/build_rocm_wheel.sh as
 # SETUPTOOLS_SCM_PRETEND_VERSION; a pretended version is taken as written, past pyproject's
 # local_scheme = "no-local-version").
+# LMCache's NVIDIA-only requirements go and its numpy cap is relaxed, as upstream's later ROCm
+# recipe does at this very LMCache commit: vllm-project/vllm v0.33.0 docker/Dockerfile.rocm_72,
+# stage lmcache_source (lines 493-505: "Remove NVIDIA-only dependencies and accept the release
+# image's NumPy version": cufile-python and nvtx deleted from requirements/common.txt,
+# numpy<=2.2.6 rewritten to numpy<=2.3.5).
 WORKDIR /src/lmcache
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
     test -n "${PYTORCH_ROCM_ARCH}" \
     && drop-requirement.py requirements/rocm_core.txt cupy-rocm-7-0 \
+    && drop-requirement.py requirements/common.txt cufile-python nvtx \
+    && set-requirement.py requirements/common.txt 'numpy<=2.2.6' 'numpy<=2.3.5' \
     && BUILD_WITH_HIP=1 CXX=hipcc TORCH_DONT_CHECK_COMPILER_ABI=1 \
        SETUPTOOLS_SCM_PRETEND_VERSION="${LMCACHE_REF#v}+rocm${ROCM_VERSION%.*}" \
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \

@@ -18,7 +18,7 @@ EXIT_FINDINGS = 1
 @task(iterable=["file", "only", "rewrite"], auto_shortflags=False, help={
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "only": "run only these rule families (repeatable): hadolint, consistency, pins, "
-            "downloads, caching, recipes, conformance, locks",
+            "downloads, caching, recipes, conformance, locks, resolution",
     "online": "conformance and locks: fetch upstream build metadata instead of replaying the "
               "committed snapshot (src/rocm_bake_checks/lint/upstream-metadata.json)",
     "offline": "conformance: replay this snapshot file (default: the committed one)",
@@ -85,7 +85,7 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
     from rocm_bake.model import bakefile
 
     extras.require("lock", "inv lock")
-    from rocm_bake_checks.lint import lockfile, locks
+    from rocm_bake_checks.lint import lockfile, lockmeta, locks
 
     files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
     start = time.monotonic()
@@ -93,4 +93,8 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
                               index_url or lockfile.DEFAULT_INDEX, upgrade):
         print(f"{written.path.relative_to(Path.cwd())}: {written.pins} distributions "
               f"({written.state()})")
+    fetched = locks.record_metadata(Path.cwd(), index_url or lockfile.DEFAULT_INDEX,
+                                    dists=locks.built_of(files))
+    print(f"{lockmeta.SNAPSHOT}: the locked distributions' metadata ({fetched} read from the "
+          "index)")
     print(f"lock: done in {time.monotonic() - start:.1f}s", file=sys.stderr)

@@ -131,7 +131,9 @@ def test_inv_lock_names_each_lock_and_its_size(tmp_path: Path, index: str) -> No
     result = run_cli(["inv", "--search-root", str(ROOT), "lock", "--file", "docker-bake.hcl",
                       "--index-url", index, "--component", "base"], cwd=root, env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "dockerfiles/locks/base.txt: 1 distributions (resolved)\n"
+    assert result.stdout == ("dockerfiles/locks/base.txt: 1 distributions (resolved)\n"
+                             "dockerfiles/locks/metadata.json: the locked distributions' "
+                             "metadata (1 read from the index)\n")
     assert not (root / "dockerfiles/locks/app.txt").exists()
     unknown = run_cli(["inv", "--search-root", str(ROOT), "lock", "--file", "docker-bake.hcl",
                        "--index-url", index, "--component", "nope"], cwd=root, env=env)
@@ -254,6 +256,13 @@ def test_the_repositorys_lock_inputs_follow_its_stages() -> None:
     assert not any(r.startswith(("triton", "amdsmi", "torch=")) for r in vllm)  # dropped
     lmcache = every["lmcache"].requirements
     assert set(vllm) <= set(lmcache)            # LMCache's runtime image is built FROM vLLM's
-    assert "numpy<=2.2.6" in lmcache and not any("cupy-rocm" in r for r in lmcache)
+    # LMCache's numpy cap relaxed and its NVIDIA-only requirements dropped (set-requirement.py,
+    # drop-requirement.py), as vLLM v0.33.0's Dockerfile.rocm_72 does
+    assert "numpy<=2.3.5" in lmcache and "numpy<=2.2.6" not in lmcache
+    assert not any(r.startswith(("cupy-rocm", "cufile-python", "nvtx")) for r in lmcache)
+    # locks follow images: lmcache's extends vllm's, vllm's honours LMCache's caps
+    assert "numpy==2.3.5" in every["lmcache"].constraints
+    assert "opentelemetry-api >= 1.20.0, <= 1.40.0" in every["vllm"].constraints
+    assert "flydsl==0.2.4" in vllm and "pybind11>=3.0.1" in vllm     # AITER's setup.py
     assert every["vllm"].platform == "x86_64-manylinux_2_35"     # rocm/dev-ubuntu-22.04
     assert "torch" in every["vllm"].excluded

@@ -41,6 +41,18 @@ def test_drop_requirement_removes_the_line_and_fails_on_a_name_not_there(tmp_pat
     assert failed.returncode == 1 and "does not require cupy-rocm-7-0" in failed.stderr
 
 
+def test_set_requirement_replaces_exactly_one_line_or_fails(tmp_path: Path) -> None:
+    # LMCache's requirements/common.txt, as vLLM v0.33.0's Dockerfile.rocm_72 rewrites it
+    reqs = tmp_path / "common.txt"
+    reqs.write_text("# nixl uses numba which requires numpy<=2.2.6\nnumpy<=2.2.6\nnumba\n")
+    assert script("set-requirement.py", reqs, "numpy<=2.2.6", "numpy<=2.3.5").returncode == 0
+    assert reqs.read_text() == ("# nixl uses numba which requires numpy<=2.2.6\n"
+                                "numpy<=2.3.5\nnumba\n")
+    failed = script("set-requirement.py", reqs, "numpy<=2.2.6", "numpy<=2.3.5")
+    assert failed.returncode == 1 and "has 0 lines 'numpy<=2.2.6', not one" in failed.stderr
+    assert reqs.read_text().count("numpy<=2.3.5\n") == 1
+
+
 def dist(site: Path, name: str, files: list[str]) -> None:
     info = site / f"{name}-1.0.dist-info"
     info.mkdir(parents=True)

@@ -46,6 +46,7 @@ from rocm_bake_checks.lint.upstream import Built, Component, Config, Metadata, c
 LOCAL_REQUIREMENTS = re.compile(r"(requirements|locks)/([A-Za-z0-9_.-]+\.txt)")
 _PIN = re.compile(r"[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\"'\\]+)")
 _DROP = re.compile(r"drop-requirement\.py\s+(\S+)((?:\s+[A-Za-z0-9][A-Za-z0-9._-]*)+)")
+_SET = re.compile(r"set-requirement\.py\s+(\S+)\s+'([^']+)'\s+'([^']+)'")
 _BUILD = re.compile(r"\bpip3?\s+wheel\b|\bbdist_wheel\b|-m\s+build\b|\bpip3?\s+install\s+\.")
 _CHECKING_FRONTEND = re.compile(r"-m\s+build\b[^&|;]*--no-isolation")
 _SKIP_CHECK = re.compile(r"\s(?:-x|--skip-dependency-check)\b")
@@ -144,6 +145,18 @@ def stage_drops(parsed: Dockerfile) -> dict[str, set[str]]:
                     names = {canonical(n) for n in match.group(2).split()}
                     drops.setdefault(match.group(1).strip("\"'"), set()).update(names)
     return drops
+
+
+def stage_sets(parsed: Dockerfile) -> dict[str, dict[str, str]]:
+    """upstream file -> {line: the line ``set-requirement.py FILE 'OLD' 'NEW'`` puts there}."""
+    sets: dict[str, dict[str, str]] = {}
+    for st in parsed.stages:
+        for instruction in st.instructions:
+            if instruction.keyword == "RUN":
+                for match in _SET.finditer(instruction.body):
+                    sets.setdefault(match.group(1).strip("\"'"), {})[match.group(2)] = \
+                        match.group(3)
+    return sets
 
 
 def drops_torch(parsed: Dockerfile) -> bool:

@@ -110,6 +110,7 @@ def resolve(inputs: Inputs, uv: str, index_url: str = DEFAULT_INDEX,
             (work / "lock.txt").write_text(previous, encoding="utf-8")
         (work / "inputs.txt").write_text(inputs.text(), encoding="utf-8")
         (work / "overrides.txt").write_text(inputs.overrides(), encoding="utf-8")
+        (work / "constraints.txt").write_text(inputs.constraints_text(), encoding="utf-8")
         command = [uv, "pip", "compile", "--quiet", "--no-config", "--no-header",
                    "--no-python-downloads", "--generate-hashes",
                    # this interpreter spares uv a search of the machine (it builds nothing)
@@ -117,6 +118,7 @@ def resolve(inputs: Inputs, uv: str, index_url: str = DEFAULT_INDEX,
                    "--no-build", "--python-version", inputs.python,
                    "--python-platform", inputs.platform,
                    "--index-url", index_url, "--override", "overrides.txt",
+                   "--constraint", "constraints.txt",
                    "--output-file", "lock.txt", "inputs.txt"]
         env = {**os.environ, "UV_NO_PROGRESS": "1"}
         result = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True,

@@ -6,17 +6,21 @@ component has a lock when its Dockerfile runs ``pip install``.  Its inputs, in l
 - inherited: the whole input of every component whose image a stage is built ``FROM`` (the
   ``base`` context, ``vllm`` for LMCache's runtime image);
 - installed wheels: for every ``RUN --mount=...,from=X`` of the cell's own wheels, their runtime
-  requirements (``upstream.toml`` ``[built]`` ``requires``, and the component's ``runtime``
-  files when X is a component with upstream metadata, e.g. vLLM's ``requirements/rocm.txt``);
+  requirements (what their source declares, ``builtmeta`` from ``upstream.toml`` ``[built]``
+  ``requires-from``, and the component's ``runtime`` files when X is a component with
+  upstream metadata, e.g. vLLM's ``requirements/rocm.txt``);
 - its own: the local ``requirements/*.txt`` files its Dockerfile names (``${VARIABLE}``
   replaced by the bake variable's value), the upstream files it installs and those that
   become its wheel's install_requires (``upstream.toml``, read through the replayable
   snapshot ``upstream.Metadata``), less what the stage drops first (``drop-requirement.py``,
-  ``use_existing_torch.py``).
+  ``use_existing_torch.py``) and with what ``set-requirement.py`` rewrites.
 
 An exact ``==`` pin of a later layer replaces the exact pins of earlier layers on that
-distribution (a stage's own tool version over the base image's, as its ``pip install`` does);
-every other requirement is kept, for the resolver to meet together.  The cell's own
+distribution (a stage's own tool version over the base image's, as its ``pip install`` does),
+and so does any later requirement the earlier pin does not meet; every other requirement is
+kept, for the resolver to meet together.  Locks follow images (``_constraints``): a lock
+extends its parent image's lock (its pins are constraints) and honours the caps of the images
+built on it.  The cell's own
 distributions (``[built]``: torch, triton, ...) are never resolved from an index: the build
 provides them, so the resolver gets them as overrides that never apply.
 """
@@ -31,10 +35,10 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.model import graph
-from rocm_bake.model.bakefile import Definition
-from rocm_bake_checks.lint import conformance, upstream
+from rocm_bake import graph
+from rocm_bake.bakefile import Definition
+from rocm_bake.errors import RocmBakeError
+from rocm_bake_checks.lint import builtmeta, conformance, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, csv_options
@@ -69,9 +73,13 @@ class Inputs:
     origins: tuple[str, ...]
     requirements: tuple[str, ...]
     excluded: tuple[str, ...]
+    constraints: tuple[str, ...] = ()   # the parent images' pins, the child images' caps
 
     def text(self) -> str:
         return "".join(f"{line}\n" for line in self.requirements)
+
+    def constraints_text(self) -> str:
+        return "".join(f"{line}\n" for line in self.constraints)
 
     def overrides(self) -> str:
         """The cell's own distributions as overrides no environment matches: the resolver
@@ -84,7 +92,10 @@ class Inputs:
         a component leaves the other locks fresh, and a lock that pins a distribution the
         graph now builds is stale by its content (``locks._stale``)."""
         hashed = hashlib.sha256()
-        for part in (f"python {self.python}\n", f"platform {self.platform}\n", self.text()):
+        parts = [f"python {self.python}\n", f"platform {self.platform}\n", self.text()]
+        if self.constraints:
+            parts.append("constraints\n" + self.constraints_text())
+        for part in parts:
             hashed.update(part.encode())
         return hashed.hexdigest()
 
@@ -105,16 +116,111 @@ def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTar
     config = conformance.with_components(config, list(components))
     platform = _platform(variables)
     deriver = _Deriver(root, metadata, config, variables, python, components, cells)
+    locked = [c for c, t in deriver.components.items()
+              if t.dockerfile is not None and _installs(deriver.files.get(t.dockerfile))]
+    for component in locked:
+        deriver.layers(component)
     out = []
-    for component in deriver.components:
+    for component in locked:
         target = deriver.components[component]
-        if target.dockerfile is None or not _installs(deriver.files.get(target.dockerfile)):
-            continue
+        assert target.dockerfile is not None
         layers = deriver.layers(component)
+        merged = _merge(layers)
+        constraints, origins = _constraints(deriver, component, merged, root, set(locked))
         out.append(Inputs(component, relative(target.dockerfile, root), python, platform,
-                          tuple(dict.fromkeys(layer.origin for layer in layers)),
-                          _merge(layers), tuple(sorted(config.built))))
+                          tuple(dict.fromkeys([*(layer.origin for layer in layers), *origins])),
+                          merged, tuple(sorted(config.built)), constraints))
     return out
+
+
+def _constraints(deriver: _Deriver, component: str, merged: tuple[str, ...], root: Path,
+                 locked: set[str]) -> tuple[tuple[str, ...], list[str]]:
+    """Locks follow images.  A component built FROM another component's image extends that
+    image's lock: every pin of the parent's lock is a constraint, unless the component's own
+    requirements ask for another version of it (a stage's own build tool over the base
+    image's: pip replaces it, ``inv lint``'s resolution family checks what that leaves).  And
+    a parent's lock honours the caps of the images built on it (their own requirements that
+    are not exact pins, on a distribution the parent does not pin exactly itself): what a
+    child caps is never installed newer underneath it -- the way vllm-project/vllm v0.33.0
+    docker/Dockerfile.rocm_72 (final stage, lines 955-962: ``opentelemetry-api<=1.40.0`` in
+    /tmp/otel-constraints.txt, "Keep OpenTelemetry within LMCache's cap") keeps vLLM's
+    OpenTelemetry within LMCache's cap."""
+    out: list[str] = []
+    origins: list[str] = []
+    own = [Requirement(line) for line in _merge(deriver.added(component))]
+    pinned: dict[str, str] = {}
+    # a parent built on another parent (vLLM's image on the base) moved what it pins over it
+    for parent in sorted(deriver.parents(component), key=lambda p: len(deriver.ancestors(p))):
+        path = root / LOCK_DIR / f"{parent}.txt"
+        if parent not in locked or not path.is_file():
+            continue
+        pinned.update(_lock_pins(path.read_text(encoding="utf-8")))
+        origins.append(f"{relative(path, root)} (the parent image's lock, as constraints)")
+    for name, version in sorted(pinned.items()):
+        if not any(canonical(r.name) == name and not r.specifier.contains(version, True)
+                   for r in own):
+            out.append(f"{name}=={version}")
+    exact = {name for name in map(_exact, merged) if name}
+    for child in deriver.children(component):
+        caps = [line for line in _merge(deriver.added(child))
+                if _exact(line) is None and Requirement(line).specifier
+                and canonical(Requirement(line).name) not in exact]
+        if caps:
+            out += caps
+            origins.append(f"the caps of component {child}, built on this image "
+                           "(as constraints)")
+    return tuple(sorted(dict.fromkeys(out), key=lambda line: (line.lower(), line))), origins
+
+
+def _lock_pins(text: str) -> dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(\S+)", line)
+        if match:
+            out[canonical(match.group(1))] = match.group(2)
+    return out
+
+
+def runtime_requires(definition: Definition, bake_files: list[Path],
+                     targets: list[BakeTarget], root: Path, metadata: Metadata,
+                     config: Config) -> dict[str, tuple[str, ...]]:
+    """A component's own distribution -> the requirements its upstream ``runtime`` files give
+    its wheel (less what its stages drop first), for the components upstream.toml declares
+    ``runtime`` for (vLLM, LMCache)."""
+    variables = {v.name: v.value for v in definition.variables()}
+    components, cells = _components(bake_files, targets)
+    deriver = _Deriver(root, metadata, config, variables, "", components, cells)
+    out: dict[str, tuple[str, ...]] = {}
+    for component, target in components.items():
+        if target.dockerfile is None:
+            continue
+        declared = deriver.upstream.get(relative(target.dockerfile, root))
+        if declared is None or not declared.runtime:
+            continue
+        parsed = deriver.files.get(target.dockerfile)
+        stage = conformance.stage_drops(parsed)
+        sets = conformance.stage_sets(parsed)
+        base = upstream.resolve(declared.base, variables, f"component {component}")
+        lines: list[str] = []
+        for path in declared.runtime:
+            lines += deriver.file(f"{base}/{path}", stage.get(path, set()),
+                                  conformance.drops_torch(parsed), sets.get(path)).lines
+        for dist in deriver.dists.get(component, ()):
+            out[dist] = tuple(dict.fromkeys(lines))
+    return out
+
+
+def built_dists(bake_files: list[Path], targets: list[BakeTarget]) -> set[str]:
+    """The distributions the bake file's components build (``conformance.context_dists``;
+    a stage's own extra wheel such as vLLM's amdsmi is left out: it reads nothing published)."""
+    components, _ = _components(bake_files, targets)
+    dists = conformance.context_dists(list(components))
+    return {d for component in components for d in dists.get(component, ())}
+
+
+def platform(variables: Mapping[str, object]) -> str:
+    """The images' pip platform (``--python-platform``) from the base image's release."""
+    return _platform(variables)
 
 
 def _platform(variables: Mapping[str, object]) -> str:
@@ -159,6 +265,24 @@ class _Deriver:
         self.files = Dockerfiles()
         self.upstream = {c.dockerfile: c for c in config.components}
         self._memo: dict[str, list[Layer]] = {}
+        self._added: dict[str, list[Layer]] = {}
+        self._parents: dict[str, list[str]] = {}
+
+    def added(self, component: str) -> list[Layer]:
+        """What the component's own stages add over the images they are built FROM."""
+        return self._added.get(component, [])
+
+    def parents(self, component: str) -> list[str]:
+        return self._parents.get(component, [])
+
+    def ancestors(self, component: str) -> set[str]:
+        out: set[str] = set()
+        for parent in self.parents(component):
+            out |= {parent, *self.ancestors(parent)}
+        return out
+
+    def children(self, component: str) -> list[str]:
+        return [c for c, parents in self._parents.items() if component in parents]
 
     def layers(self, component: str, seen: tuple[str, ...] = ()) -> list[Layer]:
         if component in seen:
@@ -175,12 +299,16 @@ class _Deriver:
         contexts = self._context_components(target)
         inherited: list[Layer] = []
         mounted: list[Layer] = []
+        parents: list[str] = []
         for name in dict.fromkeys(_FROM.findall(target.dockerfile.read_text(encoding="utf-8"))):
             if name in contexts:
                 inherited += self.layers(contexts[name], seen)
+                parents.append(contexts[name])
         for source in self._mounts(parsed):
             mounted += self._runtime(source, contexts)
-        return [*inherited, *mounted, *self._own(component, target, parsed)]
+        self._parents[component] = list(dict.fromkeys(parents))
+        self._added[component] = [*mounted, *self._own(component, target, parsed)]
+        return [*inherited, *self._added[component]]
 
     def _context_components(self, target: BakeTarget) -> dict[str, str]:
         """Named context -> the component whose cell its ``target:`` builds."""
@@ -206,16 +334,14 @@ class _Deriver:
     def _runtime(self, source: str, contexts: Mapping[str, str]) -> list[Layer]:
         out = []
         for dist in self.dists.get(source, ()):
-            built = self.config.built.get(dist)
-            if built and built.requires:
-                out.append(Layer(f"upstream.toml [built] {dist}", built.requires))
+            out += self._built(dist)
         component = contexts.get(source)
         target = self.components.get(component or "")
         declared = self.upstream.get(relative(target.dockerfile, self.root)) \
             if target and target.dockerfile else None
         if declared is not None:
             base = upstream.resolve(declared.base, self.variables, f"component {declared.name}")
-            out += [self._file(f"{base}/{path}", path, set())
+            out += [self.file(f"{base}/{path}", set())
                     for path in declared.runtime]
         return out
 
@@ -224,9 +350,7 @@ class _Deriver:
         text = target.dockerfile.read_text(encoding="utf-8")
         out = []
         for dist in self.dists.get(component, ()):   # the wheels it builds
-            built = self.config.built.get(dist)
-            if built and built.requires:
-                out.append(Layer(f"upstream.toml [built] {dist}", built.requires))
+            out += self._built(dist)
         for folder, name in dict.fromkeys(conformance.LOCAL_REQUIREMENTS.findall(text)):
             local = target.dockerfile.parent / folder / name
             if folder == "requirements" and local.is_file():
@@ -237,18 +361,38 @@ class _Deriver:
         if declared is not None:
             stage = conformance.stage_drops(parsed)
             base = upstream.resolve(declared.base, self.variables, f"component {component}")
+            sets = conformance.stage_sets(parsed)
             for path in (*declared.installs, *declared.runtime):
-                out.append(self._file(f"{base}/{path}", path, stage.get(path, set()),
-                                      conformance.drops_torch(parsed)))
+                out.append(self.file(f"{base}/{path}", stage.get(path, set()),
+                                     conformance.drops_torch(parsed), sets.get(path)))
         return out
 
-    def _file(self, url: str, path: str, dropped: set[str], torch: bool = False) -> Layer:
+    def _built(self, dist: str) -> list[Layer]:
+        """The built wheel's own requirements, as its source declares them (builtmeta)."""
+        read = builtmeta.requires(dist, self.config, self.metadata, self.variables, self.root)
+        if not read.requires:
+            return []
+        return [Layer(" + ".join(read.sources) or f"upstream.toml [built] {dist}",
+                      read.requires)]
+
+    def file(self, url: str, dropped: set[str], torch: bool = False,
+             sets: Mapping[str, str] | None = None) -> Layer:
+        text = self.metadata.text(url)
+        if sets:   # set-requirement.py's replacements, line for line
+            text = "".join(sets.get(line.rstrip("\r\n"), line.rstrip("\r\n")) + "\n"
+                           for line in text.splitlines())
         kept = []
-        for line, requirement in conformance.requirement_lines(self.metadata.text(url), url):
+        for line, requirement in conformance.requirement_lines(text, url):
             if canonical(requirement.name) in dropped or (torch and "torch" in line.lower()):
                 continue
             kept.append(line)
         return Layer(url, tuple(kept))
+
+
+def _unmet(pin: Requirement, later: list[Requirement]) -> bool:
+    version = next(s.version for s in pin.specifier if s.operator == "==")
+    return any(canonical(r.name) == canonical(pin.name) and r.specifier
+               and not r.specifier.contains(version, True) for r in later)
 
 
 def _exact(line: str) -> str | None:
@@ -259,10 +403,14 @@ def _exact(line: str) -> str | None:
 
 
 def _merge(layers: list[Layer]) -> tuple[str, ...]:
-    """The layers' requirements, a later exact pin replacing earlier exact pins of its name."""
+    """The layers' requirements, a later exact pin replacing earlier exact pins of its name,
+    and so does a later requirement the earlier exact pin does not meet (pip installs the
+    later layer over the earlier image's version)."""
     kept: list[str] = []
     for layer in layers:
         pinned = {name for name in map(_exact, layer.lines) if name}
-        kept = [line for line in kept if _exact(line) not in pinned]
+        later = [Requirement(line) for line in layer.lines]
+        kept = [line for line in kept if _exact(line) not in pinned
+                and not (_exact(line) and _unmet(Requirement(line), later))]
         kept += layer.lines
     return tuple(sorted(dict.fromkeys(kept), key=lambda line: (line.lower(), line)))

@@ -26,10 +26,19 @@ import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import requests
 from packaging.requirements import Requirement
 
-from rocm_bake.model.bakefile import Definition
-from rocm_bake_checks.lint import bakemodel, downloads, lockfile, lockinputs, upstream
+from rocm_bake.bakefile import Definition
+from rocm_bake_checks.lint import (
+    bakemodel,
+    builtmeta,
+    downloads,
+    lockfile,
+    lockinputs,
+    lockmeta,
+    upstream,
+)
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
@@ -55,15 +64,22 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
     definition = bakemodel.load(bake_files)
     targets = bakemodel.targets(definition, root)
     fetched = Metadata(metadata or upstream.Settings())
+    if not offline:   # the published wheels [built] reads (pypi:<wheel>), before any input
+        record_metadata(root, index_url, fetched.settings.config,
+                        lockinputs.built_dists(bake_files, targets))
     every = lockinputs.derive(definition, bake_files, targets, root, fetched)
     known = [i.component for i in every]
     unknown = sorted(set(components) - set(known))
     if unknown:
         raise LintError(f"no lock for component {unknown[0]}; components with a lock: "
                         f"{', '.join(known)}")
-    for inputs in every:
-        if components and inputs.component not in components:
+    for index, first in enumerate(every):
+        if components and first.component not in components:
             continue
+        # a lock extends its parent image's (lockinputs._constraints): derived again once the
+        # locks before it in the bake file's component order (its parents) are written
+        inputs = lockinputs.derive(definition, bake_files, targets, root, fetched)[index] \
+            if index else first
         twin = None if upgrade else lockfile.twin(inputs, root)
         if not upgrade and lockfile.is_fresh(inputs, root):
             yield lockfile.kept(inputs, root)
@@ -74,6 +90,26 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
                             "lock must be resolved against the package index: run `inv lock`")
         else:
             yield lockfile.write(inputs, root, lockfile.uv_binary(), index_url, upgrade)
+
+
+def built_of(bake_files: list[Path], root: Path | None = None) -> set[str]:
+    """The distributions the cells of ``bake_files`` build."""
+    definition = bakemodel.load(bake_files)
+    targets = bakemodel.targets(definition, root or Path.cwd())
+    return lockinputs.built_dists(bake_files, targets)
+
+
+def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX,
+                    config: Path = upstream.CONFIG, dists: set[str] | None = None) -> int:
+    """The locked distributions' metadata snapshot (``lockmeta``) brought up to the locks and
+    to the published wheels ``[built]`` reads for ``dists`` (the bake file's; None: all): how
+    many were read from the index."""
+    paths = sorted((root / lockinputs.LOCK_DIR).glob("*.txt"))
+    wheels = builtmeta.published(upstream.load_config(config), dists)
+    try:
+        return lockmeta.record(paths, root / lockmeta.SNAPSHOT, index_url.rstrip("/"), wheels)
+    except requests.RequestException as exc:
+        raise lockfile.LockError(f"the locked distributions' metadata: {exc}") from None
 
 
 # -- lock-stale -----------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from rocm_bake_checks.lint import (
     pinuse,
     policy,
     recipes,
+    resolution,
     upstream,
 )
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
@@ -29,10 +30,11 @@ from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
 
 FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes", "conformance",
-            "locks")
+            "locks", "resolution")
 # Rules whose policy exceptions are judged (applied, or reported stale) only when their family
 # runs: the lint of another bake file (the engine test variant) cannot tell.
-FAMILY_RULES = {"locks": locks.RULES, "conformance": dockerconformance.RULES}
+FAMILY_RULES = {"locks": locks.RULES, "conformance": dockerconformance.RULES,
+                "resolution": resolution.RULES}
 
 
 def metadata_settings(online: bool = False, offline: str = "", record: str = "",
@@ -136,7 +138,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         findings += launchers.check_recipes(paths, files, root)
     if "recipes" in families:
         findings += recipes.check(paths, files, root)
-    if {"conformance", "locks"} & set(families):
+    if {"conformance", "locks", "resolution"} & set(families):
         fetched = upstream.Metadata(metadata)
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
@@ -149,6 +151,8 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
             findings += locks.check_declared(paths, files, root,
                                              upstream.load_config(metadata.config))
             findings += locks.check_locks(definition, list(bake_files), targets, root, fetched)
+        if "resolution" in families:
+            findings += resolution.check(definition, list(bake_files), targets, root, fetched)
         fetched.save()
     checked = _checked_files(root, bake_files, paths, targets)
     if "conformance" in families:

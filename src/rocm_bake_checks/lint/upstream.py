@@ -40,7 +40,9 @@ class Component:
 class Built:
     packages: tuple[str, ...]
     version: str = ""
-    requires: tuple[str, ...] = ()   # the wheel's own install_requires (``inv lock``'s input)
+    requires_from: tuple[str, ...] = ()   # COMPONENT:PATH files declaring them (builtmeta)
+    false: tuple[str, ...] = ()      # setup.py names the build never sets (builtmeta)
+    without_marker: tuple[str, ...] = ()   # a published wheel's markers the build drops
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,14 @@ def load_config(path: Path = CONFIG) -> Config:
             installs=tuple(str(f) for f in c.get("installs", [])),
             runtime=tuple(str(f) for f in c.get("runtime", [])))
             for c in data.get("component", []))
+        hand_written = [k for k, v in data.get("built", {}).items() if "requires" in v]
+        if hand_written:
+            raise LintError(f"{path}: [built] {hand_written[0]}: `requires` is hand-written; "
+                            "name where its source declares them (requires-from)")
         built = {canonical(k): Built(tuple(v["packages"]), str(v.get("version", "")),
-                                     tuple(str(r) for r in v.get("requires", [])))
+                                     tuple(str(r) for r in v.get("requires-from", [])),
+                                     tuple(str(r) for r in v.get("false", [])),
+                                     tuple(str(r) for r in v.get("without-marker", [])))
                  for k, v in data.get("built", {}).items()}
         pypi = {canonical(k): tuple(v) for k, v in data.get("pypi-packages", {}).items()}
     except (KeyError, TypeError, AttributeError) as exc:

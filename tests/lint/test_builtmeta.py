@@ -1,0 +1,90 @@
+"""What a built wheel requires, read statically from its upstream source (lint/builtmeta.py):
+AITER's real setup.py at v0.1.19, and the cases that cannot be read, named with file:line."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from rocm_bake_checks.lint import builtmeta, lockmeta, upstream
+from rocm_bake_checks.lint.findings import LintError
+
+AITER = (Path(__file__).parent / "fixtures" / "upstream" / "raw.githubusercontent.com" / "ROCm"
+         / "aiter" / "v0.1.19" / "setup.py")
+URL = "https://raw.githubusercontent.com/ROCm/aiter/v0.1.19/setup.py"
+
+
+def test_aiters_setup_py_install_requires() -> None:
+    assert builtmeta.read(URL, AITER.read_text(), ["AITER_TRITON_ONLY"]) == [
+        "pybind11>=3.0.1", "ninja", "pandas", "einops", "psutil", "packaging", "flydsl==0.2.4"]
+
+
+def test_a_condition_the_lint_cannot_decide_names_the_line() -> None:
+    with pytest.raises(LintError, match=r"setup.py:\d+: install_requires binds install_requires "
+                                        r"under a condition the lint cannot decide "
+                                        r"\(AITER_TRITON_ONLY\)"):
+        builtmeta.read(URL, AITER.read_text())
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("from setuptools import setup\nsetup(install_requires=open('r.txt').read().split())\n",
+     "setup.py:2: install_requires is a Call: not readable statically"),
+    ("from setuptools import setup\nR = ['a']\nR += ['b']\nsetup(install_requires=R)\n",
+     "setup.py:3: install_requires extends R"),
+    ("from setuptools import setup\nR = ['a']\nif HIP:\n    R.append('b')\n"
+     "setup(install_requires=R)\n",
+     "setup.py:3: install_requires binds R under a condition the lint cannot decide (HIP)"),
+    ("from setuptools import setup\nsetup(name='x')\n",
+     "0 install_requires= in setup"),
+])
+def test_what_is_not_a_literal_is_an_error(text: str, why: str) -> None:
+    with pytest.raises(LintError, match=re.escape(why)):
+        builtmeta.read("https://example.org/x/setup.py", text)
+
+
+def test_cupys_setup_py_without_its_cuda_only_append() -> None:
+    # cupy v14.2.0 setup.py (its PyPI sdist): `dependencies.append("cuda-pathfinder...")`
+    # under `if not ctx.use_hip:`, which the HIP build (CUPY_INSTALL_USE_HIP=1) never takes
+    text = ("from setuptools import setup\ndependencies = [\n    'numpy>=2.0,<2.6',\n]\n"
+            "if not ctx.use_hip:\n    dependencies.append('cuda-pathfinder>=1.3.4,==1.*')\n"
+            "setup(install_requires=dependencies)\n")
+    assert builtmeta.read("https://e.org/setup.py", text, ["not ctx.use_hip"]) == \
+        ["numpy>=2.0,<2.6"]
+
+
+def test_pyproject_dependencies_and_dynamic_ones() -> None:
+    assert builtmeta.read("https://e.org/pyproject.toml",
+                          "[project]\nname='n'\ndependencies=['torch', 'numpy']\n") == \
+        ["torch", "numpy"]
+    with pytest.raises(LintError, match="dependencies is dynamic"):
+        builtmeta.read("https://e.org/pyproject.toml",
+                       "[project]\nname='n'\ndynamic=['dependencies']\n")
+
+
+def test_a_published_wheel_less_its_cuda_extras_and_the_cells_own(tmp_path: Path) -> None:
+    # torch's PyPI wheel: PYTORCH_EXTRA_INSTALL_REQUIREMENTS under platform_system == "Linux"
+    lockmeta.save(tmp_path / lockmeta.SNAPSHOT, {"torch-9-x.whl": lockmeta.Dist(
+        "torch", "9", ("filelock", 'nvidia-nccl==2; platform_system == "Linux"',
+                       'triton==3.7.0; platform_system == "Linux"', "sympy>=1"), "",
+        "https://files.example/torch-9-x.whl.metadata")})
+    config = dataclasses.replace(upstream.Config((), {}, {}), built={
+        "torch": upstream.Built(("torch",), requires_from=("pypi:torch-9-x.whl",),
+                                without_marker=('platform_system == "Linux"',)),
+        "triton": upstream.Built(("triton",))})
+    read = builtmeta.requires("torch", config, None, {}, tmp_path)  # type: ignore[arg-type]
+    assert read == builtmeta.Read(("filelock", "sympy>=1"),
+                                  ("https://files.example/torch-9-x.whl.metadata",))
+    lockmeta.save(tmp_path / lockmeta.SNAPSHOT, {})
+    with pytest.raises(LintError, match=r"torch-9-x.whl is not in dockerfiles/locks/metadata"
+                                        r".json: run `inv lock`"):
+        builtmeta.requires("torch", config, None, {}, tmp_path)  # type: ignore[arg-type]
+
+
+def test_hand_written_requires_are_refused(tmp_path: Path) -> None:
+    config = tmp_path / "upstream.toml"
+    config.write_text('[built]\ntorch = { packages = ["torch"], requires = ["filelock"] }\n')
+    with pytest.raises(LintError, match="torch: `requires` is hand-written"):
+        upstream.load_config(config)
