@@ -1,7 +1,8 @@
 """Every rule id the lint can emit has a bad case it must catch and a good case it must accept.
 
 The rule ids are read from the code itself (ast): the literal rule of every ``Finding(...)`` the
-lint families build (``rocm_bake_checks/lint``) and the component rules of
+lint families build (``rocm_bake_checks/lint``), each family's declared ``RULES`` and the
+component rules of
 ``rocm_bake.model.components``. hadolint's own codes (``hadolint-DLnnnn``) are hadolint's and are
 tested by hadolint. A rule is covered by one of the case tables the rule tests run (bad and good
 files per rule), or by a pair of named tests in ``NAMED``: the test that must show the finding,
@@ -33,6 +34,13 @@ NAMED: dict[str, tuple[str, str, str]] = {
     "lock-inputs": ("tests/lint/test_issue30_recipes.py",
                     "test_no_index_after_the_lock_is_locked_and_its_file_an_input_of_the_lock",
                     "test_no_index_after_the_lock_is_locked_and_its_file_an_input_of_the_lock"),
+    **{rule: ("tests/lint/test_resolution.py", bad, "test_good_images_have_no_finding")
+       for rule, bad in (("resolve-unsatisfiable", "test_unsatisfiable"),
+                         ("resolve-unhashed", "test_missing_hash"),
+                         ("resolve-downgrade", "test_downgrade_under_a_parent_image"),
+                         ("resolve-pip-check", "test_pip_check_conflict"),
+                         ("resolve-metadata",
+                          "test_a_pin_without_recorded_metadata_names_inv_lock"))},
     "context-unused": (OMISSIONS, "test_a_context_the_consumer_never_mounts", CLEAN),
     "component-all": (OMISSIONS, "test_no_cells_in_group_all", CLEAN),
     "component-group": (OMISSIONS, "test_no_group_of_its_own", CLEAN),
@@ -66,6 +74,11 @@ def emitted() -> dict[str, str]:
         if not _imports_lint_finding(tree):
             continue  # not a lint family (e.g. locknewer builds version-check rows)
         for node in ast.walk(tree):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple)
+                    and any(getattr(t, "id", "") == "RULES" for t in node.targets)):
+                for item in node.value.elts:     # a family's declared RULES
+                    if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                        rules.setdefault(item.value, f"{path.relative_to(ROOT)}:{item.lineno}")
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Finding":
                 rule = _rule_argument(node)
                 if isinstance(rule, ast.Constant) and isinstance(rule.value, str):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import requests
 
-from rocm_bake import atomic
+from rocm_bake.core import atomic
 from rocm_bake_checks.lint.findings import LintError
 from rocm_bake_checks.lint.upstream import canonical
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import requests
 from packaging.requirements import Requirement
 
-from rocm_bake.bakefile import Definition
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import (
     bakemodel,
     builtmeta,

@@ -34,9 +34,9 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from rocm_bake import graph
-from rocm_bake.bakefile import Definition
-from rocm_bake.errors import RocmBakeError
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import graph
+from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import builtmeta, conformance, lockfile, lockinputs, lockmeta, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
