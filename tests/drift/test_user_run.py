@@ -169,6 +169,8 @@ def test_a_wheel_platform_without_its_arch_is_one_error_line(checker: Checker) -
     ({"rewrites": ["https://pypi.org=notaurl"]}, "--rewrite 'https://pypi.org=notaurl': the "
                                                  "replacement must be a http://"),
     ({"rewrites": ["https://pypi.org=ftp://127.0.0.1:9"]}, "the replacement must be a"),
+    ({"rewrites": ["docker.io/=http://127.0.0.1:5000/"]}, "an image prefix is replaced by a "
+                                                          "registry HOST[:PORT]/PATH, not a URL"),
 ])
 def test_bad_url_and_limit_options_are_one_error_line_before_any_request(
         checker: Checker, options: dict[str, Any], fragment: str) -> None:

@@ -288,6 +288,13 @@ def _rewrite(text: str) -> tuple[str, str]:
     if not sep or not prefix or not replacement:
         raise UsageError(f"--rewrite {redact.text(text)!r}: expected PREFIX=REPLACEMENT, e.g. "
                          "https://github.com/=git://127.0.0.1:9418/")
+    if "://" not in prefix:
+        # An image reference (HOST[/PATH], as inv bump asks the base image's registry): its
+        # replacement is another registry host and path, never a URL.
+        if "://" in replacement:
+            raise UsageError(f"--rewrite {redact.text(text)!r}: an image prefix is replaced by "
+                             "a registry HOST[:PORT]/PATH, not a URL")
+        return prefix, replacement
     scheme, colon, _ = replacement.partition("://")
     if not colon or scheme not in REWRITE_SCHEMES:
         raise UsageError(f"--rewrite {redact.text(text)!r}: the replacement must be a "
