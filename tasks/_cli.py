@@ -36,6 +36,12 @@ def warn(warnings: list[HCLError]) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
 
+def warn_lines(lines: Sequence[str]) -> None:
+    """Print warnings (already one line each) on stderr."""
+    for line in lines:
+        print(f"warning: {line}", file=sys.stderr)
+
+
 def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str = "",
           **options: Any) -> None:
     """Print ``rows`` as a text table (tabulate); then, when ``error`` says what failed,

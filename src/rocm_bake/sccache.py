@@ -118,7 +118,7 @@ class SccacheBackend:
         go into the URL (the secret is the only place it is written)."""
         if self.kind != "webdav":
             raise CacheError(f"CACHE_TYPE=ccache shares its cache only over HTTP: the {self.kind} "
-                             "backend is sccache's; use a WebDAV store (SCCACHE_BACKEND=webdav)")
+                             "backend is sccache's; use a WebDAV store (CACHE_STORE=webdav)")
         scheme, _, rest = self.endpoint.rstrip("/").partition("://")
         found = credentials or {}
         user = found.get("SCCACHE_WEBDAV_USERNAME", "")
@@ -153,7 +153,7 @@ def secret_text(settings: Mapping[str, str], credentials: Mapping[str, str] | No
 
 def write_secret(path: Path, backend: SccacheBackend,
                  credentials: Mapping[str, str] | None = None, tool: str = "sccache") -> Path:
-    """Write the secret file (mode 0600) for SCCACHE_SECRET_FILE, the settings of the
+    """Write the secret file (mode 0600) for CACHE_SECRET_FILE, the settings of the
     compiler cache ``tool``; returns the path."""
     text = secret_text(backend.settings_for(tool, credentials))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -40,7 +40,7 @@ def _clean(result: Result) -> None:
 
 
 def _webdav_sets(port: int) -> list[str]:
-    return ["--set", "SCCACHE_BACKEND=webdav", "--set", f"SCCACHE_WEBDAV_URL={_url(port)}"]
+    return ["--set", "CACHE_STORE=webdav", "--set", f"CACHE_STORE_URL={_url(port)}"]
 
 
 def test_dry_run_env_line_and_set_overrides() -> None:
@@ -49,20 +49,20 @@ def test_dry_run_env_line_and_set_overrides() -> None:
                       "--set", f"vllm-gfx950.args.MIRROR={_url(port)}"])
     assert result.returncode == 0, result.stderr
     _clean(result)
-    assert f"SCCACHE_WEBDAV_URL=http://127.0.0.1:{port}/" in result.stdout
+    assert f"CACHE_STORE_URL=http://127.0.0.1:{port}/" in result.stdout
     assert f"MIRROR=http://****@127.0.0.1:{port}/" in result.stdout
 
 
 def test_credentials_go_into_the_secret_not_the_environment() -> None:
     port = _closed_port()
     prepared = build.prepare(build.BuildRequest(
-        targets=["vllm"], sets=["SCCACHE_BACKEND=webdav", f"SCCACHE_WEBDAV_URL={_url(port)}"]))
+        targets=["vllm"], sets=["CACHE_STORE=webdav", f"CACHE_STORE_URL={_url(port)}"]))
     assert prepared.url_credentials == {"SCCACHE_WEBDAV_USERNAME": "user",
                                         "SCCACHE_WEBDAV_PASSWORD": CANARY}
     assert CANARY not in json.dumps(prepared.invocation.env)
     assert CANARY not in " ".join(prepared.invocation.argv)
     # Written without them before the build; run() adds them for the build only.
-    secret = Path(prepared.invocation.env["SCCACHE_SECRET_FILE"])
+    secret = Path(prepared.invocation.env["CACHE_SECRET_FILE"])
     # CACHE_TYPE's default, ccache: its HTTP remote storage on the WebDAV store.
     assert secret.read_text().startswith(f"CCACHE_REMOTE_STORAGE=http://127.0.0.1:{port}/")
     assert CANARY not in secret.read_text()
@@ -106,9 +106,9 @@ def test_build_log_and_health_lines(engine: str, tmp_path: Path) -> None:
 
 
 def test_list_vars_from_the_environment() -> None:
-    result = run_cli(["inv", "list-vars"], env={"SCCACHE_WEBDAV_URL": _url(_closed_port())})
+    result = run_cli(["inv", "list-vars"], env={"CACHE_STORE_URL": _url(_closed_port())})
     assert result.returncode == 0, result.stderr
-    assert "SCCACHE_WEBDAV_URL" in result.stdout
+    assert "CACHE_STORE_URL" in result.stdout
     _clean(result)
 
 
@@ -161,21 +161,21 @@ def test_redaction_rules() -> None:
 SECRET_BAKE = """variable "CACHE_TYPE" {{
   default = "sccache"
 }}
-variable "SCCACHE_BACKEND" {{
+variable "CACHE_STORE" {{
   default = "none"
 }}
-variable "SCCACHE_WEBDAV_URL" {{
+variable "CACHE_STORE_URL" {{
   default = ""
 }}
 variable "CACHE_ENV" {{
   default = "dev"
 }}
-variable "SCCACHE_SECRET_FILE" {{
+variable "CACHE_SECRET_FILE" {{
   default = ""
 }}
 target "secret" {{
   context = "{context}"
-  secret  = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${{SCCACHE_SECRET_FILE}}"]
+  secret  = CACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${{CACHE_SECRET_FILE}}"]
   tags    = ["rocm-bake-test/canary-secret:{tag}"]
 }}
 """
@@ -194,7 +194,7 @@ RUN --network=none --mount=type=secret,id=sccache \\
 def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
         engine: str, tmp_path: Path) -> None:
     """A WebDAV store that wants basic auth (scripts/webdav.sh, ROCM_BAKE_WEBDAV_AUTH): with
-    user:password@ in SCCACHE_WEBDAV_URL the preflight's sccache authenticates and the build's
+    user:password@ in CACHE_STORE_URL the preflight's sccache authenticates and the build's
     secret carries them; without them the store refuses. No output shows the password."""
     if shutil.which("nginx") is None:
         missing("nginx, the WebDAV store", "bash scripts/webdav.sh install")
@@ -206,12 +206,12 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
         bake = tmp_path / "docker-bake.hcl"
         bake.write_text(SECRET_BAKE.format(context=tmp_path, tag=tag))
         args = ["inv", "build", "--file", str(bake), "--target", "secret",
-                "--set", "SCCACHE_BACKEND=webdav"]
-        refused = run_cli([*args, "--set", f"SCCACHE_WEBDAV_URL=http://127.0.0.1:{port}/"],
+                "--set", "CACHE_STORE=webdav"]
+        refused = run_cli([*args, "--set", f"CACHE_STORE_URL=http://127.0.0.1:{port}/"],
                           env={"DOCKER_HOST": engine})
         assert refused.returncode == 2
         assert f"sccache backend WebDAV http://127.0.0.1:{port} is unusable" in refused.stderr
-        result = run_cli([*args, "--set", f"SCCACHE_WEBDAV_URL={_url(port)}",
+        result = run_cli([*args, "--set", f"CACHE_STORE_URL={_url(port)}",
                           "--set", f"secret.args.WANT={tag}"], env={"DOCKER_HOST": engine})
         assert result.returncode == 0, result.stderr[-2000:]
         _clean(result)

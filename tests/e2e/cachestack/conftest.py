@@ -77,7 +77,7 @@ class Stack:
 
     def sets(self, name: str, pin: str, secret: Path, export: bool,
              probe: str = "1", tool: str = "sccache") -> list[str]:
-        return [f"SCCACHE_SECRET_FILE={secret}", f"CACHE_EXPORT={str(export).lower()}",
+        return [f"CACHE_SECRET_FILE={secret}", f"CACHE_EXPORT={str(export).lower()}",
                 f"CACHE_TYPE={tool}",
                 f"CACHE_REPO={self.cache_repo}", f"GGML_PIN={pin}", "GGML_TU_SET=small",
                 f"GPU_ARCHS={ARCH}", f"PROBE_DEFINE={probe}", f"DOWNLOADS={downloads()}",
