@@ -1,6 +1,7 @@
 """A canary password in a URL appears in none of the outputs: dry run, preflight, build log and
 health lines, list-vars, doctor, services, fleet.status, run.json, perf history. The credentials
-reach the build only inside the BuildKit secret."""
+(a WebDAV password in the URL, an S3 key pair in the environment) reach the build only inside
+the BuildKit secret, and the secret file is left without them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import subprocess
 import tarfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -269,3 +271,91 @@ def _read_from_image(engine: str, image: str, path: str) -> str:
         member = archive.extractfile(Path(path).name)
         assert member is not None
         return member.read().decode()
+
+
+S3_BAKE = """variable "CACHE_TYPE" {{
+  default = "sccache"
+}}
+variable "CACHE_STORE" {{
+  default = "none"
+}}
+variable "CACHE_ENV" {{
+  default = "dev"
+}}
+variable "SCCACHE_S3_BUCKET" {{
+  default = ""
+}}
+variable "SCCACHE_S3_ENDPOINT" {{
+  default = ""
+}}
+variable "SCCACHE_S3_REGION" {{
+  default = ""
+}}
+variable "CACHE_SECRET_FILE" {{
+  default = ""
+}}
+target "secret" {{
+  context = "{context}"
+  secret  = CACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${{CACHE_SECRET_FILE}}"]
+  tags    = ["rocm-bake-test/canary-s3:{tag}"]
+}}
+"""
+# The step records which settings the secret holds (names only) and whether the S3 secret key
+# in it is the one expected (by hash: the image never holds it).
+S3_DOCKERFILE = """FROM rocm-bake/busybox:test
+ARG WANT
+RUN --network=none --mount=type=secret,id=sccache \\
+    cut -d= -f1 /run/secrets/sccache | sort > /secret-keys.txt && \\
+    grep '^AWS_SECRET_ACCESS_KEY=' /run/secrets/sccache | cut -d= -f2- | tr -d '\\n' \\
+      | sha256sum | cut -c1-64 > /password.sha256
+"""
+
+
+@pytest.mark.engine
+def test_s3_credentials_reach_sccache_and_the_build_only_as_the_secret(
+        engine: str, s3: Any, tmp_path: Path) -> None:
+    """CACHE_STORE=s3 on the loopback S3 store (moto, authentication on), the key pair only in
+    the environment: the preflight's sccache authenticates, the build's secret carries the
+    pair, and neither an output, the image nor the secret file left after the build holds the
+    secret key. A wrong secret key is one line before the build, and is not printed either."""
+    tag = uuid.uuid4().hex[:10]
+    (tmp_path / "Dockerfile").write_text(S3_DOCKERFILE)
+    bake = tmp_path / "docker-bake.hcl"
+    bake.write_text(S3_BAKE.format(context=tmp_path, tag=tag))
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    args = ["inv", "build", "--file", str(bake), "--target", "secret",
+            "--set", "CACHE_STORE=s3", "--set", f"CACHE_ENV={s3.environment}",
+            "--set", f"SCCACHE_S3_BUCKET={s3.bucket_base}", "--set", "SCCACHE_S3_REGION=us-east-1",
+            "--set", f"SCCACHE_S3_ENDPOINT={s3.endpoint}", "--set", f"secret.args.WANT={tag}"]
+    env = {"DOCKER_HOST": engine, "XDG_RUNTIME_DIR": str(runtime)}
+    refused = run_cli(args, env={**env, **s3.credentials(), "AWS_SECRET_ACCESS_KEY": CANARY})
+    assert refused.returncode == 2
+    lines = refused.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"error: sccache backend S3 bucket {s3.bucket} at {s3.endpoint} is unusable"), lines
+    _clean(refused)
+    result = run_cli(args, env={**env, **s3.credentials()})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert s3.secret_key not in result.stdout + result.stderr
+    assert any(key.endswith("/.sccache_check") for key in s3.keys("linux/"))   # authenticated
+    image = f"rocm-bake-test/canary-s3:{tag}"
+    try:
+        keys, digest = (_read_from_image(engine, image, p)
+                        for p in ("/secret-keys.txt", "/password.sha256"))
+        assert keys.split() == sorted(["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                       "SCCACHE_BUCKET", "SCCACHE_ENDPOINT", "SCCACHE_REGION",
+                                       "SCCACHE_S3_KEY_PREFIX", "SCCACHE_S3_RW_MODE",
+                                       "SCCACHE_S3_USE_SSL"])
+        assert digest.strip() == hashlib.sha256(s3.secret_key.encode()).hexdigest()
+        saved = subprocess.run(["docker", "image", "save", image], capture_output=True,
+                               env={**os.environ, "DOCKER_HOST": engine}, timeout=120,
+                               check=True)
+        assert s3.secret_key.encode() not in saved.stdout    # not in any layer or config
+    finally:
+        subprocess.run(["docker", "rmi", image], env={**os.environ, "DOCKER_HOST": engine},
+                       capture_output=True, timeout=60, check=False)
+    # The secret inv build wrote is still there (the plan names it), without the credentials.
+    written = [p for p in runtime.rglob("*") if p.is_file()]
+    assert written and all(s3.secret_key not in p.read_text() and CANARY not in p.read_text()
+                           for p in written), written
