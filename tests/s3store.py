@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import urllib.request
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,17 +52,10 @@ class S3Store:
         return sorted(str(item["Key"]) for page in pages for item in page.get("Contents", []))
 
 
-def _auth(endpoint: str, count: str) -> None:
-    """moto's switch: authenticate every request after ``count`` more ("inf": none)."""
-    request = urllib.request.Request(f"{endpoint}/moto-api/reset-auth", data=count.encode(),
-                                     method="POST", headers={"Content-Type": "text/plain"})
-    with urllib.request.urlopen(request, timeout=10):
-        pass
-
-
 def start(run_dir: Path, environment: str = "ci") -> S3Store:
-    """scripts/s3.sh start, then a user, its key and a bucket of this session's (created
-    while authentication is off), then authentication on."""
+    """scripts/s3.sh start, then a user, its key and a bucket of this session's, created with
+    the server's administrator key (authentication is on from its start: nothing is toggled,
+    so sessions side by side cannot disturb one another)."""
     if not (ROOT / ".venv" / "bin" / "moto_server").is_file():
         missing("moto's S3 server (.venv/bin/moto_server)",
                 ".venv/bin/python -m pip install --group dev")
@@ -72,18 +64,16 @@ def start(run_dir: Path, environment: str = "ci") -> S3Store:
     if proc.returncode != 0:
         missing(f"the S3 store ({proc.stderr.strip()[-300:]})", "bash scripts/s3.sh start")
     endpoint = proc.stdout.strip()
-    uid = uuid.uuid4().hex[:10]
+    admin = json.loads((run_dir / "admin.json").read_text())
     setup = {"endpoint_url": endpoint, "region_name": REGION,
-             "aws_access_key_id": "setup", "aws_secret_access_key": "setup"}
-    _auth(endpoint, "inf")
-    try:
-        iam = boto3.client("iam", **setup)
-        user = f"rocm-bake-{uid}"
-        iam.create_user(UserName=user)
-        iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=json.dumps(POLICY))
-        key = iam.create_access_key(UserName=user)["AccessKey"]
-        boto3.client("s3", **setup).create_bucket(Bucket=f"rocm-bake-{uid}-{environment}")
-    finally:
-        _auth(endpoint, "0")
+             "aws_access_key_id": admin["AWS_ACCESS_KEY_ID"],
+             "aws_secret_access_key": admin["AWS_SECRET_ACCESS_KEY"]}
+    uid = uuid.uuid4().hex[:10]
+    iam = boto3.client("iam", **setup)
+    user = f"rocm-bake-{uid}"
+    iam.create_user(UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=json.dumps(POLICY))
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    boto3.client("s3", **setup).create_bucket(Bucket=f"rocm-bake-{uid}-{environment}")
     return S3Store(endpoint, f"rocm-bake-{uid}", environment, str(key["AccessKeyId"]),
                    str(key["SecretAccessKey"]))

@@ -137,10 +137,11 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
                          "layer cache: drop CACHE_EXPORT=true")
     if kind == "none":
         return None
-    if build_cache_type(definition) == "none":
+    tool = cache_tool(definition)
+    if tool == "none":
         raise CacheError(f"CACHE_STORE={kind} needs CACHE_TYPE=sccache or ccache, got "
                          "CACHE_TYPE=none (no compiler cache uses a shared store)")
-    if build_cache_type(definition) == "ccache" and kind != "webdav":
+    if tool == "ccache" and kind != "webdav":
         raise CacheError(f"CACHE_STORE={kind} with CACHE_TYPE=ccache: ccache shares its "
                          "cache only over HTTP, use CACHE_STORE=webdav (S3 is sccache's only)")
     endpoint = (_aliased(definition, "CACHE_STORE_URL") if kind == "webdav"

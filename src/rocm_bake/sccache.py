@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import socket
 import subprocess
@@ -248,11 +249,19 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# What an S3 store answered, in sccache's (opendal's) error: its code and message.
+_S3_ERROR = re.compile(r'=> S3Error \{ code: "(?P<code>[^"]*)", message: "(?P<message>[^"]*)"')
+
+
 def _error_line(text: str) -> str:
-    """sccache's error in one line: its 'error:' line plus the root cause under 'Source:'."""
+    """sccache's error in one line: its 'error:' line plus the root cause under 'Source:', or
+    an S3 store's answer (its code and message, not its request id)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     head = next((ln.split("error:", 1)[1].strip() for ln in lines if "error:" in ln),
                 lines[-1] if lines else "no output")
+    answer = _S3_ERROR.search(head)
+    if answer:
+        return f"{head[:answer.start()].strip()} ({answer['code']}: {answer['message']})"[:300]
     if "Source:" in lines:
         index = lines.index("Source:")
         if index + 1 < len(lines):
