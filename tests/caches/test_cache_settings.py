@@ -4,6 +4,7 @@ them."""
 from __future__ import annotations
 
 import json
+import platform
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,26 @@ def test_the_default_tool_is_the_bake_files() -> None:
     assert cache_settings.default_cache_type() == default
     assert cache_settings.cache_tool(_Definition()) == default
     assert cache_settings.cache_tool(_Definition(CACHE_TYPE="sccache")) == "sccache"
+
+
+def test_an_s3_store_for_a_pull_request_is_read_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CACHE_STORE=s3 with CACHE_READ_ONLY=true (the pull-request mode): the secret inv build
+    writes is sccache's S3 backend, READ_ONLY (what tests/e2e/cachestack/test_s3.py builds
+    with); the key pair is added only when the build runs."""
+    from rocm_bake import build  # noqa: PLC0415
+    from tests.conftest import ROOT  # noqa: PLC0415
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    prepared = build.prepare(build.BuildRequest(targets=["torch-gfx950"], sets=[
+        "CACHE_TYPE=sccache", "CACHE_STORE=s3", "SCCACHE_S3_BUCKET=rocm-bake", "CACHE_ENV=ci",
+        "SCCACHE_S3_ENDPOINT=http://127.0.0.1:9000", "SCCACHE_S3_REGION=us-east-1",
+        "CACHE_READ_ONLY=true"]), {"PATH": "/usr/bin", "AWS_SECRET_ACCESS_KEY": "s3cr3t"})
+    secret = Path(prepared.invocation.env["CACHE_SECRET_FILE"])
+    text = secret.read_text()
+    assert sccache.read_secret(secret) == {
+        "SCCACHE_BUCKET": "rocm-bake-ci", "SCCACHE_S3_KEY_PREFIX": f"linux/{platform.machine()}",
+        "SCCACHE_S3_RW_MODE": "READ_ONLY", "SCCACHE_REGION": "us-east-1",
+        "SCCACHE_ENDPOINT": "http://127.0.0.1:9000", "SCCACHE_S3_USE_SSL": "false"}, text
+    assert "s3cr3t" not in text
