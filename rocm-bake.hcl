@@ -186,30 +186,56 @@ variable "SCCACHE_SHA256" {
   }
 }
 
-variable "SCCACHE_SECRET_FILE" {
+# The compiler cache's shared store, for ccache and sccache alike (CACHE_TYPE picks the tool).
+# None of these is a build arg (a changed endpoint must not invalidate a layer): inv build turns
+# them into the secret below and checks the store before the build.
+variable "CACHE_STORE" {
   type        = string
-  default     = ""
-  description = "Optional file with remote compiler-cache settings and credentials (KEY=VALUE lines: SCCACHE_*, AWS_*, CCACHE_*), passed to compile steps only as the BuildKit secret 'sccache' (never a build arg, never in a layer). Empty = inv build writes it from SCCACHE_BACKEND and the variables below (credentials from the environment), or, with SCCACHE_BACKEND=none, local cache mounts only."
+  default     = SCCACHE_BACKEND != "" ? SCCACHE_BACKEND : "none"
+  description = "Shared level of the compiler cache (ccache or sccache, CACHE_TYPE): none (the BuildKit cache mount only), webdav (CACHE_STORE_URL: ccache's HTTP remote storage under <prefix>/ccache, or sccache's WebDAV backend) or s3 (SCCACHE_S3_BUCKET; sccache only). Objects go under the key prefix <os>/<arch>/ of the environment's store (CACHE_ENV). An unreachable store fails inv build before the build, in one line."
+  validation {
+    condition     = contains(["none", "webdav", "s3"], CACHE_STORE)
+    error_message = "CACHE_STORE must be one of: none, webdav, s3."
+  }
 }
 
-# sccache's shared level. None of these is a build arg (a changed endpoint must not invalidate
-# a layer): inv build turns them into the secret above and checks the backend before the build.
+variable "CACHE_STORE_URL" {
+  type        = string
+  default     = SCCACHE_WEBDAV_URL
+  description = "The WebDAV store of the fleet (fleet.toml's webdav service), e.g. http://cache.example:8080, for CACHE_STORE=webdav (ccache and sccache). Environments are kept apart by key prefix: <CACHE_ENV>/<os>/<arch>/. Username/password/token only from the environment (SCCACHE_WEBDAV_USERNAME, SCCACHE_WEBDAV_PASSWORD, SCCACHE_WEBDAV_TOKEN) or user:password@ in the URL, into the secret."
+}
+
+variable "CACHE_SECRET_FILE" {
+  type        = string
+  default     = SCCACHE_SECRET_FILE
+  description = "Optional file with the compiler cache's remote settings and credentials (KEY=VALUE lines: SCCACHE_*, AWS_*, CCACHE_*), passed to compile steps only as the BuildKit secret 'sccache' (never a build arg, never in a layer). Empty = inv build writes it from CACHE_STORE and the variables beside it (credentials from the environment), or, with CACHE_STORE=none, local cache mounts only."
+}
+
+# Deprecated aliases, read for one more release: each one set is a warning of inv build and
+# inv lint naming its new name (the new name takes the old one's value).
 variable "SCCACHE_BACKEND" {
   type        = string
-  default     = "none"
-  description = "Shared level of the compiler cache: none (the BuildKit cache mount only), webdav (SCCACHE_WEBDAV_URL; with CACHE_TYPE=ccache, ccache's HTTP remote storage under <prefix>/ccache) or s3 (SCCACHE_S3_BUCKET; sccache only). Objects go under the key prefix <os>/<arch>/ of the environment's store (CACHE_ENV). An unreachable backend fails inv build before the build, in one line."
+  default     = ""
+  description = "Deprecated: use CACHE_STORE (this old name still sets it, for one release)."
   validation {
-    condition     = contains(["none", "webdav", "s3"], SCCACHE_BACKEND)
-    error_message = "SCCACHE_BACKEND must be one of: none, webdav, s3."
+    condition     = contains(["", "none", "webdav", "s3"], SCCACHE_BACKEND)
+    error_message = "SCCACHE_BACKEND (deprecated: use CACHE_STORE) must be one of: none, webdav, s3."
   }
 }
 
 variable "SCCACHE_WEBDAV_URL" {
   type        = string
   default     = ""
-  description = "WebDAV store of the fleet (fleet.toml's webdav service), e.g. http://cache.example:8080. Environments are kept apart by key prefix: <CACHE_ENV>/<os>/<arch>/. Username/password/token only from the environment (SCCACHE_WEBDAV_USERNAME, SCCACHE_WEBDAV_PASSWORD, SCCACHE_WEBDAV_TOKEN), into the secret."
+  description = "Deprecated: use CACHE_STORE_URL (this old name still sets it, for one release)."
 }
 
+variable "SCCACHE_SECRET_FILE" {
+  type        = string
+  default     = ""
+  description = "Deprecated: use CACHE_SECRET_FILE (this old name still sets it, for one release)."
+}
+
+# S3 is sccache's only (ccache has no S3 storage): its names stay sccache's.
 variable "SCCACHE_S3_BUCKET" {
   type        = string
   default     = ""
@@ -844,8 +870,10 @@ target "_compile" {
     MAX_JOBS   = "${MAX_JOBS}"
     CACHE_TYPE = CACHE_TYPE
   }
-  # Remote compiler-cache credentials: a BuildKit secret, mounted only by compile steps.
-  secret = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${SCCACHE_SECRET_FILE}"]
+  # Remote compiler-cache credentials: a BuildKit secret, mounted only by compile steps. Its id
+  # (and the compile steps' cache-mount ids) keep the name "sccache" for ccache too: the id is
+  # part of every compile step's instruction, so renaming it would rebuild every compile layer.
+  secret = CACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${CACHE_SECRET_FILE}"]
 }
 
 # Empty stand-in for an optional component a cell skips: an image holding an empty

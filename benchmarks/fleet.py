@@ -82,7 +82,7 @@ def _build(fleet: Path, nodes: list[str], arch: str, secret: Path, logs: Path,
     for node in nodes:
         argv += ["--node", node]
     env = {**os.environ, "SALT": uuid.uuid4().hex[:12], "CACHE_TYPE": "sccache",
-           "SCCACHE_SECRET_FILE": str(secret), "UNITS_PER_CELL": str(units)}
+           "CACHE_SECRET_FILE": str(secret), "UNITS_PER_CELL": str(units)}
     before = os.getloadavg()[0]
     proc = _failed.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE)
     after = os.getloadavg()[0]

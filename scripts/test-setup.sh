@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test suite's set-up on a fresh machine (root), idempotent: installs the project and its dev
 # tools into .venv, installs and starts the build engine + registry (scripts/engine.sh) and the
-# WebDAV store (scripts/webdav.sh), fetches what the offline tests read, and prints one line on
+# WebDAV store (scripts/webdav.sh) and the S3 store (scripts/s3.sh), fetches what the offline tests read, and prints one line on
 # stdout for eval:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
 # scripts/test.sh and scripts/soak.sh run it first.
 set -euo pipefail
@@ -17,6 +17,8 @@ setup() {
     bash scripts/engine.sh base-image
     bash scripts/webdav.sh install
     bash scripts/webdav.sh start >/dev/null
+    # The S3 store (moto's server from .venv, tests/e2e/cachestack's S3 tests).
+    bash scripts/s3.sh start >/dev/null
     # The cache test stack's downloads (llama-cpp-python sdist, sccache binary, and the
     # hipBLAS/rocBLAS .debs of scripts/cachestack.lock: all sha256-checked): fetched once into
     # /var/cache/rocm-bake/cachestack, so its builds (tests/e2e/cachestack) are offline.

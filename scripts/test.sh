@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine (root): the set-up (scripts/test-setup.sh: the project
-# and its dev tools in .venv, the build engine + registry, the WebDAV store, the offline
+# and its dev tools in .venv, the build engine + registry, the WebDAV and S3 stores, the offline
 # fixtures), then the fast unit tests, the linters, the buildx-oracle tests and the engine
 # end-to-end tests. Nothing may be skipped but what tests/skips.toml lists.
 set -euo pipefail

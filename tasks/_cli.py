@@ -41,6 +41,12 @@ def warn(warnings: list[HCLError]) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
 
+def warn_lines(lines: Sequence[str]) -> None:
+    """Print warnings (already one line each) on stderr."""
+    for line in lines:
+        print(f"warning: {line}", file=sys.stderr)
+
+
 def table(rows: Sequence[Sequence[object]], headers: Sequence[str], error: str = "") -> None:
     """Print ``rows`` as a text table fitted to the terminal (rocm_bake.core.tables); then, when
     ``error`` says what failed, ``error: <it>`` on stderr and exit status 2."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from invoke.context import Context
 from invoke.tasks import task
 
-from tasks._cli import reports_errors, to_stderr, warn
+from tasks._cli import reports_errors, to_stderr, warn, warn_lines
 
 if TYPE_CHECKING:
     from rocm_bake.builds.request import BuildRequest
@@ -48,9 +48,11 @@ def build(c: Context, target: list[str], arch: list[str], file: list[str], set_:
     another, 2 the build or the audit could not run.
     """
     from rocm_bake.builds import request as builds
+    from rocm_bake.compilercache import settings as cache_settings
 
     prepared = builds.prepare(_request(target, arch, file, set_, push))
     warn(prepared.definition.warnings)
+    warn_lines(cache_settings.definition_deprecations(prepared.definition))
     if print_:
         print(json.dumps(prepared.plan.to_json(), indent=2))
         return
@@ -70,9 +72,11 @@ def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: 
     The arch audit of every exported cell follows, as in inv build (exit 1 on a wrong arch).
     """
     from rocm_bake.builds import request as builds
+    from rocm_bake.compilercache import settings as cache_settings
 
     prepared = builds.prepare(_request(target, arch, file, set_, push=True))
     warn(prepared.definition.warnings)
+    warn_lines(cache_settings.definition_deprecations(prepared.definition))
     if dry_run:
         print(prepared.invocation.display())
         return

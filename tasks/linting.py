@@ -10,7 +10,7 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from tasks._cli import reports_errors
+from tasks._cli import reports_errors, warn_lines
 
 EXIT_FINDINGS = 1
 
@@ -36,11 +36,17 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
 
     Exit status: 0 clean, 1 findings, 2 the lint could not run.
     """
+    import os
+
+    from rocm_bake.compilercache import settings as cache_settings
     from rocm_bake.core import extras
     from rocm_bake.model import bakefile
 
     extras.require("lint", "inv lint")
     from rocm_bake_checks import lint as lint_checks
+
+    # A deprecated cache name set in the environment: a warning naming its new name.
+    warn_lines(cache_settings.deprecations(os.environ))
 
     files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
     metadata = lint_checks.metadata_settings(online=online, offline=offline, record=record,

@@ -187,6 +187,15 @@ def webdav() -> Iterator[Path]:
     yield run_dir
 
 
+@pytest.fixture(scope="session")
+def s3() -> Any:
+    """The S3 store (moto's server, scripts/s3.sh) with a bucket and a key of this session's
+    (tests/s3store.py): an S3Store."""
+    from tests import s3store  # noqa: PLC0415 (it imports this module)
+
+    return s3store.start(Path(os.environ.get("ROCM_BAKE_S3_DIR", "/tmp/rocm-bake-s3")))
+
+
 @pytest.fixture(scope="module")
 def chrome() -> Iterator[Any]:
     """A headless Chromium for a module's tests (tests/docs/browser.py); without it, or

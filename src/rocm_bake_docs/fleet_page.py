@@ -19,7 +19,7 @@ def render(source: Source) -> str:
     nodes = [[md.code(n.name), md.code(n.endpoint), ", ".join(n.platforms), str(n.capacity)]
              for n in config.nodes]
     services = [["OCI registry (images, registry layer cache)", md.code(config.registry)],
-                ["WebDAV store (sccache)", md.code(config.webdav) if config.webdav
+                ["WebDAV store (compiler cache)", md.code(config.webdav) if config.webdav
                  else "none configured"]]
     return "\n".join([
         head,

@@ -146,11 +146,13 @@ def test_the_aims_met_and_missed_by_the_newest_full_run(tmp_path: Path) -> None:
 
 def test_perf_and_the_bake_files_default_to_the_same_compiler_cache() -> None:
     """inv perf's CACHE_TYPE without --set is the cache test stack's and rocm-bake.hcl's."""
+    from rocm_bake.compilercache import settings as cache_settings  # noqa: PLC0415
     from rocm_bake.model import bakefile  # noqa: PLC0415
     from rocm_bake.perf import conditions  # noqa: PLC0415
     from tests.conftest import ROOT  # noqa: PLC0415
 
     for path in (ROOT / conditions.STACK_DIR / "docker-bake.hcl", ROOT / "rocm-bake.hcl"):
-        assert bakefile.load([path]).value("CACHE_TYPE") == conditions.DEFAULT_CACHE_TYPE, path
-    assert conditions.cache_type([]) == conditions.DEFAULT_CACHE_TYPE
+        assert bakefile.load([path]).value("CACHE_TYPE") == cache_settings.default_cache_type()
+    assert cache_settings.default_cache_type() == "ccache"
+    assert conditions.cache_type([]) == cache_settings.default_cache_type()
     assert conditions.cache_type(["CACHE_TYPE=sccache", "X=1"]) == "sccache"

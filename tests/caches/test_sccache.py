@@ -92,3 +92,20 @@ def test_preflight_hanging_backend_times_out() -> None:
 
 def test_preflight_local_disk_passes() -> None:
     sccache.preflight({}, timeout=600, sccache=SCCACHE)
+
+
+# sccache 0.16's stderr when an S3 store refuses its start-up read (moto's answer to a wrong
+# secret key, recorded from tests/e2e/cachestack/test_s3.py's store; its first lines).
+S3_REFUSED = (
+    "sccache: error: Server startup failed: cache storage failed to read: PermissionDenied "
+    '(permanent) at read => S3Error { code: "SignatureDoesNotMatch", message: "The request '
+    'signature we calculated does not match the signature you provided. Check your key and '
+    'signing method.", resource: "", request_id: "GfmkqYJ42TKHd" }\n\nContext:\n   uri: '
+    "http://127.0.0.1:9000/b-ci/linux/x86_64/.sccache_check\n")
+
+
+def test_an_s3_refusal_is_its_code_and_message() -> None:
+    assert sccache._error_line(S3_REFUSED) == (
+        "Server startup failed: cache storage failed to read: PermissionDenied (permanent) at "
+        "read (SignatureDoesNotMatch: The request signature we calculated does not match the "
+        "signature you provided. Check your key and signing method.)")

@@ -1,6 +1,7 @@
 """A canary password in a URL appears in none of the outputs: dry run, preflight, build log and
 health lines, list-vars, doctor, services, fleet.status, run.json, perf history. The credentials
-reach the build only inside the BuildKit secret."""
+(a WebDAV password in the URL, an S3 key pair in the environment) reach the build only inside
+the BuildKit secret, and the secret file is left without them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import subprocess
 import tarfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +43,7 @@ def _clean(result: Result) -> None:
 
 
 def _webdav_sets(port: int) -> list[str]:
-    return ["--set", "SCCACHE_BACKEND=webdav", "--set", f"SCCACHE_WEBDAV_URL={_url(port)}"]
+    return ["--set", "CACHE_STORE=webdav", "--set", f"CACHE_STORE_URL={_url(port)}"]
 
 
 def test_dry_run_env_line_and_set_overrides() -> None:
@@ -50,20 +52,20 @@ def test_dry_run_env_line_and_set_overrides() -> None:
                       "--set", f"vllm-gfx950.args.MIRROR={_url(port)}"])
     assert result.returncode == 0, result.stderr
     _clean(result)
-    assert f"SCCACHE_WEBDAV_URL=http://127.0.0.1:{port}/" in result.stdout
+    assert f"CACHE_STORE_URL=http://127.0.0.1:{port}/" in result.stdout
     assert f"MIRROR=http://****@127.0.0.1:{port}/" in result.stdout
 
 
 def test_credentials_go_into_the_secret_not_the_environment() -> None:
     port = _closed_port()
     prepared = build.prepare(build.BuildRequest(
-        targets=["vllm"], sets=["SCCACHE_BACKEND=webdav", f"SCCACHE_WEBDAV_URL={_url(port)}"]))
+        targets=["vllm"], sets=["CACHE_STORE=webdav", f"CACHE_STORE_URL={_url(port)}"]))
     assert prepared.url_credentials == {"SCCACHE_WEBDAV_USERNAME": "user",
                                         "SCCACHE_WEBDAV_PASSWORD": CANARY}
     assert CANARY not in json.dumps(prepared.invocation.env)
     assert CANARY not in " ".join(prepared.invocation.argv)
     # Written without them before the build; run() adds them for the build only.
-    secret = Path(prepared.invocation.env["SCCACHE_SECRET_FILE"])
+    secret = Path(prepared.invocation.env["CACHE_SECRET_FILE"])
     # CACHE_TYPE's default, ccache: its HTTP remote storage on the WebDAV store.
     assert secret.read_text().startswith(f"CCACHE_REMOTE_STORAGE=http://127.0.0.1:{port}/")
     assert CANARY not in secret.read_text()
@@ -107,9 +109,9 @@ def test_build_log_and_health_lines(engine: str, tmp_path: Path) -> None:
 
 
 def test_list_vars_from_the_environment() -> None:
-    result = run_cli(["inv", "list-vars"], env={"SCCACHE_WEBDAV_URL": _url(_closed_port())})
+    result = run_cli(["inv", "list-vars"], env={"CACHE_STORE_URL": _url(_closed_port())})
     assert result.returncode == 0, result.stderr
-    assert "SCCACHE_WEBDAV_URL" in result.stdout
+    assert "CACHE_STORE_URL" in result.stdout
     _clean(result)
 
 
@@ -162,21 +164,21 @@ def test_redaction_rules() -> None:
 SECRET_BAKE = """variable "CACHE_TYPE" {{
   default = "sccache"
 }}
-variable "SCCACHE_BACKEND" {{
+variable "CACHE_STORE" {{
   default = "none"
 }}
-variable "SCCACHE_WEBDAV_URL" {{
+variable "CACHE_STORE_URL" {{
   default = ""
 }}
 variable "CACHE_ENV" {{
   default = "dev"
 }}
-variable "SCCACHE_SECRET_FILE" {{
+variable "CACHE_SECRET_FILE" {{
   default = ""
 }}
 target "secret" {{
   context = "{context}"
-  secret  = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${{SCCACHE_SECRET_FILE}}"]
+  secret  = CACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${{CACHE_SECRET_FILE}}"]
   tags    = ["rocm-bake-test/canary-secret:{tag}"]
 }}
 """
@@ -195,7 +197,7 @@ RUN --network=none --mount=type=secret,id=sccache \\
 def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
         engine: str, tmp_path: Path) -> None:
     """A WebDAV store that wants basic auth (scripts/webdav.sh, ROCM_BAKE_WEBDAV_AUTH): with
-    user:password@ in SCCACHE_WEBDAV_URL the preflight's sccache authenticates and the build's
+    user:password@ in CACHE_STORE_URL the preflight's sccache authenticates and the build's
     secret carries them; without them the store refuses. No output shows the password."""
     if shutil.which("nginx") is None:
         missing("nginx, the WebDAV store", "bash scripts/webdav.sh install")
@@ -207,12 +209,12 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
         bake = tmp_path / "docker-bake.hcl"
         bake.write_text(SECRET_BAKE.format(context=tmp_path, tag=tag))
         args = ["inv", "build", "--file", str(bake), "--target", "secret",
-                "--set", "SCCACHE_BACKEND=webdav"]
-        refused = run_cli([*args, "--set", f"SCCACHE_WEBDAV_URL=http://127.0.0.1:{port}/"],
+                "--set", "CACHE_STORE=webdav"]
+        refused = run_cli([*args, "--set", f"CACHE_STORE_URL=http://127.0.0.1:{port}/"],
                           env={"DOCKER_HOST": engine})
         assert refused.returncode == 2
         assert f"sccache backend WebDAV http://127.0.0.1:{port} is unusable" in refused.stderr
-        result = run_cli([*args, "--set", f"SCCACHE_WEBDAV_URL={_url(port)}",
+        result = run_cli([*args, "--set", f"CACHE_STORE_URL={_url(port)}",
                           "--set", f"secret.args.WANT={tag}"], env={"DOCKER_HOST": engine})
         assert result.returncode == 0, result.stderr[-2000:]
         _clean(result)
@@ -270,3 +272,91 @@ def _read_from_image(engine: str, image: str, path: str) -> str:
         member = archive.extractfile(Path(path).name)
         assert member is not None
         return member.read().decode()
+
+
+S3_BAKE = """variable "CACHE_TYPE" {{
+  default = "sccache"
+}}
+variable "CACHE_STORE" {{
+  default = "none"
+}}
+variable "CACHE_ENV" {{
+  default = "dev"
+}}
+variable "SCCACHE_S3_BUCKET" {{
+  default = ""
+}}
+variable "SCCACHE_S3_ENDPOINT" {{
+  default = ""
+}}
+variable "SCCACHE_S3_REGION" {{
+  default = ""
+}}
+variable "CACHE_SECRET_FILE" {{
+  default = ""
+}}
+target "secret" {{
+  context = "{context}"
+  secret  = CACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${{CACHE_SECRET_FILE}}"]
+  tags    = ["rocm-bake-test/canary-s3:{tag}"]
+}}
+"""
+# The step records which settings the secret holds (names only) and whether the S3 secret key
+# in it is the one expected (by hash: the image never holds it).
+S3_DOCKERFILE = """FROM rocm-bake/busybox:test
+ARG WANT
+RUN --network=none --mount=type=secret,id=sccache \\
+    cut -d= -f1 /run/secrets/sccache | sort > /secret-keys.txt && \\
+    grep '^AWS_SECRET_ACCESS_KEY=' /run/secrets/sccache | cut -d= -f2- | tr -d '\\n' \\
+      | sha256sum | cut -c1-64 > /password.sha256
+"""
+
+
+@pytest.mark.engine
+def test_s3_credentials_reach_sccache_and_the_build_only_as_the_secret(
+        engine: str, s3: Any, tmp_path: Path) -> None:
+    """CACHE_STORE=s3 on the loopback S3 store (moto, authentication on), the key pair only in
+    the environment: the preflight's sccache authenticates, the build's secret carries the
+    pair, and neither an output, the image nor the secret file left after the build holds the
+    secret key. A wrong secret key is one line before the build, and is not printed either."""
+    tag = uuid.uuid4().hex[:10]
+    (tmp_path / "Dockerfile").write_text(S3_DOCKERFILE)
+    bake = tmp_path / "docker-bake.hcl"
+    bake.write_text(S3_BAKE.format(context=tmp_path, tag=tag))
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    args = ["inv", "build", "--file", str(bake), "--target", "secret",
+            "--set", "CACHE_STORE=s3", "--set", f"CACHE_ENV={s3.environment}",
+            "--set", f"SCCACHE_S3_BUCKET={s3.bucket_base}", "--set", "SCCACHE_S3_REGION=us-east-1",
+            "--set", f"SCCACHE_S3_ENDPOINT={s3.endpoint}", "--set", f"secret.args.WANT={tag}"]
+    env = {"DOCKER_HOST": engine, "XDG_RUNTIME_DIR": str(runtime)}
+    refused = run_cli(args, env={**env, **s3.credentials(), "AWS_SECRET_ACCESS_KEY": CANARY})
+    assert refused.returncode == 2
+    lines = refused.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"error: sccache backend S3 bucket {s3.bucket} at {s3.endpoint} is unusable"), lines
+    _clean(refused)
+    result = run_cli(args, env={**env, **s3.credentials()})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert s3.secret_key not in result.stdout + result.stderr
+    assert any(key.endswith("/.sccache_check") for key in s3.keys("linux/"))   # authenticated
+    image = f"rocm-bake-test/canary-s3:{tag}"
+    try:
+        keys, digest = (_read_from_image(engine, image, p)
+                        for p in ("/secret-keys.txt", "/password.sha256"))
+        assert keys.split() == sorted(["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                       "SCCACHE_BUCKET", "SCCACHE_ENDPOINT", "SCCACHE_REGION",
+                                       "SCCACHE_S3_KEY_PREFIX", "SCCACHE_S3_RW_MODE",
+                                       "SCCACHE_S3_USE_SSL"])
+        assert digest.strip() == hashlib.sha256(s3.secret_key.encode()).hexdigest()
+        saved = subprocess.run(["docker", "image", "save", image], capture_output=True,
+                               env={**os.environ, "DOCKER_HOST": engine}, timeout=120,
+                               check=True)
+        assert s3.secret_key.encode() not in saved.stdout    # not in any layer or config
+    finally:
+        subprocess.run(["docker", "rmi", image], env={**os.environ, "DOCKER_HOST": engine},
+                       capture_output=True, timeout=60, check=False)
+    # The secret inv build wrote is still there (the plan names it), without the credentials.
+    written = [p for p in runtime.rglob("*") if p.is_file()]
+    assert written and all(s3.secret_key not in p.read_text() and CANARY not in p.read_text()
+                           for p in written), written

@@ -35,7 +35,7 @@ TINY_BAKE = """\
 variable "PIN" { default = "none" }
 variable "CACHE_REPO" { default = "" }
 variable "CACHE_EXPORT" { default = "false" }
-variable "SCCACHE_SECRET_FILE" { default = "" }
+variable "CACHE_SECRET_FILE" { default = "" }
 variable "CACHE_TYPE" { default = "ccache" }
 variable "DIST" { default = "dist" }
 

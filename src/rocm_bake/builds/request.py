@@ -69,7 +69,7 @@ class PreparedBuild:
     plan: Plan
     command: buildx.BakeCommand
     invocation: buildx.BakeInvocation
-    # The sccache backend whose secret run() writes (SCCACHE_BACKEND without a secret file).
+    # The shared store whose secret run() writes (CACHE_STORE without a secret file).
     sccache: sccache.SccacheBackend | None = None
     # Credentials taken out of the backend's URL: they reach the build only in the secret.
     url_credentials: dict[str, str] = field(default_factory=dict)
@@ -105,7 +105,7 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         # The backend's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
         tool = cache_settings.cache_tool(definition)
-        additions["SCCACHE_SECRET_FILE"] = str(
+        additions[cache_settings.secret_variable(definition)] = str(
             sccache.write_secret(sccache.secret_path(backend, tool), backend, tool=tool))
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
@@ -122,9 +122,10 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
                          url_credentials)
 
 
-_URL_VARIABLES = {"webdav": ("SCCACHE_WEBDAV_URL", "SCCACHE_WEBDAV_USERNAME",
-                             "SCCACHE_WEBDAV_PASSWORD"),
-                  "s3": ("SCCACHE_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+# The URL variables of a store (a deprecated alias too), its user and password settings.
+_URL_VARIABLES = {"webdav": (("CACHE_STORE_URL", "SCCACHE_WEBDAV_URL"),
+                             "SCCACHE_WEBDAV_USERNAME", "SCCACHE_WEBDAV_PASSWORD"),
+                  "s3": (("SCCACHE_S3_ENDPOINT",), "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
 
 
 def _credentials_out_of_url(backend: sccache.SccacheBackend | None, additions: dict[str, str],
@@ -134,10 +135,11 @@ def _credentials_out_of_url(backend: sccache.SccacheBackend | None, additions: d
     environment), the user and password as the secret's credential settings."""
     if backend is None or not redact.has_credentials(backend.endpoint):
         return backend, {}
-    variable, user_key, password_key = _URL_VARIABLES[backend.kind]
+    variables, user_key, password_key = _URL_VARIABLES[backend.kind]
     clean, user, password = redact.split_credentials(backend.endpoint)
-    if variable in additions or variable in env:
-        additions[variable] = clean
+    for variable in variables:
+        if variable in additions or variable in env:
+            additions[variable] = clean
     found = {user_key: user, password_key: password}
     return dataclasses.replace(backend, endpoint=clean), {k: v for k, v in found.items() if v}
 
@@ -155,7 +157,8 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
     secret, backend = None, prepared.sccache
     tool = cache_settings.cache_tool(prepared.definition)
     if backend is not None:
-        secret = sccache.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
+        secret = sccache.write_secret(Path(cache_settings.secret_file(prepared.definition)),
+                                      backend,
                                       {**prepared.url_credentials,
                                        **sccache.credentials(full_env)}, tool)
     try:

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import socket
 import subprocess
@@ -118,7 +119,7 @@ class SccacheBackend:
         go into the URL (the secret is the only place it is written)."""
         if self.kind != "webdav":
             raise CacheError(f"CACHE_TYPE=ccache shares its cache only over HTTP: the {self.kind} "
-                             "backend is sccache's; use a WebDAV store (SCCACHE_BACKEND=webdav)")
+                             "backend is sccache's; use a WebDAV store (CACHE_STORE=webdav)")
         scheme, _, rest = self.endpoint.rstrip("/").partition("://")
         found = credentials or {}
         user = found.get("SCCACHE_WEBDAV_USERNAME", "")
@@ -153,7 +154,7 @@ def secret_text(settings: Mapping[str, str], credentials: Mapping[str, str] | No
 
 def write_secret(path: Path, backend: SccacheBackend,
                  credentials: Mapping[str, str] | None = None, tool: str = "sccache") -> Path:
-    """Write the secret file (mode 0600) for SCCACHE_SECRET_FILE, the settings of the
+    """Write the secret file (mode 0600) for CACHE_SECRET_FILE, the settings of the
     compiler cache ``tool``; returns the path."""
     text = secret_text(backend.settings_for(tool, credentials))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -248,11 +249,19 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# What an S3 store answered, in sccache's (opendal's) error: its code and message.
+_S3_ERROR = re.compile(r'=> S3Error \{ code: "(?P<code>[^"]*)", message: "(?P<message>[^"]*)"')
+
+
 def _error_line(text: str) -> str:
-    """sccache's error in one line: its 'error:' line plus the root cause under 'Source:'."""
+    """sccache's error in one line: its 'error:' line plus the root cause under 'Source:', or
+    an S3 store's answer (its code and message, not its request id)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     head = next((ln.split("error:", 1)[1].strip() for ln in lines if "error:" in ln),
                 lines[-1] if lines else "no output")
+    answer = _S3_ERROR.search(head)
+    if answer:
+        return f"{head[:answer.start()].strip()} ({answer['code']}: {answer['message']})"[:300]
     if "Source:" in lines:
         index = lines.index("Source:")
         if index + 1 < len(lines):

@@ -1,23 +1,36 @@
-"""The cache settings a build asks for, read from its evaluated bake file: CACHE_TYPE, the
-sccache backend (SCCACHE_BACKEND, CACHE_ENV, CACHE_READ_ONLY, SCCACHE_WEBDAV_URL,
-SCCACHE_S3_*) and the secret file (SCCACHE_SECRET_FILE); and the preflight a build runs when
-it asks for sccache (a server started with its settings) or ccache (its remote storage
-answers HTTP)."""
+"""The cache settings a build asks for, read from its evaluated bake file: CACHE_TYPE (the
+tool: ccache, sccache or none; its default is rocm-bake.hcl's, :func:`default_cache_type`), the
+shared store (CACHE_STORE, CACHE_STORE_URL, CACHE_ENV, CACHE_READ_ONLY; an S3 bucket's
+SCCACHE_S3_*, sccache only) and the secret file (CACHE_SECRET_FILE); the deprecated
+sccache-named aliases of the tool-neutral names (:data:`RENAMED`); and the preflight a build
+runs when it asks for sccache (a server started with its settings) or ccache (its remote
+storage answers HTTP)."""
 
 from __future__ import annotations
 
 import base64
+import functools
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from rocm_bake.compilercache import sccache
 from rocm_bake.compilercache.sccache import CacheError, SccacheBackend
 from rocm_bake.core import redact
+from rocm_bake.model import bakefile
 
 CACHE_TYPES = ("sccache", "ccache", "none")
+CACHE_STORES = ("none", "webdav", "s3")
+# The tool-neutral names (they drive ccache and sccache alike) and the sccache-named ones they
+# replace: deprecated aliases, read for one more release (rocm-bake.hcl gives each new name
+# the old one's value when only the old one is set), each use a warning naming the new name.
+RENAMED = {"SCCACHE_BACKEND": "CACHE_STORE", "SCCACHE_WEBDAV_URL": "CACHE_STORE_URL",
+           "SCCACHE_SECRET_FILE": "CACHE_SECRET_FILE"}
+OLD_NAME = {new: old for old, new in RENAMED.items()}
+# The project's bake file: the one source of CACHE_TYPE's default.
+PROJECT_BAKE_FILE = Path(__file__).resolve().parents[2] / bakefile.DEFAULT_FILE
 
 
 class Variables(Protocol):
@@ -27,12 +40,55 @@ class Variables(Protocol):
 
     def value(self, name: str) -> object: ...
 
+    @property
+    def env(self) -> Mapping[str, str]: ...
+
 
 def _variable(definition: Variables, name: str) -> str | None:
     if name not in {getattr(v, "name", None) for v in definition.variables()}:
         return None
     value = definition.value(name)
     return None if value is None else str(value)
+
+
+def _aliased(definition: Variables, name: str) -> str | None:
+    """A tool-neutral variable's value; in a bake file that declares only its deprecated
+    sccache-named alias, the alias's."""
+    value = _variable(definition, name)
+    if value is None and name in OLD_NAME:
+        value = _variable(definition, OLD_NAME[name])
+    return value
+
+
+def deprecations(values: Mapping[str, str], declared: Collection[str] | None = None
+                 ) -> list[str]:
+    """One warning per deprecated alias set (non-empty) in ``values`` (the environment and
+    the --set variables; only the names ``declared`` by the bake file, when given), naming
+    the new name. An alias set beside its new name to another value is an error (which one
+    wins would be a guess)."""
+    out = []
+    for old, new in RENAMED.items():
+        if not values.get(old) or (declared is not None and old not in declared):
+            continue
+        if values.get(new) and values[new] != values[old]:
+            raise CacheError(f"{old} (deprecated) and {new} are both set, to different "
+                             f"values: set only {new}")
+        out.append(f"{old} is deprecated: use {new} (the old name is still read, for one "
+                   "release)")
+    return out
+
+
+def definition_deprecations(definition: Variables) -> list[str]:
+    """The deprecation warnings of a build: the aliases its bake file declares that its
+    environment or --set variables set."""
+    declared = {str(getattr(v, "name", "")) for v in definition.variables()}
+    return deprecations(definition.env, declared)
+
+
+@functools.cache
+def default_cache_type() -> str:
+    """CACHE_TYPE's default in rocm-bake.hcl: the compiler cache a build uses unless told."""
+    return str(bakefile.load([PROJECT_BAKE_FILE], {}).value("CACHE_TYPE"))
 
 
 def _flag(definition: Variables, name: str) -> bool:
@@ -45,17 +101,27 @@ def build_cache_type(definition: Variables) -> str | None:
 
 
 def cache_tool(definition: Variables) -> str:
-    """The compiler cache whose settings the secret carries (sccache when undeclared)."""
-    return build_cache_type(definition) or "sccache"
+    """The compiler cache whose settings the secret carries (a bake file that declares no
+    CACHE_TYPE: rocm-bake.hcl's default)."""
+    return build_cache_type(definition) or default_cache_type()
+
+
+def secret_variable(definition: Variables) -> str:
+    """The name of the secret-file variable the bake file declares: CACHE_SECRET_FILE, or in a
+    bake file that declares only its deprecated alias, SCCACHE_SECRET_FILE."""
+    names = {getattr(v, "name", None) for v in definition.variables()}
+    old = OLD_NAME["CACHE_SECRET_FILE"]
+    return old if old in names and "CACHE_SECRET_FILE" not in names else "CACHE_SECRET_FILE"
 
 
 def secret_file(definition: Variables) -> str:
-    """SCCACHE_SECRET_FILE of an evaluated bake file ("" when unset or undeclared)."""
-    return _variable(definition, "SCCACHE_SECRET_FILE") or ""
+    """CACHE_SECRET_FILE of an evaluated bake file ("" when unset or undeclared)."""
+    return _aliased(definition, "CACHE_SECRET_FILE") or ""
 
 
 def build_settings(definition: Variables) -> dict[str, str] | None:
-    """The sccache settings a build passes in its secret (SCCACHE_SECRET_FILE), or None."""
+    """The compiler cache's settings a build passes in its secret (CACHE_SECRET_FILE), or
+    None."""
     path = secret_file(definition)
     return sccache.read_secret(Path(path)) if path else None
 
@@ -65,20 +131,22 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
     does not declare them); sccache's settings with CACHE_TYPE=sccache, ccache's HTTP remote
     storage (WebDAV only) with CACHE_TYPE=ccache. A read-only build that exports the registry
     cache is refused."""
-    kind = _variable(definition, "SCCACHE_BACKEND") or "none"
+    definition_deprecations(definition)              # an alias beside its new name: refused
+    kind = _aliased(definition, "CACHE_STORE") or "none"
     read_only = _flag(definition, "CACHE_READ_ONLY")
     if read_only and _flag(definition, "CACHE_EXPORT"):
         raise CacheError("CACHE_READ_ONLY=true (a pull-request build) cannot write the registry "
                          "layer cache: drop CACHE_EXPORT=true")
     if kind == "none":
         return None
-    if build_cache_type(definition) == "none":
-        raise CacheError(f"SCCACHE_BACKEND={kind} needs CACHE_TYPE=sccache or ccache, got "
+    tool = cache_tool(definition)
+    if tool == "none":
+        raise CacheError(f"CACHE_STORE={kind} needs CACHE_TYPE=sccache or ccache, got "
                          "CACHE_TYPE=none (no compiler cache uses a shared store)")
-    if build_cache_type(definition) == "ccache" and kind != "webdav":
-        raise CacheError(f"SCCACHE_BACKEND={kind} with CACHE_TYPE=ccache: ccache shares its "
-                         "cache only over HTTP, use SCCACHE_BACKEND=webdav")
-    endpoint = (_variable(definition, "SCCACHE_WEBDAV_URL") if kind == "webdav"
+    if tool == "ccache" and kind != "webdav":
+        raise CacheError(f"CACHE_STORE={kind} with CACHE_TYPE=ccache: ccache shares its "
+                         "cache only over HTTP, use CACHE_STORE=webdav (S3 is sccache's only)")
+    endpoint = (_aliased(definition, "CACHE_STORE_URL") if kind == "webdav"
                 else _variable(definition, "SCCACHE_S3_ENDPOINT"))
     return SccacheBackend(kind, environment=_variable(definition, "CACHE_ENV") or "dev",
                           endpoint=endpoint or "",

@@ -32,14 +32,13 @@ from pathlib import Path
 from rocm_bake.builds import commit
 from rocm_bake.builds import request as build
 from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import settings as cache_settings
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.docker import preflight
 from rocm_bake.perf import history, runner, schema
 
 ORDER = ("cold", "frozen", "warm", "hot")
 STACK_DIR = Path("tests") / "e2e" / "cachestack"
-# The cache test stack's CACHE_TYPE default, rocm-bake.hcl's too (tests/caches/test_perf.py).
-DEFAULT_CACHE_TYPE = "ccache"
 
 
 @dataclass
@@ -63,10 +62,10 @@ class PerfSetup:
 
 
 def cache_type(sets: Sequence[str]) -> str:
-    """The CACHE_TYPE a perf run's ``--set`` values ask for (the last one), else the stack's
-    default."""
+    """The CACHE_TYPE a perf run's ``--set`` values ask for (the last one), else
+    rocm-bake.hcl's default (the cache test stack's too: tests/caches/test_perf.py)."""
     found = [s.split("=", 1)[1] for s in sets if s.startswith("CACHE_TYPE=")]
-    return found[-1] if found else DEFAULT_CACHE_TYPE
+    return found[-1] if found else cache_settings.default_cache_type()
 
 
 def parse_conditions(text: str) -> list[str]:
@@ -148,7 +147,7 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
                  compiled: schema.Units = compiled) -> runner.BakeRun:
             sets = [*setup.sets, f"{setup.pin_variable}={pin}", f"CACHE_REPO={repo}",
                     f"CACHE_EXPORT={str(export).lower()}", f"CACHE_TYPE={tool}",
-                    f"SCCACHE_SECRET_FILE={secret or ''}",
+                    f"CACHE_SECRET_FILE={secret or ''}",
                     f"DIST={workdir / f'{number}-{condition}' / 'dist'}"]
             request = build.BuildRequest(targets=[setup.target], files=list(setup.files),
                                          sets=sets)

@@ -82,7 +82,7 @@ def bake(request: build.BuildRequest, cwd: Path, workdir: Path, dist: Path,
          preflight: bool = True) -> BakeRun:
     """Bake ``request`` in ``cwd`` (the bake file's directory) with rawjson progress into
     ``workdir``; ``dist`` is where the build exports (emptied first). With ``preflight`` the
-    sccache backend of SCCACHE_SECRET_FILE is checked before the build."""
+    sccache backend of CACHE_SECRET_FILE is checked before the build."""
     base_env = dict(os.environ if env is None else env)
     here = Path.cwd()
     os.chdir(cwd)

@@ -18,6 +18,7 @@ from rocm_bake.compilercache import health as cache_health
 from rocm_bake.compilercache import sccache
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, missing
+from tests.s3store import REGION, S3Store
 
 STACK = Path(__file__).resolve().parent
 BAKE_FILE = "docker-bake.hcl"
@@ -77,9 +78,27 @@ class Stack:
                                          namespace=namespace or f"cachestack-{self.uid}")
         return sccache.write_secret(self.work / f"{name}.secret", backend, tool=tool)
 
+    def s3_secret(self, name: str, store: S3Store, *, read_only: bool = False,
+                  credentials: dict[str, str] | None = None, endpoint: str | None = None,
+                  bucket: str | None = None) -> Path:
+        """sccache's S3 backend on the loopback S3 store (its bucket ``<base>-ci``, objects
+        under ``cachestack-<uid>/linux/<arch>/``), with the store's credentials (or
+        ``credentials``), mode 0600 in this session's directory."""
+        backend = sccache.SccacheBackend("s3", environment=store.environment,
+                                         endpoint=endpoint or store.endpoint,
+                                         bucket=bucket or store.bucket_base, region=REGION,
+                                         read_only=read_only,
+                                         namespace=f"cachestack-{self.uid}")
+        found = store.credentials() if credentials is None else credentials
+        return sccache.write_secret(self.work / f"{name}.secret", backend, found)
+
+    @property
+    def s3_prefix(self) -> str:
+        return f"cachestack-{self.uid}/"
+
     def sets(self, name: str, pin: str, secret: Path, export: bool,
              probe: str = "1", tool: str = "sccache") -> list[str]:
-        return [f"SCCACHE_SECRET_FILE={secret}", f"CACHE_EXPORT={str(export).lower()}",
+        return [f"CACHE_SECRET_FILE={secret}", f"CACHE_EXPORT={str(export).lower()}",
                 f"CACHE_TYPE={tool}",
                 f"CACHE_REPO={self.cache_repo}", f"GGML_PIN={pin}", "GGML_TU_SET=small",
                 f"GPU_ARCHS={ARCH}", f"PROBE_DEFINE={probe}", f"DOWNLOADS={downloads()}",

@@ -17,7 +17,7 @@ variable "CACHE_TYPE" {
   description = "Compiler cache of the compile steps: ccache (rocm-bake.hcl's default), sccache or none."
 }
 
-variable "SCCACHE_SECRET_FILE" {
+variable "CACHE_SECRET_FILE" {
   type        = string
   default     = ""
   description = "Compiler-cache settings and credentials (KEY=VALUE: SCCACHE_*, or ccache's CCACHE_REMOTE_STORAGE), passed only as the BuildKit secret 'sccache'."
@@ -146,7 +146,7 @@ target "ggml" {
     GGML_PIN                 = GGML_PIN
     PROBE_DEFINE             = PROBE_DEFINE
   }
-  secret     = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${SCCACHE_SECRET_FILE}"]
+  secret     = CACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${CACHE_SECRET_FILE}"]
   cache-from = ["type=registry,ref=${CACHE_REPO}:ggml-${replace(GPU_ARCHS, ";", "-")}-${GGML_PIN}"]
   cache-to   = CACHE_EXPORT ? ["type=registry,ref=${CACHE_REPO}:ggml-${replace(GPU_ARCHS, ";", "-")}-${GGML_PIN},mode=max"] : []
   output     = ["type=local,dest=${DIST}"]

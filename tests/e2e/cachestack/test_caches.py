@@ -151,7 +151,7 @@ def test_unreachable_backend_fails_before_the_build(stack: Stack, tmp_path: Path
     assert not (stack.work / "dead").exists()                      # no build was started
     # The same through the CLI: one line on stderr, exit status 2, no bake.
     result = run_cli([str(VENV_BIN / "inv"), "build", "--file", str(STACK / BAKE_FILE),
-                      "--target", TARGET, "--set", f"SCCACHE_SECRET_FILE={secret}",
+                      "--target", TARGET, "--set", f"CACHE_SECRET_FILE={secret}",
                       "--set", "CACHE_TYPE=sccache", "--set", f"DOWNLOADS={downloads()}"],
                      cwd=ROOT, env={"DOCKER_HOST": stack.engine}, timeout=120)
     assert result.returncode == 2, result

@@ -29,7 +29,7 @@ variable "CACHE_TYPE" {
   description = "compiler cache of the compile steps: sccache, ccache or none"
   default     = "sccache"
 }
-variable "SCCACHE_SECRET_FILE" {
+variable "CACHE_SECRET_FILE" {
   description = "sccache settings (KEY=VALUE), passed only as the BuildKit secret 'sccache'"
   default     = ""
 }
@@ -96,7 +96,7 @@ target "ggml" {
     PART                     = part
     SALT                     = SALT
   }
-  secret = SCCACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${SCCACHE_SECRET_FILE}"]
+  secret = CACHE_SECRET_FILE == "" ? [] : ["id=sccache,src=${CACHE_SECRET_FILE}"]
 }
 
 target "lib" {
