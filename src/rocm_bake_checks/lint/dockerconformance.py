@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake.model import components
 from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint import (
     aptbase,
@@ -34,7 +33,7 @@ def check(definition: Definition, targets: list[BakeTarget], root: Path,
     variables = {v.name: v.value for v in definition.variables()}
     values = {k: v for k, v in variables.items() if isinstance(v, str)}
     up = upstreamdocker.fetch(settings, metadata, variables)
-    dists = conformance.context_dists(components.names(definition))
+    dists = conformance.context_dists(definition, settings)
     return [*aptbase.check(up, root, files, values),
             *runtimeenv.check(up, root, files, values),
             *releasewheels.check(up, targets, files, root, dists),

@@ -101,10 +101,11 @@ def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTar
     components, cells = _components(bake_files, targets)
     if not components:
         return []
-    # A component not in upstream.toml's [built] builds the distribution named after it.
-    config = conformance.with_components(config, list(components))
+    # The distributions each component builds (the bake file's WHEELS, else its own name).
+    config = conformance.with_components(config, definition)
     platform = _platform(variables)
-    deriver = _Deriver(root, metadata, config, variables, python, components, cells)
+    deriver = _Deriver(root, metadata, config, variables, python, components, cells,
+                       conformance.context_dists(definition))
     out = []
     for component in deriver.components:
         target = deriver.components[component]
@@ -151,11 +152,12 @@ def _installs(parsed: Dockerfile) -> bool:
 class _Deriver:
     def __init__(self, root: Path, metadata: Metadata, config: Config,
                  variables: Mapping[str, object], python: str,
-                 components: dict[str, BakeTarget], cells: dict[str, str]) -> None:
+                 components: dict[str, BakeTarget], cells: dict[str, str],
+                 dists: Mapping[str, tuple[str, ...]]) -> None:
         self.root, self.metadata, self.config = root, metadata, config
         self.variables, self.python, self.components = variables, python, components
         self.cells = cells
-        self.dists = conformance.context_dists(list(components))   # context -> its wheels
+        self.dists = dists                  # context -> its wheels
         self.files = Dockerfiles()
         self.upstream = {c.dockerfile: c for c in config.components}
         self._memo: dict[str, list[Layer]] = {}

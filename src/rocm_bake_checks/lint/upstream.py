@@ -82,7 +82,7 @@ def load_config(path: Path = CONFIG) -> Config:
             installs=tuple(str(f) for f in c.get("installs", [])),
             runtime=tuple(str(f) for f in c.get("runtime", [])))
             for c in data.get("component", []))
-        built = {canonical(k): Built(tuple(v["packages"]), str(v.get("version", "")),
+        built = {canonical(k): Built(tuple(v.get("packages", ())), str(v.get("version", "")),
                                      tuple(str(r) for r in v.get("requires", [])))
                  for k, v in data.get("built", {}).items()}
         pypi = {canonical(k): tuple(v) for k, v in data.get("pypi-packages", {}).items()}
