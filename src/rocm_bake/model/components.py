@@ -168,6 +168,11 @@ class _Where:
         return self.blocks.get((kind, label), self.default)
 
 
+def declared_at(definition: Definition, name: str) -> tuple[str, int]:
+    """Where the bake file declares the top-level attribute ``name`` (else its first line)."""
+    return _Where(definition).attribute(name)
+
+
 def candidates(definition: Definition) -> list[str]:
     """Every name the bake file treats as a component somewhere: ``CACHE_KEY`` and
     ``VERSION_TAG`` keys, and every ``_cell-<name>-<arch>`` a target inherits."""

@@ -15,17 +15,19 @@ from rocm_bake_checks.lint import (
     runtimeenv,
     upstream,
     upstreamdocker,
+    upstreamstages,
 )
 from rocm_bake_checks.lint.bakemodel import BakeTarget
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding
 
 RULES = ("apt-base", "runtime-env", "release-wheels", "export-wheels", "build-components",
-         "build-flags")
+         "build-flags", "component-upstream", "component-waiver")
 
 
 def check(definition: Definition, targets: list[BakeTarget], root: Path,
-          metadata: upstream.Metadata, files: Dockerfiles) -> list[Finding]:
+          metadata: upstream.Metadata, files: Dockerfiles,
+          policy_file: Path | None = None) -> list[Finding]:
     path = metadata.settings.dockerfiles
     settings = upstreamdocker.load(path) if path is not None else None
     if settings is None:
@@ -34,7 +36,11 @@ def check(definition: Definition, targets: list[BakeTarget], root: Path,
     values = {k: v for k, v in variables.items() if isinstance(v, str)}
     up = upstreamdocker.fetch(settings, metadata, variables)
     dists = conformance.context_dists(definition, settings)
-    return [*aptbase.check(up, root, files, values),
+    refs, unanswered = upstreamstages.answered(definition, targets, up, files, root)
+    up = upstreamstages.with_components(up, definition, targets, files, root, refs)
+    waivers = upstreamstages.stale_waivers(policy_file, refs, root) if policy_file else []
+    return [*unanswered, *waivers,
+            *aptbase.check(up, root, files, values),
             *runtimeenv.check(up, root, files, values),
             *releasewheels.check(up, targets, files, root, dists),
             *buildflags.check(up, root, files, values)]

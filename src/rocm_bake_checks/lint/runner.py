@@ -83,7 +83,7 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
         checked |= {relative(p, root) for p in discovered}
     if set(families) - {"hadolint"}:
         bake_findings, bake_checked = _bake_rules(root, bake_files, families,
-                                                  metadata or upstream.Settings())
+                                                  metadata or upstream.Settings(), policy_file)
         findings += bake_findings
         checked |= bake_checked
     kept = policy.apply(rules, findings, relative(policy_file, root), checked)
@@ -101,7 +101,8 @@ def _checked_files(root: Path, bake_files: Sequence[Path], paths: list[Path],
 
 
 def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
-                metadata: upstream.Settings) -> tuple[list[Finding], set[str]]:
+                metadata: upstream.Settings,
+                policy_file: Path | None = None) -> tuple[list[Finding], set[str]]:
     definition = bakemodel.load(list(bake_files))
     declared = components.check(definition, root) if "consistency" in families else []
     try:
@@ -133,7 +134,8 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         fetched = upstream.Metadata(metadata)
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
-            findings += dockerconformance.check(definition, targets, root, fetched, files)
+            findings += dockerconformance.check(definition, targets, root, fetched, files,
+                                                policy_file)
             findings += launchers.check_upstream(
                 metadata.config, {v.name: v.value for v in definition.variables()}, root,
                 fetched)
