@@ -1137,11 +1137,11 @@ target "wheels" {
     vllm    = contains(ARCHS["vllm"], arch) ? "target:vllm-${arch}" : "target:empty"
     lmcache = contains(ARCHS["lmcache"], arch) ? "target:lmcache-${arch}" : "target:empty"
   }
-  args = merge(PINS, {
+  args = {
     CELL_ARCH      = arch
     ROCM_BAKE_PINS = jsonencode(PINS)
     SKIPPED        = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
-  })
+  }
   # An arch every component with GPU code skips exports wheels without GPU code.
   labels = { for k, v in { "rocm-bake.no-gpu-code" = "every component with GPU code skips ${arch} (SKIP)" } : k => v if length([for c in keys(CACHE_KEY) : c if lookup(NO_GPU_CODE, c, "") == "" && contains(ARCHS[c], arch)]) == 0 }
   output = ["type=local,dest=dist/${arch}"]

@@ -25,7 +25,9 @@ def lint(root: Path) -> list[str]:
     found = components.check(definition, root)
     if not found:
         targets = bakemodel.targets(definition, root)
-        found = consistency.check(targets, consistency.Dockerfiles(), root)
+        files = consistency.Dockerfiles()
+        found = [*consistency.check(targets, files, root),
+                 *components.check_dockerfiles(definition, targets, files, root)]
     return [str(f) for f in found]
 
 

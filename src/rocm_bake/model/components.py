@@ -12,7 +12,8 @@ that names a component is either derived from that table or checked against it h
   with a ``description``; ``component-all``: its cells in group ``all``.
 - ``component-skip``: a cell that needs (``target:`` context) a cell ``SKIP`` skips is skipped
   too, with its own ``SKIP`` entry; every ``SKIP`` key is ``<known arch>/<component>``.
-- ``component-export``: the export target (``wheels``) takes it as a context;
+- ``component-export``: the export target (``wheels``) takes it as a context, unless an image
+  (``CONSUMERS``) carries its wheels there;
   ``component-pins``: its ``*_COMMIT``/``*_REF`` pins are in ``PINS`` (labels, versions.json).
 - ``component-arch``: a component with GPU code (no ``NO_GPU_CODE`` entry) passes an arch knob
   (a key of ``ARCH_ARGS``, e.g. ``PYTORCH_ROCM_ARCH``, or a ``*_GPU_ARCHS``): without one its
@@ -20,6 +21,7 @@ that names a component is either derived from that table or checked against it h
 - ``component-consumer``: each image ``CONSUMERS`` names for it takes it as a context.
 - ``component-stale``: every key of a per-component table (``WHEELS``, ``UPSTREAM_STAGE``,
   ``CONSUMERS``, ``STATIC_SECONDS``, ``NO_GPU_CODE``, ``CACHE_MODE``) is a component.
+- ``component-seconds``: ``STATIC_SECONDS`` (fleet estimates) has every component.
 - ``component-source``: one of the component's ``*_COMMIT``/``*_REF`` pins declares where it
   comes from (``<PIN>_SOURCE``, read by ``inv version-check``); ``variable-description``:
   every variable a component passes says what it is.
@@ -60,7 +62,8 @@ SOURCE_PINS = ("_COMMIT", "_REF")
 # The rules in the order a failed bake model most likely failed by (the first is named).
 RULE_ORDER = ("component-table", "component-skip", "component-target", "component-group",
               "component-all", "component-export", "component-consumer", "component-pins",
-              "component-source", "component-arch", "component-stale", "variable-description")
+              "component-source", "component-arch", "component-stale", "component-seconds",
+              "variable-description")
 
 
 @dataclass(frozen=True, order=True)
@@ -112,6 +115,11 @@ def wheels(definition: Definition) -> dict[str, tuple[str, ...]]:
             else (canonical(n),) for n in names(definition)}
 
 
+def declares_wheels(definition: Definition) -> set[str]:
+    """The components with a ``WHEELS`` entry of their own."""
+    return set(_map(definition, WHEELS))
+
+
 def upstream_stages(definition: Definition) -> dict[str, list[str]]:
     """Component -> the upstream stages its ``UPSTREAM_STAGE`` entry names (only those
     declared: the default, upstream's ``build_<name>``, needs upstream's files)."""
@@ -127,6 +135,11 @@ def static_seconds(definition: Definition) -> dict[str, float]:
     """Component (or the export) -> a cold cell's seconds (``STATIC_SECONDS``)."""
     return {n: float(v) for n, v in _map(definition, STATIC_SECONDS).items()
             if isinstance(v, Decimal)}
+
+
+def no_gpu_code(definition: Definition) -> dict[str, str]:
+    """Component -> why its cells carry no GPU code (``NO_GPU_CODE``)."""
+    return {n: str(v) for n, v in _map(definition, "NO_GPU_CODE").items()}
 
 
 def arch_knobs(definition: Definition) -> set[str]:
@@ -197,7 +210,8 @@ def problems(definition: Definition) -> list[Problem]:
              *_descriptions(definition, where, components),
              *_arch_knobs(definition, where, components),
              *_consumers(definition, where, components),
-             *_stale(definition, where, components)]
+             *_stale(definition, where, components),
+             *_seconds(definition, where, components)]
     return sorted(set(found))
 
 
@@ -310,12 +324,17 @@ def _export(definition: Definition, where: _Where, components: list[str]) -> Ite
     if not exports:
         return
     contexts = exports[0].get("contexts") or {}
+    carried = {n for n, images in consumers(definition).items() if images}
     for name in components:
-        if name not in contexts:
+        # A component an image installs may reach the export through that image's /wheels
+        # (the lint's component-export checks that its consumer's Dockerfile carries them).
+        if name not in contexts and name not in carried:
             yield _problem(where.block("target", EXPORT_TARGET), "component-export",
                            f"target \"{EXPORT_TARGET}\" does not take '{name}' (its wheels are "
                            f"not exported): add \"{name}\" = contains(ARCHS[\"{name}\"], arch) ? "
-                           f"\"target:{name}-${{arch}}\" : \"target:empty\" to its contexts")
+                           f"\"target:{name}-${{arch}}\" : \"target:empty\" to its contexts, "
+                           f"or name the image that installs and carries them in "
+                           f"{CONSUMERS}[\"{name}\"]")
 
 
 def _pins(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
@@ -399,6 +418,18 @@ def _stale(definition: Definition, where: _Where, components: list[str]) -> Iter
                                f"{table} has an entry '{key}', which is no component "
                                f"(components: {', '.join(components)}): remove it or add "
                                "the component")
+
+
+def _seconds(definition: Definition, where: _Where,
+             components: list[str]) -> Iterator[Problem]:
+    """Where the bake file gives fleet estimates (``STATIC_SECONDS``), it gives each one."""
+    given = _map(definition, STATIC_SECONDS)
+    for name in components if given else ():
+        if name not in given:
+            yield _problem(where.attribute(STATIC_SECONDS), "component-seconds",
+                           f"{STATIC_SECONDS} has no entry '{name}': add \"{name}\" = <the "
+                           "seconds a cold cell of it takes> (the fleet's estimate until the "
+                           "perf history has one; without it a cell counts 60 s)")
 
 
 @contextlib.contextmanager

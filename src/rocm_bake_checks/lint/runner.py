@@ -116,6 +116,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
     findings: list[Finding] = list(declared)
     if "consistency" in families:
         findings += consistency.check(targets, files, root)
+        findings += components.check_dockerfiles(definition, targets, files, root)
         findings += pinuse.check(definition, root)
     if "pins" in families:
         findings += pins.check_variables(definition, root)

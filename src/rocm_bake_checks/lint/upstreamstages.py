@@ -67,7 +67,7 @@ def answered(definition: Definition, targets: list[BakeTarget], up: Upstream,
             key, _, stage = ref.rpartition(":")
             parsed = up.files.get(key)
             if parsed is None or parsed.stage(stage) is None:
-                found.append(Finding(*at, "component-upstream",
+                found.append(Finding(at[0], at[1], "component-upstream",
                                      f"UPSTREAM_STAGE[\"{name}\"] names '{ref}', which "
                                      f"upstream's files ({', '.join(sorted(up.files))}) do not "
                                      "have: name an upstream stage as <file>:<stage>"))
@@ -83,7 +83,7 @@ def _unanswered(name: str, at: tuple[str, int], up: Upstream,
     taken = {r for refs in declared.values() for r in refs} | set(up.settings.stages)
     free = [f"{key}:{s.name}" for key, parsed in up.files.items() for s in parsed.stages
             if s.name and s.name.startswith("build_") and f"{key}:{s.name}" not in taken]
-    return Finding(*at, "component-upstream",
+    return Finding(at[0], at[1], "component-upstream",
                    f"component '{name}' answers no upstream stage (upstream has no "
                    f"build_{name.replace('-', '_')}): add \"{name}\" = [\"<file>:<stage>\"] to "
                    "UPSTREAM_STAGE for the stage of upstream's Dockerfiles that builds it "
