@@ -206,6 +206,8 @@ def apply(root: Path, leave_out: Collection[str] = ()) -> list[str]:
         path = root / edit.file
         text = path.read_text(encoding="utf-8")
         insert = edit.instead if edit.name in leave_out else edit.text
+        if edit.before.startswith("@@") and edit.before not in text:
+            continue          # its placeholder is in an edit left out
         index = text.find("\n" + edit.before) + 1 if not text.startswith(edit.before) else 0
         assert index > 0 or text.startswith(edit.before), f"{edit.file}: no {edit.before!r}"
         if edit.before.startswith("@@"):      # a placeholder: replaced, not kept

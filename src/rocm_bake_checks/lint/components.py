@@ -50,9 +50,11 @@ def check_dockerfiles(definition: Definition, targets: list[BakeTarget], files: 
                       root: Path) -> list[Finding]:
     """The component rules that read Dockerfiles, one finding per component and file."""
     cells = _cells(definition, targets)
-    found = [*_wheels(definition, cells, files, root),
-             *_exported(definition, cells, files, targets, root),
-             *_consumers(definition, cells, files, root)]
+    consumed = list(_consumers(definition, cells, files, root))
+    named = {f.message.split("'")[1] for f in consumed}   # one line per omission: the
+    found = [*_wheels(definition, cells, files, root), *consumed,   # install names the fix
+             *(f for f in _exported(definition, cells, files, targets, root)
+               if f.message.split("'")[1] not in named)]
     return sorted(set(found))
 
 
@@ -146,7 +148,9 @@ def _exported(definition: Definition, cells: dict[str, BakeTarget], files: Docke
         carriers = [i for i in images if i in cells and any(
             source == name for st in files.get(_dockerfile(cells[i])).stages
             for source, _ in _copies_wheels(st))]
-        if not carriers:
+        users = [i for i in images if i in cells and any(
+            r.name == name for st in files.get(_dockerfile(cells[i])).stages for r in st.refs)]
+        if users and not carriers:    # (a context no consumer uses is context-unused's line)
             first = cells.get(images[0])
             file = relative(_dockerfile(first), root) if first else export.file
             yield Finding(file, 1, "component-export",
@@ -174,12 +178,15 @@ def _consumers(definition: Definition, cells: dict[str, BakeTarget], files: Dock
         installed = installs(parsed, stage)
         file = relative(target.dockerfile, root)
         for name, images in declared.items():
-            if image in images and name in target.contexts and name not in installed:
+            used = any(r.name == name for st in parsed.stages for r in st.refs)
+            if image in images and name in target.contexts and used and name not in installed:
+                # (a context it never uses is context-unused's line)
                 yield Finding(file, stage.base.line, "component-consumer",
                               f"stage {stage.name} (the {image} image) does not install "
-                              f"'{name}', which CONSUMERS says it does: pip-install its wheels "
-                              f"under RUN --mount=type=bind,from={name},source=/wheels,"
-                              f"target=/deps/{name} (with write-constraints.py --wheels)")
+                              f"'{name}', which CONSUMERS says it does: COPY --from={name} "
+                              "/wheels/ /wheels/ into the stage whose /wheels its pip install "
+                              f"mounts, or mount it there (RUN --mount=type=bind,from={name},"
+                              f"source=/wheels,target=/deps/{name})")
         for name, line in installed.items():
             if name in names and name != image and image not in declared.get(name, []):
                 yield Finding(file, line, "component-consumer",
