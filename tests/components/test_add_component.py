@@ -74,8 +74,8 @@ def test_a_component_is_three_hand_edits_and_one_command(buildx: Buildx,
             assert re.search(r"hip-attn +gfx1250 +-", result.stdout), result.stdout
         if "version-check" in args:
             pins = {p["name"]: p for p in json.loads(result.stdout)["pins"]}
-            assert "not found" not in json.dumps(pins["FLASH_ATTN_COMMIT"]), \
-                pins["FLASH_ATTN_COMMIT"]
+            assert "not found" not in json.dumps(pins["HIP_ATTN_COMMIT"]), \
+                pins["HIP_ATTN_COMMIT"]
 
     printed = run(root, "inv", "build", "--print", "--target", "all", "--arch", ARCHES)
     assert printed.returncode == 0, printed.stderr

@@ -272,3 +272,10 @@ def test_installed_but_not_carried_to_the_export(checkout: Checkout) -> None:
     assert line.startswith("dockerfiles/vllm.Dockerfile:1: component-export: 'hip-attn' reaches "
                            "the wheels export neither as a context of target \"wheels\" nor "
                            "through its consumers (vllm)"), line
+
+
+def test_the_consumer_does_not_take_it(checkout: Checkout) -> None:
+    line = only(checkout("consumer-context"))
+    assert "component-consumer: target \"vllm\" does not take 'hip-attn', which CONSUMERS " \
+           "says it installs: add \"hip-attn\" = contains(ARCHS[\"hip-attn\"], arch) ? " \
+           "\"target:hip-attn-${arch}\" : \"target:empty\" to its contexts" in line

@@ -12,8 +12,9 @@ pinned version (``upstream.toml``; fetched by ``upstream.Metadata``).
 - ``file-owner``: nothing an upstream requirement file installs (``installs``) or puts in the
   wheel's install_requires (``runtime``) installs a top-level package a wheel the cell built
   owns under another distribution name (e.g. PyPI's ``cupy-rocm-7-0`` over the cell's
-  ``cupy``).  Compared by distribution and top-level package name (``upstream.toml``'s
-  ``[built]`` and ``[pypi-packages]``): PyPI wheels' RECORD files are not available offline.
+  ``cupy``).  Compared by distribution and top-level package name (the bake file's
+  ``WHEELS``, ``packages`` derived from it, ``upstream.toml``'s ``[pypi-packages]``): PyPI
+  wheels' RECORD files are not available offline.
 - ``constraint-conflict``: such a file pins a distribution the cell built to a version the
   cell's constraints file excludes (pip would fail, or without constraints swap the wheel).
 

@@ -17,8 +17,8 @@ component has a lock when its Dockerfile runs ``pip install``.  Its inputs, in l
 An exact ``==`` pin of a later layer replaces the exact pins of earlier layers on that
 distribution (a stage's own tool version over the base image's, as its ``pip install`` does);
 every other requirement is kept, for the resolver to meet together.  The cell's own
-distributions (``[built]``: torch, triton, ...) are never resolved from an index: the build
-provides them, so the resolver gets them as overrides that never apply.
+distributions (the bake file's ``WHEELS``: torch, triton, ...) are never resolved from an
+index: the build provides them, so the resolver gets them as overrides that never apply.
 """
 
 from __future__ import annotations
