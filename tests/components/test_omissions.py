@@ -88,6 +88,79 @@ def test_not_exported_by_the_wheels_target(checkout: Checkout) -> None:
     assert 'or name the image that installs and carries them in CONSUMERS["hip-attn"]' in line
 
 
+def test_no_pins_entry(checkout: Checkout) -> None:
+    found = lint(checkout("pins-map"))
+    assert [f.split(": ", 2)[1:] for f in found] == [
+        ["component-pins", f"PINS has no entry '{p}' (hip-attn is built from it): add "
+                           f"{p} = {p}"] for p in ("HIP_ATTN_COMMIT", "HIP_ATTN_REF")]
+
+
+def _failure(root: Path) -> str:
+    """What inv build --print and inv targets say (both through the bake model)."""
+    files = [str(root / "rocm-bake.hcl")]
+    request = build.BuildRequest(targets=["all"], archs=["gfx950", "gfx1201", "gfx1250"])
+    request.files = files
+    with pytest.raises(RocmBakeError) as printed:
+        build.prepare(request, {})
+    with pytest.raises(RocmBakeError) as targets:
+        graph.cells(files, env={})
+    assert str(printed.value) == str(targets.value)
+    return str(printed.value)
+
+
+def test_no_cache_key_names_the_table(checkout: Checkout) -> None:
+    root = checkout("cache-key")
+    said = _failure(root)
+    assert said.startswith("rocm-bake.hcl:") or "rocm-bake.hcl:" in said.split(" ")[0]
+    assert "CACHE_KEY has no entry 'hip-attn'" in said, said
+    assert "valid targets and groups" not in said
+    assert "component-table: CACHE_KEY has no entry 'hip-attn'" in only(root)
+
+
+def test_no_skip_entry_names_the_skip_to_add(checkout: Checkout) -> None:
+    root = checkout("skip")
+    said = _failure(root)
+    assert "SKIP has no entry 'gfx1250/hip-attn': hip-attn-gfx1250 needs torch-gfx1250, " \
+           "which SKIP skips ('gfx1250/torch')" in said, said
+    assert "component-skip: SKIP has no entry 'gfx1250/hip-attn'" in only(root)
+
+
+@pytest.mark.parametrize(("edit", "table"), [("archs", "ARCHS"), ("version-tag", "VERSION_TAG")])
+def test_an_index_into_a_table_names_the_table(checkout: Checkout, edit: str,
+                                               table: str) -> None:
+    root = checkout(edit)
+    with pytest.raises(RocmBakeError) as caught:
+        bakefile.load([root / "rocm-bake.hcl"], {})
+    assert f"invalid index: {table} has no entry 'hip-attn'" in str(caught.value)
+    assert str(caught.value).startswith(f"{root / 'rocm-bake.hcl'}:")
+
+
+def test_no_target_block_is_named(checkout: Checkout) -> None:
+    root = checkout("target")
+    said = _failure(root)
+    assert "component 'hip-attn' has no target \"hip-attn\" block" in said, said
+    assert ": component-target: component 'hip-attn' has no target" in only(root)
+
+
+def test_installed_but_not_carried_to_the_export(checkout: Checkout) -> None:
+    # the vLLM image pip-installs it from its own mount, so its wheels never reach dist/<arch>
+    root = checkout("consumer-carries")
+    _insert(root / newcomponent.CONSUMER, "    --mount=type=bind,from=wheels,source=/wheels,"
+            "target=/deps/vllm \\\n", "    --mount=type=bind,from=hip-attn,source=/wheels,"
+            "target=/deps/hip-attn \\\n")
+    line = only(root)
+    assert line.startswith("dockerfiles/vllm.Dockerfile:1: component-export: 'hip-attn' reaches "
+                           "the wheels export neither as a context of target \"wheels\" nor "
+                           "through its consumers (vllm)"), line
+
+
+def test_the_consumer_does_not_take_it(checkout: Checkout) -> None:
+    line = only(checkout("consumer-context"))
+    assert "component-consumer: target \"vllm\" does not take 'hip-attn', which CONSUMERS " \
+           "says it installs: add \"hip-attn\" = contains(ARCHS[\"hip-attn\"], arch) ? " \
+           "\"target:hip-attn-${arch}\" : \"target:empty\" to its contexts" in line
+
+
 def _insert(path: Path, before: str, text: str) -> None:
     body = path.read_text(encoding="utf-8")
     assert before in body, before
@@ -220,20 +293,11 @@ def test_a_waiver_of_a_stage_it_answers_is_stale(checkout: Checkout, tmp_path: P
         "waives upstream's stage build_fa, which component 'hip-attn' answers now: remove it"]
 
 
-def test_installed_but_not_carried_to_the_export(checkout: Checkout) -> None:
-    # the vLLM image pip-installs it from its own mount, so its wheels never reach dist/<arch>
-    root = checkout("consumer-carries")
-    _insert(root / newcomponent.CONSUMER, "    --mount=type=bind,from=wheels,source=/wheels,"
-            "target=/deps/vllm \\\n", "    --mount=type=bind,from=hip-attn,source=/wheels,"
-            "target=/deps/hip-attn \\\n")
+def test_a_consumer_that_is_no_component(checkout: Checkout) -> None:
+    root = checkout()
+    bake = root / newcomponent.BAKE
+    bake.write_text(bake.read_text().replace('  "hip-attn" = ["vllm"]\n',
+                                             '  "hip-attn" = ["vllm", "sglang"]\n'))
     line = only(root)
-    assert line.startswith("dockerfiles/vllm.Dockerfile:1: component-export: 'hip-attn' reaches "
-                           "the wheels export neither as a context of target \"wheels\" nor "
-                           "through its consumers (vllm)"), line
-
-
-def test_the_consumer_does_not_take_it(checkout: Checkout) -> None:
-    line = only(checkout("consumer-context"))
-    assert "component-consumer: target \"vllm\" does not take 'hip-attn', which CONSUMERS " \
-           "says it installs: add \"hip-attn\" = contains(ARCHS[\"hip-attn\"], arch) ? " \
-           "\"target:hip-attn-${arch}\" : \"target:empty\" to its contexts" in line
+    assert "component-consumer: CONSUMERS[\"hip-attn\"] names 'sglang', which is not a " \
+           "component (components: base, torch," in line
