@@ -795,6 +795,51 @@ NO_GPU_CODE = {
   nixl   = "UCX and NIXL are host code over the HIP runtime API (no HIP kernels)"
 }
 
+# What a component needs beyond its own Dockerfile and the tables above, declared here once
+# (rocm_bake.model.components reads them; `inv lint` names each entry a component lacks):
+#   WHEELS          the distributions its cells build, where that is not the one wheel named
+#                   after the component (the conformance and locks families, the lock inputs)
+#   UPSTREAM_STAGE  the stages of upstream's Dockerfiles ("<file>:<stage>", the files of
+#                   src/rocm_bake_checks/lint/upstream-dockerfiles.toml) it answers, where that
+#                   is not upstream's build_<name>; [] when upstream builds no such stage
+#   CONSUMERS       the images that install its wheels: each such target takes it as a context
+#                   and its image stage pip-installs it from that context (or is built FROM it);
+#                   the wheels export takes every component anyway
+#   STATIC_SECONDS  a cold cell's build time, for fleet estimates before the perf history has it
+WHEELS = {
+  base   = []
+  torch  = ["torch", "torchvision", "torchaudio"]
+  aiter  = ["amd-aiter"]
+  nixl   = ["nixl-rocm"]
+  vllm   = ["vllm", "amdsmi"]
+}
+UPSTREAM_STAGE = {
+  base    = []
+  torch   = ["rocm_base:build_pytorch", "rocm_base:build_torchvision", "rocm_base:build_torchaudio"]
+  cupy    = []
+  vllm    = ["rocm:build_vllm_wheel_release"]
+  lmcache = []
+}
+CONSUMERS = {
+  torch  = ["vllm"]
+  triton = ["vllm"]
+  aiter  = ["vllm"]
+  cupy   = ["lmcache"]
+  nixl   = ["vllm"]
+  vllm   = ["lmcache"]
+}
+STATIC_SECONDS = {
+  base    = 300
+  torch   = 3600
+  triton  = 1200
+  aiter   = 1800
+  cupy    = 900
+  nixl    = 600
+  vllm    = 1800
+  lmcache = 600
+  wheels  = 60
+}
+
 # Registry layer cache, keyed by the pins each stage depends on.
 CACHE_REPO = "${IMAGE_REPO}/buildcache"
 CACHE_KEY = {
@@ -1120,11 +1165,11 @@ target "wheels" {
     vllm    = contains(ARCHS["vllm"], arch) ? "target:vllm-${arch}" : "target:empty"
     lmcache = contains(ARCHS["lmcache"], arch) ? "target:lmcache-${arch}" : "target:empty"
   }
-  args = merge(PINS, {
+  args = {
     CELL_ARCH      = arch
     ROCM_BAKE_PINS = jsonencode(PINS)
     SKIPPED        = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
-  })
+  }
   # An arch every component with GPU code skips exports wheels without GPU code.
   labels = { for k, v in { "rocm-bake.no-gpu-code" = "every component with GPU code skips ${arch} (SKIP)" } : k => v if length([for c in keys(CACHE_KEY) : c if lookup(NO_GPU_CODE, c, "") == "" && contains(ARCHS[c], arch)]) == 0 }
   output = ["type=local,dest=dist/${arch}"]

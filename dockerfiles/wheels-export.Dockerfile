@@ -7,43 +7,13 @@ FROM base AS pins
 ARG CELL_ARCH
 ARG SKIPPED
 ARG ROCM_BAKE_PINS
-ARG ROCM_VERSION
-ARG BASE_IMAGE
-ARG PYTHON_VERSION
-ARG SCCACHE_VERSION
-ARG CMAKE_VERSION
-ARG NINJA_VERSION
-ARG RUST_VERSION
-ARG PYTORCH_REPO
-ARG PYTORCH_COMMIT
-ARG PYTORCH_REF
-ARG TORCHVISION_COMMIT
-ARG TORCHVISION_REF
-ARG TORCHAUDIO_COMMIT
-ARG TORCHAUDIO_REF
-ARG TRITON_REPO
-ARG TRITON_COMMIT
-ARG TRITON_REF
-ARG TRITON_KERNELS_COMMIT
-ARG TRITON_KERNELS_REF
-ARG AITER_REPO
-ARG AITER_REF
-ARG AITER_COMMIT
-ARG CUPY_REF
-ARG CUPY_COMMIT
-ARG UCX_COMMIT
-ARG UCX_REF
-ARG NIXL_COMMIT
-ARG NIXL_REF
-ARG VLLM_COMMIT
-ARG VLLM_REF
-ARG LMCACHE_COMMIT
-ARG LMCACHE_REF
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# rocm-bake-pins.txt: one KEY=value line per pin (like vLLM's /app/versions.txt);
-# versions.json: every pin and every wheel's version and sha256 (write-manifest.py).
+# rocm-bake-pins.txt: one KEY=value line per pin (like vLLM's /app/versions.txt), the cell's
+# arch and skips first, then every pin of the bake file's PINS (ROCM_BAKE_PINS, by name), so a
+# new component's pins need no line here; versions.json: every pin and every wheel's version
+# and sha256 (write-manifest.py).
 RUN --network=none --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
@@ -52,15 +22,9 @@ RUN --network=none --mount=type=bind,from=torch,source=/wheels,target=/deps/torc
     --mount=type=bind,from=vllm,source=/wheels,target=/deps/vllm \
     --mount=type=bind,from=lmcache,source=/wheels,target=/deps/lmcache \
     mkdir -p /out \
-    && for name in CELL_ARCH SKIPPED ROCM_VERSION BASE_IMAGE PYTHON_VERSION SCCACHE_VERSION \
-            CMAKE_VERSION NINJA_VERSION RUST_VERSION \
-            PYTORCH_REPO PYTORCH_COMMIT PYTORCH_REF TORCHVISION_COMMIT TORCHVISION_REF \
-            TORCHAUDIO_COMMIT TORCHAUDIO_REF TRITON_REPO TRITON_COMMIT TRITON_REF \
-            TRITON_KERNELS_COMMIT TRITON_KERNELS_REF \
-            AITER_REPO AITER_REF AITER_COMMIT CUPY_REF CUPY_COMMIT UCX_COMMIT UCX_REF \
-            NIXL_COMMIT NIXL_REF VLLM_COMMIT VLLM_REF LMCACHE_COMMIT LMCACHE_REF; do \
-        printf '%s=%s\n' "${name}" "${!name}"; \
-    done > /out/rocm-bake-pins.txt \
+    && { printf 'CELL_ARCH=%s\nSKIPPED=%s\n' "${CELL_ARCH}" "${SKIPPED}"; \
+         python -P -c 'import json, os; pins = json.loads(os.environ["ROCM_BAKE_PINS"]); print("".join(f"{k}={pins[k]}\n" for k in sorted(pins)), end="")'; \
+       } > /out/rocm-bake-pins.txt \
     && write-manifest.py /out/versions.json /deps/torch /deps/triton /deps/aiter /deps/cupy \
         /deps/nixl /deps/vllm /deps/lmcache
 

@@ -1,7 +1,12 @@
-"""A throwaway component added the way ARCHITECTURE.md's "A component" says: ROCm's
-flash-attention (CK backend on gfx950, Triton backend on gfx1201, gfx1250 skipped), written
-into a copy of the repository by hand-edits to three files only -- the bake file, its own
-Dockerfile, and the consumer Dockerfile (wheels-export) -- then everything else regenerated.
+"""A throwaway component added the way ARCHITECTURE.md's "A component" says: ``hip-attn``,
+ROCm's flash-attention (CK backend on gfx950, Triton backend on gfx1201, gfx1250 skipped) under
+a name of its own, whose wheel is named unlike the component (``amd_hipattn``) and which the
+vLLM image installs. It is written into a copy of the repository by hand-edits to three files
+only -- the bake file, its own Dockerfile, and the consumer's Dockerfile (vllm.Dockerfile: its
+``wheels`` stage carries the wheel, so the vLLM image installs it and the wheels export gets it
+through the vLLM cell) -- then everything else regenerated.  Nothing builds it: its pins and
+source are made up but read like a real one's (the drift check finds them in the fixture of
+ROCm/flash-attention's tags).
 
 Each hand-edit is a named ``Edit``; ``apply(root, leave_out=...)`` writes them all but the ones
 named, so a test can forget exactly one thing and see the error that names it.
@@ -13,10 +18,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-NAME = "flash-attn"
+NAME = "hip-attn"
 DOCKERFILE = f"dockerfiles/{NAME}.Dockerfile"
 BAKE = "rocm-bake.hcl"
-CONSUMER = "dockerfiles/wheels-export.Dockerfile"
+CONSUMER = "dockerfiles/vllm.Dockerfile"
+WHEEL = "amd_hipattn"
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,7 @@ class Edit:
     file: str
     before: str
     text: str
+    instead: str = ""        # what stands there when the edit is left out
 
 
 COMMIT_DESCRIPTION = ('  description = "flash-attention commit (the commit of tag '
@@ -34,115 +41,124 @@ COMMIT_DESCRIPTION = ('  description = "flash-attention commit (the commit of ta
 
 EDITS = (
     Edit("pins", BAKE, "# Per-arch reality", """\
-variable "FLASH_ATTN_REPO" {
+variable "HIP_ATTN_REPO" {
   type        = string
   default     = "https://github.com/ROCm/flash-attention.git"
   description = "flash-attention source repository (ROCm's fork: CK and Triton backends)."
 }
 
-variable "FLASH_ATTN_COMMIT" {
+variable "HIP_ATTN_COMMIT" {
   type        = string
   default     = "0123456789abcdef0123456789abcdef01234567"
 @@DESCRIPTION@@
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", FLASH_ATTN_COMMIT))
-    error_message = "FLASH_ATTN_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", HIP_ATTN_COMMIT))
+    error_message = "HIP_ATTN_COMMIT must be a full 40-hex commit."
   }
 }
 
-variable "FLASH_ATTN_REF" {
+variable "HIP_ATTN_REF" {
   type        = string
   default     = "v2.8.0-cktile"
-  description = "Human ref of FLASH_ATTN_COMMIT."
+  description = "Human ref of HIP_ATTN_COMMIT."
 }
 
 """),
     Edit("description", BAKE, "@@DESCRIPTION@@", COMMIT_DESCRIPTION),
     Edit("source", BAKE, "# Per-arch reality", """\
 # Where this pin comes from (read by `inv version-check`).
-FLASH_ATTN_COMMIT_SOURCE = {
-  git  = FLASH_ATTN_REPO
+HIP_ATTN_COMMIT_SOURCE = {
+  git  = HIP_ATTN_REPO
   tags = "^v(?P<version>[0-9]+\\\\.[0-9]+\\\\.[0-9]+)-cktile$"
 }
 
 """),
     Edit("skip", BAKE, '  "gfx1250/lmcache"', """\
-  "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3"
+  "gfx1250/hip-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3"
 """),
     Edit("archs", BAKE, "  wheels  = CELL_ARCHS", """\
-  "flash-attn" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/flash-attn")]
+  "hip-attn" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/hip-attn")]
 """),
     Edit("version-tag", BAKE, "  lmcache = \"${trimprefix(LMCACHE_REF", """\
-  "flash-attn" = "${trimprefix(FLASH_ATTN_REF, "v")}-git${substr(FLASH_ATTN_COMMIT, 0, 8)}"
+  "hip-attn" = "${trimprefix(HIP_ATTN_REF, "v")}-git${substr(HIP_ATTN_COMMIT, 0, 8)}"
 """),
     Edit("cache-key", BAKE, "  lmcache = LMCACHE_COMMIT", """\
-  "flash-attn" = FLASH_ATTN_COMMIT
+  "hip-attn" = HIP_ATTN_COMMIT
 """),
     Edit("pins-map", BAKE, "  LMCACHE_COMMIT     = LMCACHE_COMMIT", """\
-  FLASH_ATTN_COMMIT  = FLASH_ATTN_COMMIT
-  FLASH_ATTN_REF     = FLASH_ATTN_REF
+  HIP_ATTN_COMMIT  = HIP_ATTN_COMMIT
+  HIP_ATTN_REF     = HIP_ATTN_REF
 """),
     Edit("target", BAKE, "# Every wheel of one cell, plus rocm-bake-pins.txt", """\
 # flash-attention: the CK backend where Composable Kernel builds (gfx950), the Triton
 # backend elsewhere.
-target "flash-attn" {
-  matrix     = { arch = ARCHS["flash-attn"] }
-  name       = "flash-attn-${arch}"
-  inherits   = ["_compile", "_cell-flash-attn-${arch}"]
-  dockerfile = "flash-attn.Dockerfile"
+target "hip-attn" {
+  matrix     = { arch = ARCHS["hip-attn"] }
+  name       = "hip-attn-${arch}"
+  inherits   = ["_compile", "_cell-hip-attn-${arch}"]
+  dockerfile = "hip-attn.Dockerfile"
   target     = "wheels"
   contexts = {
     base  = "target:base-${arch}"
     torch = "target:torch-${arch}"
   }
-  args = merge(ARCH_ARGS[arch], {
-    FLASH_ATTN_REPO    = FLASH_ATTN_REPO
-    FLASH_ATTN_COMMIT  = FLASH_ATTN_COMMIT
-    FLASH_ATTN_REF     = FLASH_ATTN_REF
-    FLASH_ATTN_BACKEND = arch == "gfx950" ? "ck" : "triton"
+@@ARGS@@
+    HIP_ATTN_REPO    = HIP_ATTN_REPO
+    HIP_ATTN_COMMIT  = HIP_ATTN_COMMIT
+    HIP_ATTN_REF     = HIP_ATTN_REF
+    HIP_ATTN_BACKEND = arch == "gfx950" ? "ck" : "triton"
   })
   labels = {
-    "org.opencontainers.image.source"   = FLASH_ATTN_REPO
-    "org.opencontainers.image.revision" = FLASH_ATTN_COMMIT
+    "org.opencontainers.image.source"   = HIP_ATTN_REPO
+    "org.opencontainers.image.revision" = HIP_ATTN_COMMIT
   }
 }
 
 """),
-    Edit("wheels-context", BAKE, "    lmcache = contains(ARCHS[\"lmcache\"], arch)", """\
-    "flash-attn" = (contains(ARCHS["flash-attn"], arch) ? "target:flash-attn-${arch}"
-                    : "target:empty")
+    Edit("consumer-context", BAKE, "    nixl   = contains(ARCHS[\"nixl\"], arch)", """\
+    "hip-attn" = contains(ARCHS["hip-attn"], arch) ? "target:hip-attn-${arch}" : "target:empty"
 """),
+    Edit("arch-args", BAKE, "@@ARGS@@", "  args = merge(ARCH_ARGS[arch], {\n",
+         instead="  args = merge({\n"),
     Edit("all", BAKE, "    [for a in ARCHS[\"wheels\"] : \"wheels-${a}\"],", """\
-    [for a in ARCHS["flash-attn"] : "flash-attn-${a}"],
+    [for a in ARCHS["hip-attn"] : "hip-attn-${a}"],
 """),
     Edit("group", BAKE, 'group "wheels" {', """\
-group "flash-attn" {
+group "hip-attn" {
   description = "flash-attention wheel (CK backend on gfx950, Triton backend on gfx1201)"
-  targets     = [for a in ARCHS["flash-attn"] : "flash-attn-${a}"]
+  targets     = [for a in ARCHS["hip-attn"] : "hip-attn-${a}"]
 }
 
 """),
-    Edit("consumer-args", CONSUMER, "ARG LMCACHE_COMMIT", """\
-ARG FLASH_ATTN_COMMIT
-ARG FLASH_ATTN_REF
+    Edit("wheels", BAKE, "  vllm   = [\"vllm\", \"amdsmi\"]", """\
+  "hip-attn" = ["amd-hipattn"]
 """),
-    Edit("consumer-mount", CONSUMER, "COPY --from=pins /out/ /", """\
-COPY --from=flash-attn /wheels/ /
+    Edit("upstream-stage", BAKE, "  lmcache = []", """\
+  "hip-attn" = []
+"""),
+    Edit("consumers", BAKE, "  vllm   = [\"lmcache\"]", """\
+  "hip-attn" = ["vllm"]
+"""),
+    Edit("static-seconds", BAKE, "  wheels  = 60", """\
+  "hip-attn" = 1800
+"""),
+    Edit("consumer-carries", CONSUMER, "COPY --from=amdsmi /wheels/amdsmi/ /wheels/", """\
+COPY --from=hip-attn /wheels/ /wheels/
 """),
 )
 
-FLASH_ATTN_DOCKERFILE = """\
-# flash-attn.Dockerfile - ROCm's flash-attention wheel for one cell (target flash-attn-<arch>).
-# Named contexts: base, torch.  FLASH_ATTN_BACKEND: ck (Composable Kernel) or triton.
+
+HIP_ATTN_DOCKERFILE = """\
+# hip-attn.Dockerfile - the throwaway hip-attn: ROCm's flash-attention as the distribution
+# amd-hipattn (wheel amd_hipattn-*.whl), for one cell (target hip-attn-<arch>).
+# Named contexts: base, torch.  HIP_ATTN_BACKEND: ck (Composable Kernel) or triton.
 FROM base AS build
 
-ARG FLASH_ATTN_REPO
-ARG FLASH_ATTN_COMMIT
-ARG FLASH_ATTN_REF
-ARG FLASH_ATTN_BACKEND
-ARG PYTORCH_ROCM_ARCH
-ARG GPU_ARCHS
-ARG HCC_AMDGPU_TARGET
+ARG HIP_ATTN_REPO
+ARG HIP_ATTN_COMMIT
+ARG HIP_ATTN_REF
+ARG HIP_ATTN_BACKEND
+@@ARCH@@
 ARG MAX_JOBS
 ARG CACHE_TYPE
 
@@ -150,25 +166,25 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's constraints file (write-constraints.py): every later pip runs against it.  The
 # cell's torch wheels by sha256 (--wheels), everything else from the component's lock
-# (locks/flash-attn.txt: `inv regen` takes it from a lock of the very same inputs).
-COPY locks/flash-attn.txt /opt/rocm-bake/locks/flash-attn.txt
+# (locks/hip-attn.txt: `inv regen` takes it from a lock of the very same inputs).
+COPY locks/hip-attn.txt /opt/rocm-bake/locks/hip-attn.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \\
     write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt /deps/torch \\
-    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/flash-attn.txt \\
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/hip-attn.txt \\
         -r /tmp/cell-wheels.txt
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
-RUN fetch-source.sh "${FLASH_ATTN_REPO}" "${FLASH_ATTN_REF}" "${FLASH_ATTN_COMMIT}" /src/fa
+RUN fetch-source.sh "${HIP_ATTN_REPO}" "${HIP_ATTN_REF}" "${HIP_ATTN_COMMIT}" /src/fa
 
 WORKDIR /src/fa
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \\
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \\
     --mount=type=secret,id=sccache \\
     test -n "${PYTORCH_ROCM_ARCH}" \\
-    && triton="$([ "${FLASH_ATTN_BACKEND}" = triton ] && echo TRUE || echo FALSE)" \\
+    && triton="$([ "${HIP_ATTN_BACKEND}" = triton ] && echo TRUE || echo FALSE)" \\
     && FLASH_ATTENTION_TRITON_AMD_ENABLE="${triton}" \\
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \\
-    && ls -l /wheels/flash_attn-*.whl
+    && ls -l /wheels/amd_hipattn-*.whl
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
@@ -176,16 +192,22 @@ COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 """
 
 
+# The arch knobs its build stage reads (each passed by ARCH_ARGS in the bake file).
+ARCH_ARGS = "ARG PYTORCH_ROCM_ARCH\nARG GPU_ARCHS\nARG HCC_AMDGPU_TARGET\n"
+
+
 def apply(root: Path, leave_out: Collection[str] = ()) -> list[str]:
     """Write the component into the checkout at ``root``, all but the edits named in
     ``leave_out`` (names of ``EDITS``, or ``"dockerfile"``); the files touched, relative."""
-    unknown = set(leave_out) - {e.name for e in EDITS} - {"dockerfile"}
+    unknown = set(leave_out) - {e.name for e in EDITS} - {"dockerfile", "dockerfile-arch"}
     assert not unknown, f"no such edit: {sorted(unknown)}"
     touched: list[str] = []
     for edit in EDITS:
         path = root / edit.file
         text = path.read_text(encoding="utf-8")
-        insert = "" if edit.name in leave_out else edit.text
+        insert = edit.instead if edit.name in leave_out else edit.text
+        if edit.before.startswith("@@") and edit.before not in text:
+            continue          # its placeholder is in an edit left out
         index = text.find("\n" + edit.before) + 1 if not text.startswith(edit.before) else 0
         assert index > 0 or text.startswith(edit.before), f"{edit.file}: no {edit.before!r}"
         if edit.before.startswith("@@"):      # a placeholder: replaced, not kept
@@ -196,6 +218,8 @@ def apply(root: Path, leave_out: Collection[str] = ()) -> list[str]:
         if edit.file not in touched:
             touched.append(edit.file)
     if "dockerfile" not in leave_out:
-        (root / DOCKERFILE).write_text(FLASH_ATTN_DOCKERFILE, encoding="utf-8")
+        arch = "" if "dockerfile-arch" in leave_out else ARCH_ARGS
+        (root / DOCKERFILE).write_text(HIP_ATTN_DOCKERFILE.replace("@@ARCH@@\n", arch),
+                                       encoding="utf-8")
         touched.append(DOCKERFILE)
     return touched

@@ -51,6 +51,15 @@ NAMED: dict[str, tuple[str, str, str]] = {
     "component-table": (OMISSIONS, "test_no_cache_key_names_the_table", CLEAN),
     "component-skip": (OMISSIONS, "test_no_skip_entry_names_the_skip_to_add", CLEAN),
     "component-target": (OMISSIONS, "test_no_target_block_is_named", CLEAN),
+    "component-arch": (OMISSIONS, "test_the_arch_knob_dropped", CLEAN),
+    "component-wheels": (OMISSIONS, "test_a_wheel_named_unlike_the_component_undeclared", CLEAN),
+    "component-consumer": (OMISSIONS, "test_the_consumer_image_does_not_install_it", CLEAN),
+    "component-stale": (OMISSIONS, "test_a_table_entry_for_no_component", CLEAN),
+    "component-seconds": (OMISSIONS, "test_no_fleet_estimate", CLEAN),
+    "component-upstream": (OMISSIONS, "test_upstream_stage_left_unmapped",
+                           "test_the_whole_component_answers_upstream"),
+    "component-waiver": (OMISSIONS, "test_a_waiver_of_a_stage_it_answers_is_stale",
+                         "test_the_whole_component_answers_upstream"),
 }
 
 

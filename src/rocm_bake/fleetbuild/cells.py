@@ -10,16 +10,13 @@ from pathlib import Path
 
 from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.model import bakefile, entitlements, graph
+from rocm_bake.model import bakefile, components, entitlements, graph
 from rocm_bake.model.bakefile import ARCH_VARIABLE
 from rocm_bake.perf import schema
 
-# Seconds a cold cell of each component takes when the perf history knows nothing of it:
-# the order of magnitude of the upstream builds (torch about an hour cold), so the longest
-# work starts first even on a fresh fleet.
-STATIC_SECONDS = {"base": 300.0, "torch": 3600.0, "triton": 1200.0, "aiter": 1800.0,
-                  "cupy": 900.0, "nixl": 600.0, "vllm": 1800.0, "lmcache": 600.0,
-                  "wheels": 60.0}
+# Seconds a cold cell takes when the perf history knows nothing of it: the bake file's
+# STATIC_SECONDS entry for its component (the order of magnitude of the upstream builds, so
+# the longest work starts first even on a fresh fleet), else this.
 DEFAULT_SECONDS = 60.0
 
 
@@ -81,6 +78,7 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
     if archs:
         base_env[ARCH_VARIABLE] = ",".join(archs)
     definition = bakefile.load(files, base_env) if chosen else None
+    static = components.static_seconds(definition) if definition is not None else {}
     out: dict[str, FleetCell] = {}
     for name in chosen:
         cell = by_name[name]
@@ -100,7 +98,7 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
         if name in known:
             seconds, source = known[name], "history"
         else:
-            seconds, source = STATIC_SECONDS.get(cell.component, DEFAULT_SECONDS), "static"
+            seconds, source = static.get(cell.component, DEFAULT_SECONDS), "static"
         out[name] = FleetCell(name, cell.component, cell.arch, tuple(cell.depends), contexts,
                               seconds, source, platforms=platforms, allow=allow,
                               no_gpu_code=no_gpu_code)

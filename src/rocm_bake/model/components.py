@@ -12,8 +12,16 @@ that names a component is either derived from that table or checked against it h
   with a ``description``; ``component-all``: its cells in group ``all``.
 - ``component-skip``: a cell that needs (``target:`` context) a cell ``SKIP`` skips is skipped
   too, with its own ``SKIP`` entry; every ``SKIP`` key is ``<known arch>/<component>``.
-- ``component-export``: the export target (``wheels``) takes it as a context;
+- ``component-export``: the export target (``wheels``) takes it as a context, unless an image
+  (``CONSUMERS``) carries its wheels there;
   ``component-pins``: its ``*_COMMIT``/``*_REF`` pins are in ``PINS`` (labels, versions.json).
+- ``component-arch``: a component with GPU code (no ``NO_GPU_CODE`` entry) passes an arch knob
+  (a key of ``ARCH_ARGS``, e.g. ``PYTORCH_ROCM_ARCH``, or a ``*_GPU_ARCHS``): without one its
+  build targets the build host's GPU.
+- ``component-consumer``: each image ``CONSUMERS`` names for it takes it as a context.
+- ``component-stale``: every key of a per-component table (``WHEELS``, ``UPSTREAM_STAGE``,
+  ``CONSUMERS``, ``STATIC_SECONDS``, ``NO_GPU_CODE``, ``CACHE_MODE``) is a component.
+- ``component-seconds``: ``STATIC_SECONDS`` (fleet estimates) has every component.
 - ``component-source``: one of the component's ``*_COMMIT``/``*_REF`` pins declares where it
   comes from (``<PIN>_SOURCE``, read by ``inv version-check``); ``variable-description``:
   every variable a component passes says what it is.
@@ -26,14 +34,26 @@ problem in front of that message where the bake model fails the same way.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 
 from rocm_bake.core.errors import HCLError, RocmBakeError
 from rocm_bake.model.bakefile import Definition
 from rocm_bake.model.hcl.values import Value
 
 COMPONENT_TABLE = "CACHE_KEY"
+# The per-component declarations beyond its Dockerfile (rocm-bake.hcl says what each holds).
+WHEELS = "WHEELS"                  # component -> its distributions (default: its own name)
+UPSTREAM_STAGE = "UPSTREAM_STAGE"  # component -> "<file>:<stage>" of upstream (default build_<n>)
+CONSUMERS = "CONSUMERS"            # component -> the images (components) that install it
+STATIC_SECONDS = "STATIC_SECONDS"  # component -> a cold cell's seconds (fleet estimates)
+OPTIONAL_TABLES = (WHEELS, UPSTREAM_STAGE, CONSUMERS, STATIC_SECONDS, "NO_GPU_CODE",
+                   "CACHE_MODE")
+ARCH_TABLE = "ARCH_ARGS"           # arch -> {knob = value}: the spellings of the cell's arch
+# Knobs a build reads its GPU arch from beside ARCH_ARGS' keys (e.g. MoRI's MORI_GPU_ARCHS).
+ARCH_KNOB = re.compile(r"(^|_)(GPU_ARCHS|ROCM_ARCH|AMDGPU_TARGETS?)$")
 TABLES = ("ARCHS", "VERSION_TAG", "CACHE_KEY")
 CELL_TEMPLATE = "_cell-"
 SOURCE_SUFFIX = "_SOURCE"
@@ -41,7 +61,8 @@ EXPORT_TARGET = "wheels"       # the target that exports every wheel of a cell
 SOURCE_PINS = ("_COMMIT", "_REF")
 # The rules in the order a failed bake model most likely failed by (the first is named).
 RULE_ORDER = ("component-table", "component-skip", "component-target", "component-group",
-              "component-all", "component-export", "component-pins", "component-source",
+              "component-all", "component-export", "component-consumer", "component-pins",
+              "component-source", "component-arch", "component-stale", "component-seconds",
               "variable-description")
 
 
@@ -77,6 +98,56 @@ def names(definition: Definition) -> list[str]:
     return list(_map(definition, COMPONENT_TABLE))
 
 
+def canonical(name: str) -> str:
+    """A distribution's normalized name (PEP 503): ``amd_mori`` -> ``amd-mori``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _strings(value: Value) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def wheels(definition: Definition) -> dict[str, tuple[str, ...]]:
+    """Component -> the distributions its cells build (canonical names): its ``WHEELS``
+    entry, else the one distribution named after it."""
+    declared = _map(definition, WHEELS)
+    return {n: tuple(canonical(w) for w in _strings(declared[n])) if n in declared
+            else (canonical(n),) for n in names(definition)}
+
+
+def declares_wheels(definition: Definition) -> set[str]:
+    """The components with a ``WHEELS`` entry of their own."""
+    return set(_map(definition, WHEELS))
+
+
+def upstream_stages(definition: Definition) -> dict[str, list[str]]:
+    """Component -> the upstream stages its ``UPSTREAM_STAGE`` entry names (only those
+    declared: the default, upstream's ``build_<name>``, needs upstream's files)."""
+    return {n: _strings(v) for n, v in _map(definition, UPSTREAM_STAGE).items()}
+
+
+def consumers(definition: Definition) -> dict[str, list[str]]:
+    """Component -> the images (components) that install its wheels (``CONSUMERS``)."""
+    return {n: _strings(v) for n, v in _map(definition, CONSUMERS).items()}
+
+
+def static_seconds(definition: Definition) -> dict[str, float]:
+    """Component (or the export) -> a cold cell's seconds (``STATIC_SECONDS``)."""
+    return {n: float(v) for n, v in _map(definition, STATIC_SECONDS).items()
+            if isinstance(v, Decimal)}
+
+
+def no_gpu_code(definition: Definition) -> dict[str, str]:
+    """Component -> why its cells carry no GPU code (``NO_GPU_CODE``)."""
+    return {n: str(v) for n, v in _map(definition, "NO_GPU_CODE").items()}
+
+
+def arch_knobs(definition: Definition) -> set[str]:
+    """The arg names that carry a cell's GPU arch: every key of ``ARCH_ARGS``' entries."""
+    return {k for v in _map(definition, ARCH_TABLE).values() if isinstance(v, dict)
+            for k in v}
+
+
 def all_archs(definition: Definition) -> list[str]:
     value = _value(definition, "ALL_ARCHS")
     return [str(v) for v in value] if isinstance(value, list) else []
@@ -110,6 +181,11 @@ class _Where:
         return self.blocks.get((kind, label), self.default)
 
 
+def declared_at(definition: Definition, name: str) -> tuple[str, int]:
+    """Where the bake file declares the top-level attribute ``name`` (else its first line)."""
+    return _Where(definition).attribute(name)
+
+
 def candidates(definition: Definition) -> list[str]:
     """Every name the bake file treats as a component somewhere: ``CACHE_KEY`` and
     ``VERSION_TAG`` keys, and every ``_cell-<name>-<arch>`` a target inherits."""
@@ -131,7 +207,11 @@ def problems(definition: Definition) -> list[Problem]:
     found = [*_tables(definition, where, components), *_blocks(definition, where, components),
              *_skips(definition, where, components), *_sources(definition, where, components),
              *_export(definition, where, components), *_pins(definition, where, components),
-             *_descriptions(definition, where, components)]
+             *_descriptions(definition, where, components),
+             *_arch_knobs(definition, where, components),
+             *_consumers(definition, where, components),
+             *_stale(definition, where, components),
+             *_seconds(definition, where, components)]
     return sorted(set(found))
 
 
@@ -244,12 +324,17 @@ def _export(definition: Definition, where: _Where, components: list[str]) -> Ite
     if not exports:
         return
     contexts = exports[0].get("contexts") or {}
+    carried = {n for n, images in consumers(definition).items() if images}
     for name in components:
-        if name not in contexts:
+        # A component an image installs may reach the export through that image's /wheels
+        # (the lint's component-export checks that its consumer's Dockerfile carries them).
+        if name not in contexts and name not in carried:
             yield _problem(where.block("target", EXPORT_TARGET), "component-export",
                            f"target \"{EXPORT_TARGET}\" does not take '{name}' (its wheels are "
                            f"not exported): add \"{name}\" = contains(ARCHS[\"{name}\"], arch) ? "
-                           f"\"target:{name}-${{arch}}\" : \"target:empty\" to its contexts")
+                           f"\"target:{name}-${{arch}}\" : \"target:empty\" to its contexts, "
+                           f"or name the image that installs and carries them in "
+                           f"{CONSUMERS}[\"{name}\"]")
 
 
 def _pins(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
@@ -273,6 +358,78 @@ def _descriptions(definition: Definition, where: _Where,
                 yield _problem(where.variables[arg], "variable-description",
                                f"variable \"{arg}\" ({name} passes it) has no description: "
                                "add description = \"<what it is, where its value comes from>\"")
+
+
+def _arch_knobs(definition: Definition, where: _Where,
+                components: list[str]) -> Iterator[Problem]:
+    """A component with GPU code passes the cell's arch in a knob its build reads."""
+    archs = all_archs(definition)
+    no_gpu = _map(definition, "NO_GPU_CODE")
+    knobs = arch_knobs(definition)
+    for target in definition.config.targets.values():
+        cell = split_cell(target.name, archs)
+        if not cell or cell[0] not in components or cell[0] in no_gpu:
+            continue
+        args = target.get("args") or {}
+        passed = [a for a in args if a in knobs or ARCH_KNOB.search(a)] \
+            if isinstance(args, Mapping) else []
+        if not passed:
+            shown = ", ".join(sorted(knobs)) or "PYTORCH_ROCM_ARCH"
+            yield _problem(where.block("target", cell[0]), "component-arch",
+                           f"target \"{cell[0]}\" passes no arch knob ({shown}): its GPU code "
+                           "would be built for the build host's GPU; use args = "
+                           f"merge({ARCH_TABLE}[arch], {{...}}), or say in NO_GPU_CODE why "
+                           "it has no GPU code")
+            break
+
+
+def _consumers(definition: Definition, where: _Where,
+               components: list[str]) -> Iterator[Problem]:
+    """Each image ``CONSUMERS`` names for a component takes it as a context."""
+    archs = all_archs(definition)
+    known = set(components)
+    for name, images in consumers(definition).items():
+        for image in images:
+            if image not in known:
+                yield _problem(where.attribute(CONSUMERS), "component-consumer",
+                               f"CONSUMERS[\"{name}\"] names '{image}', which is not a "
+                               f"component (components: {', '.join(components)})")
+                continue
+            for target in definition.config.targets.values():
+                cell = split_cell(target.name, archs)
+                contexts = target.get("contexts") or {}
+                if cell and cell[0] == image and name not in contexts:
+                    yield _problem(where.block("target", image), "component-consumer",
+                                   f"target \"{image}\" does not take '{name}', which "
+                                   f"CONSUMERS says it installs: add \"{name}\" = "
+                                   f"contains(ARCHS[\"{name}\"], arch) ? "
+                                   f"\"target:{name}-${{arch}}\" : \"target:empty\" to its "
+                                   "contexts")
+                    break
+
+
+def _stale(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+    """Every key of a per-component table is a component (or the export target)."""
+    known = {*components, EXPORT_TARGET}
+    for table in OPTIONAL_TABLES:
+        for key in _map(definition, table):
+            if key not in known:
+                yield _problem(where.attribute(table), "component-stale",
+                               f"{table} has an entry '{key}', which is no component "
+                               f"(components: {', '.join(components)}): remove it or add "
+                               "the component")
+
+
+def _seconds(definition: Definition, where: _Where,
+             components: list[str]) -> Iterator[Problem]:
+    """Where the bake file gives fleet estimates (``STATIC_SECONDS``), it gives each one."""
+    given = _map(definition, STATIC_SECONDS)
+    for name in components if given else ():
+        if name not in given:
+            yield _problem(where.attribute(STATIC_SECONDS), "component-seconds",
+                           f"{STATIC_SECONDS} has no entry '{name}': add \"{name}\" = <the "
+                           "seconds a cold cell of it takes> (the fleet's estimate until the "
+                           "perf history has one; without it a cell counts 60 s)")
 
 
 @contextlib.contextmanager

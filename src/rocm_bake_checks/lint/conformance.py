@@ -12,8 +12,9 @@ pinned version (``upstream.toml``; fetched by ``upstream.Metadata``).
 - ``file-owner``: nothing an upstream requirement file installs (``installs``) or puts in the
   wheel's install_requires (``runtime``) installs a top-level package a wheel the cell built
   owns under another distribution name (e.g. PyPI's ``cupy-rocm-7-0`` over the cell's
-  ``cupy``).  Compared by distribution and top-level package name (``upstream.toml``'s
-  ``[built]`` and ``[pypi-packages]``): PyPI wheels' RECORD files are not available offline.
+  ``cupy``).  Compared by distribution and top-level package name (the bake file's
+  ``WHEELS``, ``packages`` derived from it, ``upstream.toml``'s ``[pypi-packages]``): PyPI
+  wheels' RECORD files are not available offline.
 - ``constraint-conflict``: such a file pins a distribution the cell built to a version the
   cell's constraints file excludes (pip would fail, or without constraints swap the wheel).
 
@@ -35,7 +36,7 @@ from packaging.version import InvalidVersion, Version
 
 from rocm_bake.model import components
 from rocm_bake.model.bakefile import Definition
-from rocm_bake_checks.lint import upstream
+from rocm_bake_checks.lint import upstream, upstreamdocker
 from rocm_bake_checks.lint.bakemodel import relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, csv_options
@@ -50,26 +51,43 @@ _SET = re.compile(r"set-requirement\.py\s+(\S+)\s+'([^']+)'\s+'([^']+)'")
 _BUILD = re.compile(r"\bpip3?\s+wheel\b|\bbdist_wheel\b|-m\s+build\b|\bpip3?\s+install\s+\.")
 _CHECKING_FRONTEND = re.compile(r"-m\s+build\b[^&|;]*--no-isolation")
 _SKIP_CHECK = re.compile(r"\s(?:-x|--skip-dependency-check)\b")
-# Named contexts whose /wheels a stage installs -> the distributions in them.  A component of
-# the bake file (``rocm_bake.model.components``) not listed here builds the one distribution named
-# after it (top-level package: the name with ``_`` for ``-``, e.g. flash-attn -> flash_attn),
-# unless upstream.toml's [built] says otherwise; only the exceptions are written down.
-# base and wheels (the export) build none.
-CONTEXT_DISTS = {"base": (), "wheels": (), "torch": ("torch", "torchvision", "torchaudio"),
-                 "aiter": ("amd-aiter",), "nixl": ("nixl-rocm",), "amdsmi": ("amdsmi",)}
 
 
-def context_dists(names: list[str]) -> dict[str, tuple[str, ...]]:
-    """Every context that carries wheels -> its distributions: the exceptions above, and
-    each other component's own name."""
-    return {**{n: (canonical(n),) for n in names}, **CONTEXT_DISTS}
+def context_dists(definition: Definition, settings: upstreamdocker.Settings | None = None
+                  ) -> dict[str, tuple[str, ...]]:
+    """Every named context or stage whose ``/wheels`` a stage installs -> its distributions:
+    each component's from the bake file (``WHEELS``, else the one named after it), and each
+    stage of ours that upstream-dockerfiles.toml maps to upstream's (e.g. vLLM's ``amdsmi``)."""
+    mapped: dict[str, tuple[str, ...]] = {}
+    settings = settings or upstreamdocker.load()
+    for stage in settings.stages.values() if settings is not None else ():
+        name = stage.ours.rpartition(":")[2]
+        mapped[name] = tuple(dict.fromkeys([*mapped.get(name, ()),
+                                            *(canonical(w) for w in stage.wheels)]))
+    return {**mapped, **components.wheels(definition)}
 
 
-def with_components(config: Config, names: list[str]) -> Config:
-    """``config`` with a [built] entry for each component's own distribution it lacks."""
-    built = {d: Built((d.replace("-", "_"),)) for n in names if n not in CONTEXT_DISTS
-             for d in context_dists(names)[n]}
-    return dataclasses.replace(config, built={**built, **config.built})
+def packages(definition: Definition) -> dict[str, tuple[str, ...]]:
+    """Each built distribution -> its top-level packages, where upstream.toml's [built] does
+    not say: the component's name (``_`` for ``-``) for the one wheel of a component (amd-mori
+    -> mori), each distribution's own name where a component builds several (torchvision)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name, dists in components.wheels(definition).items():
+        for dist in dists:
+            own = name if len(dists) == 1 else dist
+            out.setdefault(dist, (own.replace("-", "_"),))
+    return out
+
+
+def with_components(config: Config, definition: Definition) -> Config:
+    """``config`` with a [built] entry for every distribution a component builds, its
+    top-level packages derived (``packages``) where [built] gives none."""
+    built = dict(config.built)
+    for dist, derived in packages(definition).items():
+        entry = built.get(dist)
+        built[dist] = Built(derived) if entry is None else \
+            entry if entry.packages else dataclasses.replace(entry, packages=derived)
+    return dataclasses.replace(config, built=built)
 
 
 @dataclass(frozen=True)
@@ -93,9 +111,9 @@ class Stage:
 
 def check(definition: Definition, root: Path, metadata: Metadata,
           config: Config | None = None) -> list[Finding]:
-    names = components.names(definition)
-    config = with_components(config or upstream.load_config(metadata.settings.config), names)
-    dists = context_dists(names)
+    config = with_components(config or upstream.load_config(metadata.settings.config),
+                             definition)
+    dists = context_dists(definition)
     variables = {v.name: v.value for v in definition.variables()}
     python = str(variables.get("PYTHON_VERSION") or "3.12")
     files = Dockerfiles()

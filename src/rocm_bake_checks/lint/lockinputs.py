@@ -20,9 +20,9 @@ distribution (a stage's own tool version over the base image's, as its ``pip ins
 and so does any later requirement the earlier pin does not meet; every other requirement is
 kept, for the resolver to meet together.  Locks follow images (``_constraints``): a lock
 extends its parent image's lock (its pins are constraints) and honours the caps of the images
-built on it.  The cell's own
-distributions (``[built]``: torch, triton, ...) are never resolved from an index: the build
-provides them, so the resolver gets them as overrides that never apply.
+built on it.  The cell's own distributions (the bake file's ``WHEELS``: torch, triton, ...)
+are never resolved from an index: the build provides them, so the resolver gets them as
+overrides that never apply.
 """
 
 from __future__ import annotations
@@ -112,10 +112,11 @@ def derive(definition: Definition, bake_files: list[Path], targets: list[BakeTar
     components, cells = _components(bake_files, targets)
     if not components:
         return []
-    # A component not in upstream.toml's [built] builds the distribution named after it.
-    config = conformance.with_components(config, list(components))
+    # The distributions each component builds (the bake file's WHEELS, else its own name).
+    config = conformance.with_components(config, definition)
     platform = _platform(variables)
-    deriver = _Deriver(root, metadata, config, variables, python, components, cells)
+    deriver = _Deriver(root, metadata, config, variables, python, components, cells,
+                       conformance.context_dists(definition))
     locked = [c for c, t in deriver.components.items()
               if t.dockerfile is not None and _installs(deriver.files.get(t.dockerfile))]
     for component in locked:
@@ -189,7 +190,8 @@ def runtime_requires(definition: Definition, bake_files: list[Path],
     ``runtime`` for (vLLM, LMCache)."""
     variables = {v.name: v.value for v in definition.variables()}
     components, cells = _components(bake_files, targets)
-    deriver = _Deriver(root, metadata, config, variables, "", components, cells)
+    deriver = _Deriver(root, metadata, config, variables, "", components, cells,
+                       conformance.context_dists(definition))
     out: dict[str, tuple[str, ...]] = {}
     for component, target in components.items():
         if target.dockerfile is None:
@@ -210,11 +212,12 @@ def runtime_requires(definition: Definition, bake_files: list[Path],
     return out
 
 
-def built_dists(bake_files: list[Path], targets: list[BakeTarget]) -> set[str]:
+def built_dists(definition: Definition, bake_files: list[Path], targets: list[BakeTarget]
+                ) -> set[str]:
     """The distributions the bake file's components build (``conformance.context_dists``;
     a stage's own extra wheel such as vLLM's amdsmi is left out: it reads nothing published)."""
     components, _ = _components(bake_files, targets)
-    dists = conformance.context_dists(list(components))
+    dists = conformance.context_dists(definition)
     return {d for component in components for d in dists.get(component, ())}
 
 
@@ -257,11 +260,12 @@ def _installs(parsed: Dockerfile) -> bool:
 class _Deriver:
     def __init__(self, root: Path, metadata: Metadata, config: Config,
                  variables: Mapping[str, object], python: str,
-                 components: dict[str, BakeTarget], cells: dict[str, str]) -> None:
+                 components: dict[str, BakeTarget], cells: dict[str, str],
+                 dists: Mapping[str, tuple[str, ...]]) -> None:
         self.root, self.metadata, self.config = root, metadata, config
         self.variables, self.python, self.components = variables, python, components
         self.cells = cells
-        self.dists = conformance.context_dists(list(components))   # context -> its wheels
+        self.dists = dists                  # context -> its wheels
         self.files = Dockerfiles()
         self.upstream = {c.dockerfile: c for c in config.components}
         self._memo: dict[str, list[Layer]] = {}

@@ -66,7 +66,7 @@ def lock(root: Path, bake_files: list[Path], components: Sequence[str] = (),
     fetched = Metadata(metadata or upstream.Settings())
     if not offline:   # the published wheels [built] reads (pypi:<wheel>), before any input
         record_metadata(root, index_url, fetched.settings.config,
-                        lockinputs.built_dists(bake_files, targets))
+                        lockinputs.built_dists(definition, bake_files, targets))
     every = lockinputs.derive(definition, bake_files, targets, root, fetched)
     known = [i.component for i in every]
     unknown = sorted(set(components) - set(known))
@@ -96,7 +96,7 @@ def built_of(bake_files: list[Path], root: Path | None = None) -> set[str]:
     """The distributions the cells of ``bake_files`` build."""
     definition = bakemodel.load(bake_files)
     targets = bakemodel.targets(definition, root or Path.cwd())
-    return lockinputs.built_dists(bake_files, targets)
+    return lockinputs.built_dists(definition, bake_files, targets)
 
 
 def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX,

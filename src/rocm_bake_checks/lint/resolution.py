@@ -129,6 +129,7 @@ class _Context:
     python: str
     platform: str
     files: Dockerfiles = field(default_factory=Dockerfiles)
+    dists: dict[str, tuple[str, ...]] = field(default_factory=dict)   # context -> its wheels
     wheels: Path = Path()
     memo: dict[tuple[Step, ...], _Run] = field(default_factory=dict)
     made: set[str] = field(default_factory=set)
@@ -141,12 +142,12 @@ class _Context:
         except RocmBakeError:
             return None
         variables = {v.name: v.value for v in definition.variables()}
-        components = list(dict.fromkeys(c.component for c in cells))
         config = conformance.with_components(upstream.load_config(metadata.settings.config),
-                                             components)
+                                             definition)
         runtime = lockinputs.runtime_requires(definition, bake_files, targets, root, metadata,
                                               config)
-        owner = {d: c for c, ds in conformance.context_dists(components).items() for d in ds}
+        dists = conformance.context_dists(definition)
+        owner = {d: c for c, ds in dists.items() for d in ds}
         built = {}
         for dist, entry in config.built.items():
             read = builtmeta.requires(dist, config, metadata, variables, root)
@@ -158,7 +159,7 @@ class _Context:
                    {c.target: c.component for c in cells if c.target}, built,
                    lockmeta.load(root / lockmeta.SNAPSHOT),
                    str(variables.get("PYTHON_VERSION") or "3.12"),
-                   lockinputs.platform(variables))
+                   lockinputs.platform(variables), dists=dists)
 
     # -- the install steps of an image ---------------------------------------------------
     def stages(self, target: BakeTarget) -> list[str]:
@@ -202,8 +203,7 @@ class _Context:
 
     def _mounted(self, parsed: Dockerfile, instruction: Instruction,
                  component: str) -> tuple[str, ...]:
-        names = list(self.cells.values())
-        dists = conformance.context_dists(names)
+        dists = self.dists
         out: list[str] = []
         for mount in instruction.flags.get("mount", []):
             source = csv_options(mount).get("from", "")

@@ -84,8 +84,8 @@ def run(root: Path, bake_files: Sequence[Path], families: Sequence[str] = FAMILI
         findings += hadolint.check(discovered, root)
         checked |= {relative(p, root) for p in discovered}
     if set(families) - {"hadolint"}:
-        bake_findings, bake_checked, modelled = _bake_rules(root, bake_files, families,
-                                                            metadata or upstream.Settings())
+        bake_findings, bake_checked, modelled = _bake_rules(
+            root, bake_files, families, metadata or upstream.Settings(), policy_file)
         findings += bake_findings
         checked |= bake_checked
         if not modelled:
@@ -108,7 +108,8 @@ def _checked_files(root: Path, bake_files: Sequence[Path], paths: list[Path],
 
 
 def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
-                metadata: upstream.Settings) -> tuple[list[Finding], set[str], bool]:
+                metadata: upstream.Settings, policy_file: Path | None = None
+                ) -> tuple[list[Finding], set[str], bool]:
     """The bake rules' findings, the files they read, and whether the bake model could be
     planned (False: only what a component's declaration lacks was found)."""
     definition = bakemodel.load(list(bake_files))
@@ -124,6 +125,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
     findings: list[Finding] = list(declared)
     if "consistency" in families:
         findings += consistency.check(targets, files, root)
+        findings += components.check_dockerfiles(definition, targets, files, root)
         findings += pinuse.check(definition, root)
     if "pins" in families:
         findings += pins.check_variables(definition, root)
@@ -142,7 +144,8 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         fetched = upstream.Metadata(metadata)
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
-            findings += dockerconformance.check(definition, targets, root, fetched, files)
+            findings += dockerconformance.check(definition, targets, root, fetched, files,
+                                                policy_file)
             findings += launchers.check_upstream(
                 metadata.config, {v.name: v.value for v in definition.variables()}, root,
                 fetched)

@@ -88,7 +88,7 @@ def load_config(path: Path = CONFIG) -> Config:
         if hand_written:
             raise LintError(f"{path}: [built] {hand_written[0]}: `requires` is hand-written; "
                             "name where its source declares them (requires-from)")
-        built = {canonical(k): Built(tuple(v["packages"]), str(v.get("version", "")),
+        built = {canonical(k): Built(tuple(v.get("packages", ())), str(v.get("version", "")),
                                      tuple(str(r) for r in v.get("requires-from", [])),
                                      tuple(str(r) for r in v.get("false", [])),
                                      tuple(str(r) for r in v.get("without-marker", [])))
