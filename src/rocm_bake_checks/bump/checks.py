@@ -14,14 +14,17 @@ from rocm_bake_checks.drift.coherence import Coherence
 from rocm_bake_checks.drift.model import Finding as DriftFinding
 from rocm_bake_checks.drift.model import Status
 from rocm_bake_checks.drift.sources.git import GitSource
-from rocm_bake_checks.lint import buildflags, policy, upstream, upstreamdocker
+from rocm_bake_checks.lint import buildflags, policy, upstream, upstreamdocker, upstreamstages
 from rocm_bake_checks.lint.dockerfile import parse_text
 from rocm_bake_checks.lint.findings import Finding
 
 
-def unmapped_stages(recipe: Recipe, files: Files, root: Path) -> list[str]:
-    """Upstream stages of the recipe that build something and are neither mapped to a stage
-    here ([dockerfiles.stages]) nor waived (lint/policy.toml, rule build-components)."""
+def unmapped_stages(recipe: Recipe, files: Files, root: Path,
+                    definition: Definition | None = None) -> list[str]:
+    """Upstream stages of the recipe that build something and are neither answered by a
+    component here (its ``build_<name>`` stage or the bake file's ``UPSTREAM_STAGE``, as lint's
+    upstreamstages finds them), mapped in [dockerfiles.stages], nor waived (lint/policy.toml,
+    rule build-components)."""
     settings = upstreamdocker.load(upstream.DOCKERFILES)
     if settings is None:
         return []
@@ -34,9 +37,14 @@ def unmapped_stages(recipe: Recipe, files: Files, root: Path) -> list[str]:
             return [f"{path}: not in {files.where}"]
         parsed[key] = parse_text(text, Path(path.rsplit("/", 1)[-1]))
     up = upstreamdocker.Upstream(settings, parsed, {k: v for k, v in roles.items()})
+    answered = set()
+    if definition is not None:   # the stages a component of the bake file answers
+        for ref in upstreamstages.stage_refs(definition, up):
+            key, _, stage = ref.rpartition(":")
+            answered.add(f"{roles.get(key, key).rsplit('/', 1)[-1]} stage {stage}")
     waivers = [w for w in policy.load().exceptions if w.rule == "build-components"]
     return [_stage(f) for f in buildflags.components(up, root)
-            if not any(w.contains in f.message for w in waivers)]
+            if _stage(f) not in answered and not any(w.contains in f.message for w in waivers)]
 
 
 def _stage(finding: Finding) -> str:
