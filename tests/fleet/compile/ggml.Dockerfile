@@ -4,7 +4,8 @@
 # depend on it, so the compiler cache serves them again (warm).
 FROM base AS build
 ARG LLAMA_CPP_PYTHON_VERSION
-RUN --network=none --mount=type=bind,from=downloads,target=/downloads \
+# source=: BuildKit transfers the sdist only, not the whole downloads context.
+RUN --network=none --mount=type=bind,from=downloads,source=llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz,target=/downloads/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz \
     tar -xzf "/downloads/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz" -C /src \
         "llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}/vendor/llama.cpp/ggml" \
     && mv "/src/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}/vendor/llama.cpp/ggml" /src/ggml \
