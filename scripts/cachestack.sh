@@ -85,17 +85,12 @@ verify "$sdist"
     RELOCK_HINT="re-lock: scripts/cachestack.sh --lock"
     # The lock's .debs, checked by sha256 into ROOTFS_DIR/debs; in DIR under their pool names
     # (the stack unpacks every lib*-dev_*.deb there), and no other set's.
-    # Also in DIR/hipblas-debs/, alone: the stack's base stage mounts that directory only, so a
-    # build sends BuildKit those files and not the whole DIR (the sdist, the wheel).
     fetch_locked cachestack "$LOCK"
     for p in "${DEBS[@]}"; do rm -f "$dir/${p}_"*.deb; done
-    rm -rf "$dir/hipblas-debs"
-    mkdir -p "$dir/hipblas-debs"
     while read -r _ sha _ path; do
         name=${path##*/}
         name=${name//%7e/\~}
         cp -f "$(locked_deb "$sha")" "$dir/${name//%2b/+}"
-        cp -f "$(locked_deb "$sha")" "$dir/hipblas-debs/${name//%2b/+}"
     done < <(lock_lines "$LOCK" unpack)
     rm -f "$dir/hipblas.set"
 )

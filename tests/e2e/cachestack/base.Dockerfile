@@ -18,14 +18,9 @@ ENV ROCM_PATH=/opt/rocm \
 
 COPY --from=scripts . /opt/rocm-bake/bin/
 
-# Each mount names what it reads (source=): BuildKit then transfers only those files of the
-# downloads context, not its sdist and wheel (a hot build sends every local input it mounts).
-RUN --network=none \
-    --mount=type=bind,from=downloads,source=hipblas-debs,target=/downloads/hipblas-debs \
-    --mount=type=bind,from=downloads,source=sccache,target=/downloads/sccache \
-    for deb in /downloads/hipblas-debs/libhipblas-dev_*.deb \
-               /downloads/hipblas-debs/libhipblas-common-dev_*.deb \
-               /downloads/hipblas-debs/librocblas-dev_*.deb; do dpkg-deb -x "$deb" /; done \
+RUN --network=none --mount=type=bind,from=downloads,target=/downloads \
+    for deb in /downloads/libhipblas-dev_*.deb /downloads/libhipblas-common-dev_*.deb \
+               /downloads/librocblas-dev_*.deb; do dpkg-deb -x "$deb" /; done \
     && test -f /usr/include/hipblas/hipblas.h && test -f /usr/include/rocblas/rocblas.h \
     && mkdir -p /src /out \
     && install -m 0755 /downloads/sccache /usr/local/bin/sccache \

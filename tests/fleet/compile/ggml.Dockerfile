@@ -4,8 +4,7 @@
 # depend on it, so the compiler cache serves them again (warm).
 FROM base AS build
 ARG LLAMA_CPP_PYTHON_VERSION
-# source=: BuildKit transfers the sdist only, not the whole downloads context.
-RUN --network=none --mount=type=bind,from=downloads,source=llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz,target=/downloads/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz \
+RUN --network=none --mount=type=bind,from=downloads,target=/downloads \
     tar -xzf "/downloads/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz" -C /src \
         "llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}/vendor/llama.cpp/ggml" \
     && mv "/src/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}/vendor/llama.cpp/ggml" /src/ggml \
