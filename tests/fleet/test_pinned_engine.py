@@ -16,8 +16,9 @@ from tests.conftest import minimal_env
 from tests.fleet.conftest import ENGINE, engine_sh
 
 PINNED_DIR = Path(os.environ.get("ROCM_BAKE_FLEET_PINNED_DIR", "/tmp/rocm-bake-fleet-pinned"))
-DOCKERFILE = "FROM rocm-bake/busybox:test\nARG SALT\nRUN echo \"$SALT\" && nproc > /nproc\n" \
-             "FROM scratch\nCOPY --from=0 /nproc /nproc\n"
+DOCKERFILE = ("FROM rocm-bake/busybox:test\nARG SALT\n"
+              "RUN --network=none echo \"$SALT\" && nproc > /nproc\n"
+              "FROM scratch\nCOPY --from=0 /nproc /nproc\n")
 
 
 def _allowed_cpus() -> list[int]:
