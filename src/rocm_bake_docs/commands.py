@@ -1,5 +1,6 @@
 """docs/snippets/cmd-*.md: what the Quick start's commands print, captured by running them
-(``inv`` from the checkout, PATH and HOME only) so the page cannot drift from the tasks."""
+(``inv`` from the checkout, PATH and HOME only, COLUMNS 100) so the page cannot drift from the
+tasks."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class Command:
         return f"snippets/cmd-{self.slug}.md"
 
 
+PAGE_COLUMNS = 100
 COMMANDS = (
     Command("targets", ("inv", "targets")),
     Command("list-vars", ("inv", "list-vars"), max_lines=8),
@@ -43,7 +45,9 @@ COMMANDS = (
 def run(source: Source, command: Command) -> str:
     """The command's standard output; a failure is an error naming the command."""
     argv = [source.tool(command.argv[0]), *command.argv[1:]]
-    proc = subprocess.run(argv, cwd=source.root, env=source.env(), capture_output=True,
+    # tables as a 100-column terminal shows them (into a pipe a task wraps nothing)
+    env = {**source.env(), "COLUMNS": str(PAGE_COLUMNS)}
+    proc = subprocess.run(argv, cwd=source.root, env=env, capture_output=True,
                           text=True, timeout=300, check=False)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]

@@ -25,3 +25,11 @@ def test_a_rendered_table_is_no_wider_than_asked() -> None:
 def test_values_print_as_written() -> None:
     text = tables.render([["ROCM_VERSION", "7.10"], ["X", "1.0"]], ["name", "value"], width=80)
     assert "7.10" in text and "1.0" in text
+
+
+def test_credentials_are_masked_before_a_cell_is_wrapped() -> None:
+    """A wrapped cell splits a URL over lines, where a mask that reads lines cannot see it."""
+    fix = "start the registry at http://user:CANARYPASS@127.0.0.1:9/ " * 2
+    text = tables.render([["registry", "missing", fix]], ["item", "state", "how to fix"],
+                         width=40)
+    assert "CANARYPASS" not in text and "user" not in text and "****" in text

@@ -1,24 +1,34 @@
 """A text table that fits the terminal: tabulate's ``simple`` format, long cells wrapped so the
-whole table is at most the terminal's width (``COLUMNS``, else the terminal of stdout, else
-:data:`DEFAULT_WIDTH` when stdout is not a terminal). Numbers print as written (``7.10`` stays
-``7.10``). Tasks that print a table also offer ``--json`` with every cell whole."""
+whole table is at most the terminal's width (``COLUMNS``, else the terminal stdout is). Output
+that goes to no terminal (a pipe, a file, a CI log) is not wrapped, as ``ls`` and ``git`` do,
+unless ``COLUMNS`` says a width. Numbers print as written (``7.10`` stays ``7.10``), URL
+credentials masked. Tasks that print a table also offer ``--json`` with every cell whole."""
 
 from __future__ import annotations
 
-import shutil
+import os
+import sys
 from collections.abc import Sequence
 
 from tabulate import tabulate
 
-DEFAULT_WIDTH = 100  # the width used when stdout is no terminal and COLUMNS is unset
+from rocm_bake.core import redact
+
 GAP = 2  # tabulate's "simple" format puts two spaces between columns
 HEADER_PAD = 2  # ... and makes a column two wider than its header (tabulate.MIN_PADDING)
 NARROWEST = 12  # a wrapped column is never made narrower than this
 
 
-def terminal_width() -> int:
-    """The width tables are fitted to (COLUMNS, the terminal, else DEFAULT_WIDTH)."""
-    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+def terminal_width() -> int | None:
+    """The width tables are fitted to: COLUMNS, else stdout's terminal; None (no wrapping) when
+    stdout is no terminal."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        return None
 
 
 def _natural(rows: Sequence[Sequence[object]], headers: Sequence[str]) -> list[int]:
@@ -50,8 +60,11 @@ def column_widths(natural: Sequence[int], width: int) -> list[int | None]:
 def render(rows: Sequence[Sequence[object]], headers: Sequence[str],
            width: int | None = None) -> str:
     """``rows`` under ``headers`` as a text table at most ``width`` columns wide (default: the
-    terminal's), wrapping the longest cells; every value is printed as written."""
-    fitted = column_widths(_natural(rows, headers), width or terminal_width())
+    terminal's), wrapping the longest cells; every value is printed as written, but with its URL
+    credentials masked first: a wrapped cell could split one past what a line-wise mask sees."""
+    cells = [[redact.text(str(c)) for c in row] for row in rows]
+    width = width or terminal_width()
+    fitted = column_widths(_natural(cells, headers), width) if width else []
     options = {"maxcolwidths": fitted} if any(fitted) else {}
-    return str(tabulate([[str(c) for c in row] for row in rows], headers=list(headers),
+    return str(tabulate(cells, headers=list(headers),
                         disable_numparse=True, **options))  # type: ignore[arg-type]

@@ -108,13 +108,16 @@ def test_inspect_without_provenance_is_one_line(engine: str) -> None:
 
 
 class _PyPI(BaseHTTPRequestHandler):
-    """rb-app on a loopback PyPI: releases 2.0.0 and 2.0.1."""
+    """rb-app on a loopback PyPI: releases 2.0.0 and 2.0.1, each with its sdist (a release with
+    no file does not count, as pip takes none)."""
 
     def do_GET(self) -> None:
         if self.path != "/pypi/rb-app/json":
             self.send_error(404)
             return
-        body = json.dumps({"releases": {"2.0.0": [], "2.0.1": []}}).encode()
+        body = json.dumps({"releases": {
+            version: [{"filename": f"rb_app-{version}.tar.gz", "packagetype": "sdist",
+                       "yanked": False}] for version in ("2.0.0", "2.0.1")}}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
