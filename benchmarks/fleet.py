@@ -45,7 +45,8 @@ from pathlib import Path
 
 import _failed
 
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import secret as cache_secret
+from rocm_bake.compilercache import store as cache_store
 
 ROOT = Path(__file__).resolve().parent.parent
 INV = str(Path(sys.executable).parent / "inv")
@@ -106,8 +107,8 @@ def _build(fleet: Path, nodes: list[str], arch: str, secret: Path, logs: Path,
 def _secret(directory: Path, webdav: str) -> Path:
     """The settings of an sccache namespace never written."""
     name = f"fleet-bench-{uuid.uuid4().hex[:10]}"
-    backend = sccache.SccacheBackend("webdav", endpoint=webdav, namespace=name)
-    return sccache.write_secret(directory / f"{name}.secret", backend)
+    backend = cache_store.Store("webdav", endpoint=webdav, namespace=name)
+    return cache_secret.write_secret(directory / f"{name}.secret", backend)
 
 
 def _plan(record: Path) -> dict[int, float]:

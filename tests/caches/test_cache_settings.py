@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.compilercache import store as cache_store
 
 
 class _Definition:
@@ -32,20 +33,21 @@ def test_backend_from_bake_variables() -> None:
         CACHE_STORE="webdav", CACHE_STORE_URL="http://dav:8080", CACHE_ENV="ci",
         CACHE_READ_ONLY=True, CACHE_EXPORT=False, CACHE_TYPE="sccache"))
     assert backend is not None and backend.read_only and backend.environment == "ci"
-    with pytest.raises(sccache.CacheError, match="cannot write the registry"):
+    with pytest.raises(cache_store.CacheError, match="cannot write the registry"):
         cache_settings.backend_from_definition(_Definition(
             CACHE_STORE="none", CACHE_READ_ONLY=True, CACHE_EXPORT=True))
-    with pytest.raises(sccache.CacheError, match="ccache shares its cache only over HTTP"):
+    with pytest.raises(cache_store.CacheError, match="ccache shares its cache only over HTTP"):
         cache_settings.backend_from_definition(_Definition(
             CACHE_STORE="s3", SCCACHE_S3_BUCKET="b", CACHE_TYPE="ccache"))
-    with pytest.raises(sccache.CacheError, match="CACHE_TYPE=none"):
+    with pytest.raises(cache_store.CacheError, match="CACHE_TYPE=none"):
         cache_settings.backend_from_definition(_Definition(
             CACHE_STORE="webdav", CACHE_STORE_URL="http://dav", CACHE_TYPE="none"))
     # ccache's HTTP remote storage on the same WebDAV store.
     shared = cache_settings.backend_from_definition(_Definition(
         CACHE_STORE="webdav", CACHE_STORE_URL="http://dav:8080", CACHE_TYPE="ccache"))
-    assert shared is not None and "CCACHE_REMOTE_STORAGE" in shared.settings_for("ccache")
-    assert sccache.credentials({"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "",
+    assert shared is not None
+    assert "CCACHE_REMOTE_STORAGE" in cache_secret.settings_for(shared, "ccache")
+    assert cache_secret.credentials({"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "",
                                 "HOME": "/"}) == {"AWS_ACCESS_KEY_ID": "a"}
 
 
@@ -82,12 +84,12 @@ def test_a_secret_of_the_other_cache_is_one_line(tmp_path: Path) -> None:
     compile with no shared store at all: refused before the build."""
     secret = tmp_path / "s.secret"
     secret.write_text("SCCACHE_WEBDAV_ENDPOINT=http://127.0.0.1:9\n")
-    with pytest.raises(sccache.CacheError, match=r"CACHE_TYPE=ccache, but the secret .* holds "
+    with pytest.raises(cache_store.CacheError, match=r"CACHE_TYPE=ccache, but the secret .* holds "
                        r"the other cache's settings \(SCCACHE_WEBDAV_ENDPOINT\)"):
         cache_settings.preflight_build(_Definition(CACHE_TYPE="ccache",
                                                    CACHE_SECRET_FILE=str(secret)))
     secret.write_text("CCACHE_REMOTE_STORAGE=http://127.0.0.1:9/x\n")
-    with pytest.raises(sccache.CacheError, match="CACHE_TYPE=sccache, but"):
+    with pytest.raises(cache_store.CacheError, match="CACHE_TYPE=sccache, but"):
         cache_settings.preflight_build(_Definition(CACHE_TYPE="sccache",
                                                    CACHE_SECRET_FILE=str(secret)))
 
@@ -113,7 +115,7 @@ def test_deprecated_names_warn_with_the_new_name() -> None:
         "release)"]
     # Only the names the bake file declares: another bake file's variable of that name is its own.
     assert cache_settings.deprecations({"SCCACHE_BACKEND": "webdav"}, {"CACHE_TYPE"}) == []
-    with pytest.raises(sccache.CacheError, match=r"^SCCACHE_WEBDAV_URL \(deprecated\) and "
+    with pytest.raises(cache_store.CacheError, match=r"^SCCACHE_WEBDAV_URL \(deprecated\) and "
                        r"CACHE_STORE_URL are both set, to different values: set only "
                        r"CACHE_STORE_URL$"):
         cache_settings.deprecations({"SCCACHE_WEBDAV_URL": "http://a", "CACHE_STORE_URL": "http://b"})
@@ -147,7 +149,7 @@ def test_an_s3_store_for_a_pull_request_is_read_only(
         "CACHE_READ_ONLY=true"]), {"PATH": "/usr/bin", "AWS_SECRET_ACCESS_KEY": "s3cr3t"})
     secret = Path(prepared.invocation.env["CACHE_SECRET_FILE"])
     text = secret.read_text()
-    assert sccache.read_secret(secret) == {
+    assert cache_secret.read_secret(secret) == {
         "SCCACHE_BUCKET": "rocm-bake-ci", "SCCACHE_S3_KEY_PREFIX": f"linux/{platform.machine()}",
         "SCCACHE_S3_RW_MODE": "READ_ONLY", "SCCACHE_REGION": "us-east-1",
         "SCCACHE_ENDPOINT": "http://127.0.0.1:9000", "SCCACHE_S3_USE_SSL": "false"}, text

@@ -11,8 +11,9 @@ import socket
 import pytest
 
 from rocm_bake.compilercache import health as cache_health
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.docker.progress import Step
 from rocm_bake.perf import history, schema
 from tests.drift.webworld import Server, World
@@ -86,23 +87,24 @@ def test_history_record_keeps_the_direct_hits() -> None:
 
 
 def test_ccache_secret_is_the_webdav_store_over_http() -> None:
-    backend = sccache.SccacheBackend("webdav", environment="ci", endpoint="http://h:8080/",
+    backend = cache_store.Store("webdav", environment="ci", endpoint="http://h:8080/",
                                      namespace="perf-1", arch="x86_64")
-    assert backend.settings_for("ccache") == {
+    assert cache_secret.settings_for(backend, "ccache") == {
         "CCACHE_REMOTE_STORAGE": "http://h:8080/perf-1/ci/linux/x86_64/ccache"}
-    with_auth = backend.settings_for("ccache", {"SCCACHE_WEBDAV_USERNAME": "u",
+    with_auth = cache_secret.settings_for(backend, "ccache", {"SCCACHE_WEBDAV_USERNAME": "u",
                                                 "SCCACHE_WEBDAV_PASSWORD": "p@ss"})
     assert with_auth["CCACHE_REMOTE_STORAGE"] == \
         "http://u:p%40ss@h:8080/perf-1/ci/linux/x86_64/ccache"
-    read_only = sccache.SccacheBackend("webdav", endpoint="http://h", read_only=True, arch="a")
-    settings = read_only.settings_for("ccache")
+    read_only = cache_store.Store("webdav", endpoint="http://h", read_only=True, arch="a")
+    settings = cache_secret.settings_for(read_only, "ccache")
     assert settings["CCACHE_REMOTE_STORAGE"].endswith("/ccache|read-only")
-    assert sccache.is_read_only(settings)
-    assert sccache.describe(with_auth).startswith("ccache HTTP http://")
-    assert "p%40ss" not in sccache.describe(with_auth)
-    s3 = sccache.SccacheBackend("s3", bucket="b")
-    with pytest.raises(sccache.CacheError, match="CACHE_TYPE=ccache shares its cache only over"):
-        s3.settings_for("ccache")
+    assert cache_store.is_read_only(settings)
+    assert cache_store.describe(with_auth).startswith("ccache HTTP http://")
+    assert "p%40ss" not in cache_store.describe(with_auth)
+    s3 = cache_store.Store("s3", bucket="b")
+    with pytest.raises(cache_store.CacheError,
+                       match="CACHE_TYPE=ccache shares its cache only over"):
+        cache_secret.settings_for(s3, "ccache")
 
 
 def test_preflight_needs_an_answer_not_a_collection() -> None:
@@ -115,7 +117,7 @@ def test_preflight_needs_an_answer_not_a_collection() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]          # bound, never listening: refused
-        with pytest.raises(sccache.CacheError) as caught:
+        with pytest.raises(cache_store.CacheError) as caught:
             cache_settings.ccache_preflight(
                 {"CCACHE_REMOTE_STORAGE": f"http://u:secret@127.0.0.1:{port}/x/ccache"}, 5)
     assert "ccache remote storage http://" in str(caught.value)

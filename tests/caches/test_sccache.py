@@ -10,27 +10,29 @@ from pathlib import Path
 import pytest
 
 from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import secret as cache_secret
+from rocm_bake.compilercache import store as cache_store
 
 SCCACHE = str(Path(sys.executable).parent / "sccache")   # the pinned PyPI wheel's
 
 
 def test_webdav_settings_per_environment_and_read_only() -> None:
-    backend = sccache.SccacheBackend("webdav", environment="nightly",
+    backend = cache_store.Store("webdav", environment="nightly",
                                      endpoint="http://dav.example:8080/", arch="x86_64")
-    assert backend.settings() == {"SCCACHE_WEBDAV_ENDPOINT": "http://dav.example:8080",
+    assert sccache.settings(backend) == {"SCCACHE_WEBDAV_ENDPOINT": "http://dav.example:8080",
                                   "SCCACHE_WEBDAV_KEY_PREFIX": "nightly/linux/x86_64",
                                   "SCCACHE_WEBDAV_RW_MODE": "READ_WRITE"}
-    pr = sccache.SccacheBackend("webdav", environment="ci", endpoint="http://d", read_only=True,
+    pr = cache_store.Store("webdav", environment="ci", endpoint="http://d", read_only=True,
                                 arch="x86_64")
-    assert pr.settings()["SCCACHE_WEBDAV_RW_MODE"] == "READ_ONLY"
-    assert sccache.is_read_only(pr.settings())
+    assert sccache.settings(pr)["SCCACHE_WEBDAV_RW_MODE"] == "READ_ONLY"
+    assert cache_store.is_read_only(sccache.settings(pr))
 
 
 def test_s3_settings_bucket_per_environment() -> None:
-    backend = sccache.SccacheBackend("s3", environment="prerelease", bucket="rocm-bake-sccache",
+    backend = cache_store.Store("s3", environment="prerelease", bucket="rocm-bake-sccache",
                                      region="us-east-2", endpoint="http://127.0.0.1:9000",
                                      arch="aarch64", read_only=True)
-    assert backend.settings() == {"SCCACHE_BUCKET": "rocm-bake-sccache-prerelease",
+    assert sccache.settings(backend) == {"SCCACHE_BUCKET": "rocm-bake-sccache-prerelease",
                                   "SCCACHE_S3_KEY_PREFIX": "linux/aarch64",
                                   "SCCACHE_S3_RW_MODE": "READ_ONLY",
                                   "SCCACHE_REGION": "us-east-2",
@@ -43,31 +45,31 @@ def test_s3_settings_bucket_per_environment() -> None:
                                     {"kind": "s3"}, {"kind": "webdav", "endpoint": "http://d",
                                                      "environment": "prod"}])
 def test_bad_backends_are_refused(kwargs: dict[str, str]) -> None:
-    with pytest.raises(sccache.CacheError):
-        sccache.SccacheBackend(**kwargs)  # type: ignore[arg-type]
+    with pytest.raises(cache_store.CacheError):
+        cache_store.Store(**kwargs)  # type: ignore[arg-type]
 
 
 def test_secret_carries_settings_and_credentials_only(tmp_path: Path) -> None:
-    backend = sccache.SccacheBackend("s3", bucket="b", arch="x86_64")
-    path = sccache.write_secret(tmp_path / "s", backend, {"AWS_ACCESS_KEY_ID": "AKIA",
+    backend = cache_store.Store("s3", bucket="b", arch="x86_64")
+    path = cache_secret.write_secret(tmp_path / "s", backend, {"AWS_ACCESS_KEY_ID": "AKIA",
                                                           "AWS_SECRET_ACCESS_KEY": "x"})
     assert path.stat().st_mode & 0o777 == 0o600
-    settings = sccache.read_secret(path)
+    settings = cache_secret.read_secret(path)
     assert settings["SCCACHE_BUCKET"] == "b-dev" and settings["AWS_ACCESS_KEY_ID"] == "AKIA"
-    with pytest.raises(sccache.CacheError, match="only SCCACHE_"):
-        sccache.secret_text({"PATH": "/x"})
+    with pytest.raises(cache_store.CacheError, match="only SCCACHE_"):
+        cache_secret.secret_text({"PATH": "/x"})
     (tmp_path / "bad").write_text("LD_PRELOAD=/x.so\n")
-    with pytest.raises(sccache.CacheError, match="bad:1"):
-        sccache.read_secret(tmp_path / "bad")
+    with pytest.raises(cache_store.CacheError, match="bad:1"):
+        cache_secret.read_secret(tmp_path / "bad")
 
 
 def test_preflight_unreachable_webdav_is_one_line() -> None:
     with socket.socket() as sock:      # bound, not listening: refused, and no one can take it
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-        settings = sccache.SccacheBackend("webdav",
-                                          endpoint=f"http://127.0.0.1:{port}").settings()
-        with pytest.raises(sccache.CacheError) as info:
+        settings = sccache.settings(cache_store.Store("webdav",
+                                                      endpoint=f"http://127.0.0.1:{port}"))
+        with pytest.raises(cache_store.CacheError) as info:
             sccache.preflight(settings, timeout=600, sccache=SCCACHE)
     message = str(info.value)   # sccache's own answer, not a time limit of the preflight
     assert "\n" not in message and f"127.0.0.1:{port}" in message
@@ -80,7 +82,7 @@ def test_preflight_hanging_backend_times_out() -> None:
         sock.listen(8)
         port = sock.getsockname()[1]
         settings = {"SCCACHE_WEBDAV_ENDPOINT": f"http://127.0.0.1:{port}"}
-        with pytest.raises(sccache.CacheError) as info:
+        with pytest.raises(cache_store.CacheError) as info:
             sccache.preflight(settings, timeout=3, sccache=SCCACHE)
     message = str(info.value)
     assert "\n" not in message

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from rocm_bake.docker import buildx
+from rocm_bake.docker.connection import Connection
 from rocm_bake.fleetbuild import config as fleet
 from rocm_bake.fleetbuild import nodes
 from rocm_bake.fleetbuild.record import log_facts
@@ -83,7 +83,7 @@ def _node(tmp_path: Path, extra: str) -> fleet.Node:
 def test_tls_paths_go_to_docker_flags_relative_to_the_fleet_file(tmp_path: Path) -> None:
     node = _node(tmp_path, 'tls_ca = "c/ca.pem"\ntls_cert = "c/cert.pem"\n'
                            'tls_key = "/abs/key.pem"\n')
-    connection = buildx.Connection.of(node)
+    connection = Connection.of(node)
     assert connection.argv() == [
         "docker", "--tlsverify", "--tlscacert", str(tmp_path / "c/ca.pem"),
         "--tlscert", str(tmp_path / "c/cert.pem"), "--tlskey", "/abs/key.pem"]

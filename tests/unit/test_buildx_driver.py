@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from rocm_bake.docker import buildx
+from rocm_bake.docker import bakecommand, buildx, images, process
+from rocm_bake.docker.connection import Connection, error_line
 from rocm_bake.fleetbuild.config import Node
 
 
 def test_bake_argv_is_explicit() -> None:
-    argv = buildx.bake_argv(["rocm-bake.hcl"], ["vllm"], ["vllm-gfx950.args.X=1"], push=True,
+    argv = bakecommand.bake_argv(["rocm-bake.hcl"], ["vllm"], ["vllm-gfx950.args.X=1"], push=True,
                             allow=["network.host"], metadata_file="m.json")
     assert argv == ["docker", "buildx", "bake", "--file", "rocm-bake.hcl", "--metadata-file",
                     "m.json", "--allow", "network.host", "--set", "vllm-gfx950.args.X=1",
@@ -36,7 +37,7 @@ def test_unreadable_version_is_a_clear_error() -> None:
 
 
 def test_display_masks_secrets() -> None:
-    invocation = buildx.BakeInvocation(["docker", "buildx", "bake"],
+    invocation = bakecommand.BakeInvocation(["docker", "buildx", "bake"],
                                        {"GITHUB_TOKEN": "ghp_secret", "AWS_ACCESS_KEY_ID": "AKIA",
                                         "MAX_JOBS": "8"})
     shown = invocation.display()
@@ -47,22 +48,22 @@ def test_display_masks_secrets() -> None:
 def test_connection_of_an_address_with_tls() -> None:
     node = Node("bk", "tcp://bk:2376", tls={"tls_ca": "/c/my-ca.pem", "tls_cert": "/c/me.pem",
                                             "tls_key": "/k/me.key"})
-    connection = buildx.Connection.of(node)
+    connection = Connection.of(node)
     assert connection.argv() == ["docker", "--tlsverify", "--tlscacert", "/c/my-ca.pem",
                                  "--tlscert", "/c/me.pem", "--tlskey", "/k/me.key"]
     env = connection.env({"DOCKER_CONTEXT": "other", "PATH": "/bin"})
     assert env == {"DOCKER_HOST": "tcp://bk:2376", "PATH": "/bin"}
     assert connection.context_spec() == ("host=tcp://bk:2376,ca=/c/my-ca.pem,cert=/c/me.pem,"
                                          "key=/k/me.key")
-    argv = buildx.bake_argv(["f.hcl"], ["t"], docker=connection.argv())
+    argv = bakecommand.bake_argv(["f.hcl"], ["t"], docker=connection.argv())
     assert argv[:10] == [*connection.argv(), "buildx", "bake"]
 
 
 def test_connection_of_a_context_and_of_the_environment() -> None:
-    by_context = buildx.Connection.of(Node("n", "ctx"))
+    by_context = Connection.of(Node("n", "ctx"))
     assert by_context.argv() == ["docker", "--context", "ctx"] and by_context.address is None
     assert "DOCKER_HOST" not in by_context.env({"DOCKER_HOST": "unix:///x.sock"})
-    here = buildx.Connection()
+    here = Connection()
     assert here.argv() == ["docker"]
     assert here.env({"DOCKER_HOST": "unix:///x.sock"}) == {"DOCKER_HOST": "unix:///x.sock"}
 
@@ -76,7 +77,7 @@ def test_connection_of_a_context_and_of_the_environment() -> None:
     ("", "no answer"),
 ])
 def test_error_line_drops_the_cli_chatter(text: str, line: str) -> None:
-    assert buildx.error_line(text) == line
+    assert error_line(text) == line
 
 
 def test_preflight_error_says_what_and_the_fix_once() -> None:
@@ -94,25 +95,25 @@ def test_missing_docker_client_is_a_preflight_error(tmp_path: Path) -> None:
 def test_watchdog_kills_the_build() -> None:
     # The build never ends on its own (it waits for a child that sleeps for ever): the
     # watchdog's limit is the one that fires, whatever the machine's load.
-    with pytest.raises(buildx.WatchdogError, match="exceeded its 1 s watchdog"):
-        buildx.run_with_watchdog(["sh", "-c", "sleep infinity & wait"],
+    with pytest.raises(process.WatchdogError, match="exceeded its 1 s watchdog"):
+        process.run_with_watchdog(["sh", "-c", "sleep infinity & wait"],
                                  {"PATH": "/usr/bin:/bin"}, timeout=1)
-    assert buildx.run_with_watchdog(["true"], {"PATH": "/usr/bin:/bin"}, timeout=600) == 0
+    assert process.run_with_watchdog(["true"], {"PATH": "/usr/bin:/bin"}, timeout=600) == 0
 
 
 def test_an_image_command_without_a_docker_client_names_itself(tmp_path: Path) -> None:
     missing = str(tmp_path / "no-docker")
-    with pytest.raises(buildx.ImageError, match=r"^docker image inspect app:1: "):
-        buildx.image_id("app:1", docker=missing)
-    with pytest.raises(buildx.ImageError, match=r"^docker image save app:1: "):
-        buildx.image_save("app:1", tmp_path / "app.tar", docker=missing)
+    with pytest.raises(images.ImageError, match=r"^docker image inspect app:1: "):
+        images.image_id("app:1", docker=missing)
+    with pytest.raises(images.ImageError, match=r"^docker image save app:1: "):
+        images.image_save("app:1", tmp_path / "app.tar", docker=missing)
 
 
 def test_an_image_the_engine_cannot_give_is_absent_or_a_one_line_error(tmp_path: Path) -> None:
     nowhere = {"PATH": os.environ["PATH"],
                "DOCKER_HOST": f"unix://{tmp_path / 'no-engine.sock'}"}
-    assert buildx.image_id("app:1", nowhere) is None
-    with pytest.raises(buildx.ImageError, match=r"^docker image save app:1: .+") as info:
-        buildx.image_save("app:1", tmp_path / "app.tar", nowhere)
+    assert images.image_id("app:1", nowhere) is None
+    with pytest.raises(images.ImageError, match=r"^docker image save app:1: .+") as info:
+        images.image_save("app:1", tmp_path / "app.tar", nowhere)
     assert "\n" not in str(info.value)
     assert not (tmp_path / "app.tar").exists()

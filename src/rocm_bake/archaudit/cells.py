@@ -24,7 +24,7 @@ from typing import Any
 from rocm_bake.archaudit.audit import EXIT_MISMATCH, EXIT_OK, Audit, audit
 from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
 from rocm_bake.core.errors import EXIT_FAILED, RocmBakeError
-from rocm_bake.docker import buildx, skopeo
+from rocm_bake.docker import images, skopeo
 from rocm_bake.model.bake.resolve import Plan
 from rocm_bake.model.bake.target import Target
 
@@ -148,8 +148,8 @@ def _in_engine(names: Sequence[str], env: Mapping[str, str] | None) -> str | Non
     """The first of ``names`` the engine holds as an image (``docker image inspect``); None
     when docker cannot answer."""
     try:
-        return next((name for name in names if buildx.image_id(name, env) is not None), None)
-    except buildx.ImageError:
+        return next((name for name in names if images.image_id(name, env) is not None), None)
+    except images.ImageError:
         return None
 
 

@@ -34,7 +34,7 @@ from rocm_bake.archaudit.limits import (
     spool,
 )
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.docker import buildx, preflight, skopeo
+from rocm_bake.docker import images, preflight, skopeo
 
 WHEEL_SUFFIX = ".whl"
 IMAGE_ARCHIVE_SUFFIX = ".tar"
@@ -256,8 +256,8 @@ def _image(reference: str, env: Mapping[str, str] | None, leave_out: Sequence[st
     with tempfile.TemporaryDirectory(prefix="rocm-bake-audit-") as scratch:
         tarball = Path(scratch) / "image.tar"
         try:
-            buildx.image_save(reference, tarball, engine_env)
-        except buildx.ImageError as exc:
+            images.image_save(reference, tarball, engine_env)
+        except images.ImageError as exc:
             raise InputError(str(exc)) from None
         yield from _image_archive(tarball, reference, leave_out)
 

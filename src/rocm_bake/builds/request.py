@@ -18,11 +18,12 @@ from typing import Any
 from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.builds import commit, contextfiles
 from rocm_bake.compilercache import health as cache_health
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.core import redact
 from rocm_bake.core.errors import RocmBakeError, UsageError
-from rocm_bake.docker import buildx, preflight, pullhint
+from rocm_bake.docker import bakecommand, preflight, process, pullhint
 from rocm_bake.docker import history as buildx_history
 from rocm_bake.docker import progress as buildx_progress
 from rocm_bake.model import bakefile, entitlements
@@ -70,10 +71,10 @@ class PreparedBuild:
     request: BuildRequest
     definition: Definition
     plan: Plan
-    command: buildx.BakeCommand
-    invocation: buildx.BakeInvocation
+    command: bakecommand.BakeCommand
+    invocation: bakecommand.BakeInvocation
     # The shared store whose secret run() writes (CACHE_STORE without a secret file).
-    sccache: sccache.SccacheBackend | None = None
+    sccache: cache_store.Store | None = None
     # Credentials taken out of the backend's URL: they reach the build only in the secret.
     url_credentials: dict[str, str] = field(default_factory=dict)
 
@@ -109,7 +110,7 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         # without credentials (the plan checks it exists), run() adds them for the build.
         tool = cache_settings.cache_tool(definition)
         additions[cache_settings.secret_variable(definition)] = str(
-            sccache.write_secret(sccache.secret_path(backend, tool), backend, tool=tool))
+            cache_secret.write_secret(cache_secret.secret_path(backend, tool), backend, tool=tool))
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
         backend = None
@@ -118,10 +119,10 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         plan = definition.plan(request.targets, overrides, push=request.push)
     # A push carries SLSA provenance (mode=max); run() adds the versions statement after it.
     attest = [provenance.BAKE_OVERRIDE] if request.push else []
-    command = buildx.BakeCommand(request.files, request.targets, [*overrides, *attest],
+    command = bakecommand.BakeCommand(request.files, request.targets, [*overrides, *attest],
                                  push=request.push, allow=entitlements.for_plan(plan))
     return PreparedBuild(request, definition, plan, command,
-                         buildx.BakeInvocation(command.argv(), additions), backend,
+                         bakecommand.BakeInvocation(command.argv(), additions), backend,
                          url_credentials)
 
 
@@ -131,9 +132,9 @@ _URL_VARIABLES = {"webdav": (("CACHE_STORE_URL", "SCCACHE_WEBDAV_URL"),
                   "s3": (("SCCACHE_S3_ENDPOINT",), "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
 
 
-def _credentials_out_of_url(backend: sccache.SccacheBackend | None, additions: dict[str, str],
+def _credentials_out_of_url(backend: cache_store.Store | None, additions: dict[str, str],
                             env: Mapping[str, str]
-                            ) -> tuple[sccache.SccacheBackend | None, dict[str, str]]:
+                            ) -> tuple[cache_store.Store | None, dict[str, str]]:
     """A backend URL with ``user:password@``: the URL without them (also for buildx's
     environment), the user and password as the secret's credential settings."""
     if backend is None or not redact.has_credentials(backend.endpoint):
@@ -160,10 +161,10 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
     secret, backend = None, prepared.sccache
     tool = cache_settings.cache_tool(prepared.definition)
     if backend is not None:
-        secret = sccache.write_secret(Path(cache_settings.secret_file(prepared.definition)),
+        secret = cache_secret.write_secret(Path(cache_settings.secret_file(prepared.definition)),
                                       backend,
                                       {**prepared.url_credentials,
-                                       **sccache.credentials(full_env)}, tool)
+                                       **cache_secret.credentials(full_env)}, tool)
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
@@ -175,7 +176,7 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
                 else {}
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
-            sccache.write_secret(secret, backend, tool=tool)
+            cache_secret.write_secret(secret, backend, tool=tool)
     if returncode != 0 and unpullable is not None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:
@@ -221,7 +222,7 @@ def cell_archs(definition: Definition) -> list[str]:
     return [str(item) for item in items if item]
 
 
-def _bake_with_health(prepared: PreparedBuild, command: buildx.BakeCommand,
+def _bake_with_health(prepared: PreparedBuild, command: bakecommand.BakeCommand,
                       env: Mapping[str, str], report: Report
                       ) -> tuple[int, tuple[str, str] | None]:
     """Run the bake with plain progress passed through to stderr; then one cache-health line
@@ -251,7 +252,7 @@ def _bake_streaming(prepared: PreparedBuild, argv: Sequence[str], env: Mapping[s
     lines: list[str] = []          # only what the summary needs: a torch log is large
     seen: set[str] = set()
     errors: list[str] = []
-    with buildx.start(argv, env, subprocess.PIPE) as proc:
+    with process.start(argv, env, subprocess.PIPE) as proc:
         assert proc.stdout is not None
         for raw in proc.stdout:
             line = raw.decode("utf-8", "replace")
@@ -266,7 +267,7 @@ def _bake_streaming(prepared: PreparedBuild, argv: Sequence[str], env: Mapping[s
         returncode = proc.wait()
     settings = cache_settings.build_settings(prepared.definition) or {}
     summary, warnings = cache_health.health_report(buildx_progress.parse_plain(lines),
-                                                   read_only=sccache.is_read_only(settings))
+                                                   read_only=cache_store.is_read_only(settings))
     for line in summary:
         report(f"cache: {line}")
     for warning in warnings:

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Protocol
 
 from rocm_bake.compilercache import sccache
-from rocm_bake.compilercache.sccache import CacheError, SccacheBackend
+from rocm_bake.compilercache import secret as cache_secret
+from rocm_bake.compilercache.store import CacheError, Store
 from rocm_bake.core import redact
 from rocm_bake.model import bakefile
 
@@ -123,10 +124,10 @@ def build_settings(definition: Variables) -> dict[str, str] | None:
     """The compiler cache's settings a build passes in its secret (CACHE_SECRET_FILE), or
     None."""
     path = secret_file(definition)
-    return sccache.read_secret(Path(path)) if path else None
+    return cache_secret.read_secret(Path(path)) if path else None
 
 
-def backend_from_definition(definition: Variables) -> SccacheBackend | None:
+def backend_from_definition(definition: Variables) -> Store | None:
     """The shared store rocm-bake.hcl's variables select, or None (none, or a bake file that
     does not declare them); sccache's settings with CACHE_TYPE=sccache, ccache's HTTP remote
     storage (WebDAV only) with CACHE_TYPE=ccache. A read-only build that exports the registry
@@ -148,7 +149,7 @@ def backend_from_definition(definition: Variables) -> SccacheBackend | None:
                          "cache only over HTTP, use CACHE_STORE=webdav (S3 is sccache's only)")
     endpoint = (_aliased(definition, "CACHE_STORE_URL") if kind == "webdav"
                 else _variable(definition, "SCCACHE_S3_ENDPOINT"))
-    return SccacheBackend(kind, environment=_variable(definition, "CACHE_ENV") or "dev",
+    return Store(kind, environment=_variable(definition, "CACHE_ENV") or "dev",
                           endpoint=endpoint or "",
                           bucket=_variable(definition, "SCCACHE_S3_BUCKET") or "",
                           region=_variable(definition, "SCCACHE_S3_REGION") or "",

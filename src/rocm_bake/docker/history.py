@@ -19,8 +19,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.docker import buildx
 from rocm_bake.docker import progress as buildx_progress
+from rocm_bake.docker.connection import Connection, error_line
 from rocm_bake.docker.progress import Step
 
 NAME_ARG = "BUILDKIT_BUILD_NAME"
@@ -95,7 +95,7 @@ class Record:
         return [by_digest.get(d, "") for d in digests]
 
 
-def _history(connection: buildx.Connection, args: Sequence[str],
+def _history(connection: Connection, args: Sequence[str],
              env: Mapping[str, str] | None) -> subprocess.CompletedProcess[str]:
     argv = [*connection.argv(), "buildx", "history", *args]
     what = " ".join(["docker", "buildx", "history", *args])
@@ -105,14 +105,14 @@ def _history(connection: buildx.Connection, args: Sequence[str],
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise HistoryError(f"{what}: {exc}") from None
     if proc.returncode != 0:
-        raise HistoryError(f"{what}: {buildx.error_line(proc.stderr + proc.stdout)}")
+        raise HistoryError(f"{what}: {error_line(proc.stderr + proc.stdout)}")
     return proc
 
 
-def summaries(connection: buildx.Connection | None = None,
+def summaries(connection: Connection | None = None,
               env: Mapping[str, str] | None = None) -> list[Summary]:
     """Every build the builder remembers, oldest first."""
-    proc = _history(connection or buildx.Connection(), ["ls", "--no-trunc", "--format", "json"],
+    proc = _history(connection or Connection(), ["ls", "--no-trunc", "--format", "json"],
                     env)
     out = [_summary(json.loads(line)) for line in proc.stdout.splitlines() if line.strip()]
     return sorted(out, key=lambda s: s.created_at)
@@ -124,16 +124,16 @@ def _summary(raw: dict[str, Any]) -> Summary:
                    int(raw.get("cached_steps") or 0), int(raw.get("total_steps") or 0))
 
 
-def builds_named(name: str, connection: buildx.Connection | None = None,
+def builds_named(name: str, connection: Connection | None = None,
                  env: Mapping[str, str] | None = None) -> list[Summary]:
     """The completed builds called ``name``, oldest first."""
     return [s for s in summaries(connection, env) if s.name == name and s.status == COMPLETED]
 
 
-def record(summary: Summary, connection: buildx.Connection | None = None,
+def record(summary: Summary, connection: Connection | None = None,
            env: Mapping[str, str] | None = None) -> Record:
     """A build's inputs (``history inspect``) and steps (``history logs``)."""
-    connection = connection or buildx.Connection()
+    connection = connection or Connection()
     raw = json.loads(_history(connection, ["inspect", summary.id, "--format", "json"],
                               env).stdout)
     # `history logs` writes the progress stream on stderr, whatever the progress type.

@@ -19,7 +19,7 @@ class FleetError(RocmBakeError):
 @dataclass(frozen=True)
 class Node:
     """One BuildKit node; how docker reaches it (address or context, TLS) is
-    :class:`rocm_bake.docker.buildx.Connection`."""
+    :class:`rocm_bake.docker.connection.Connection`."""
 
     name: str
     endpoint: str

@@ -1,5 +1,6 @@
 """The fleet's nodes as Docker endpoints: contexts, reachability, status. How a docker
-command reaches a node (address, context, TLS) is :class:`rocm_bake.docker.buildx.Connection`."""
+command reaches a node (address, context, TLS) is
+:class:`rocm_bake.docker.connection.Connection`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rocm_bake.docker.buildx import Connection, error_line
+from rocm_bake.docker.connection import Connection, error_line
 from rocm_bake.fleetbuild.config import Fleet, Node
 
 CONTEXT_PREFIX = "rocm-bake-"

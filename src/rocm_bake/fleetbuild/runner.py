@@ -36,7 +36,7 @@ from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
 from rocm_bake.core import redact
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.docker import buildx, skopeo
+from rocm_bake.docker import bakecommand, connection, process, skopeo
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
 from rocm_bake.fleetbuild.config import Fleet, Node
@@ -114,9 +114,9 @@ def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) ->
                   + (f"type=registry,ref={cache},mode=max" if request.cache_write else ""),
                   f"{cell.name}.attest={provenance.ATTEST}",
                   *request.overrides]
-    return buildx.BakeCommand(request.files, [cell.name], overrides, push=True,
+    return bakecommand.BakeCommand(request.files, [cell.name], overrides, push=True,
                               progress="plain", allow=cell.allow,
-                              connection=buildx.Connection.of(node, request.docker)).argv()
+                              connection=connection.Connection.of(node, request.docker)).argv()
 
 
 def can_build(node: Node, cell: FleetCell) -> bool:
@@ -192,7 +192,7 @@ class BakeBuilder:
             with log.open("w", encoding="utf-8") as out:
                 out.write(redact.text("$ " + " ".join(argv)) + "\n")
                 out.flush()
-                proc = buildx.start(argv, env, out)
+                proc = process.start(argv, env, out)
                 self.procs[cell] = (attempt.node, proc)
                 attempt.returncode = proc.wait()
                 self.procs.pop(cell, None)
@@ -373,7 +373,7 @@ class FleetRun:
         self.running += 1
         self._save()                            # every state change, atomically
         argv = bake_argv(self.request, cell, self.refs, node)
-        env = buildx.Connection.of(node, self.request.docker).env(self.env)
+        env = connection.Connection.of(node, self.request.docker).env(self.env)
         self.builder.start(cell, node, attempt, argv, env)
         self.progress.event(self.record, f"{cell.name}: started on {node.name}"
                             + (f" (attempt {number})" if number > 1 else ""))

@@ -31,8 +31,9 @@ from pathlib import Path
 
 from rocm_bake.builds import commit
 from rocm_bake.builds import request as build
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.docker import preflight
 from rocm_bake.perf import history, runner, schema
@@ -135,9 +136,9 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
     for number in range(1, repeat + 1):
         tag = f"{run_id}-{number}"
         repo = f"{setup.cache_repo.rsplit('/', 1)[0]}-{tag}/{setup.cache_repo.rsplit('/', 1)[1]}"
-        backend = sccache.SccacheBackend("webdav", environment=setup.environment,
+        backend = cache_store.Store("webdav", environment=setup.environment,
                                         endpoint=setup.webdav, namespace=f"perf-{tag}")
-        secret = (sccache.write_secret(workdir / f"{tag}.secret", backend, tool=tool)
+        secret = (cache_secret.write_secret(workdir / f"{tag}.secret", backend, tool=tool)
                   if tool != "none" else None)
         cold_pin = f"perf-{tag}-cold"
         compiled: schema.Units = {}         # what this repeat's cold build compiled

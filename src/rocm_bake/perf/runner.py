@@ -14,10 +14,10 @@ from pathlib import Path
 
 from rocm_bake.builds import request as build
 from rocm_bake.compilercache import health as cache_health
-from rocm_bake.compilercache import sccache
 from rocm_bake.compilercache import settings as cache_settings
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.docker import buildx
+from rocm_bake.docker import process
 from rocm_bake.docker.progress import Step, parse_rawjson
 from rocm_bake.model import entitlements
 from rocm_bake.perf import fixedcost
@@ -73,7 +73,7 @@ class BakeRun:
         return cache_health.summary_line(label, self.steps, self.stats)
 
     def warnings(self, rebuild: bool) -> list[str]:
-        read_only = sccache.is_read_only(self.settings)
+        read_only = cache_store.is_read_only(self.settings)
         return [w for s in self.stats
                 for w in cache_health.health_warnings(s, read_only=read_only, rebuild=rebuild)]
 
@@ -116,7 +116,7 @@ def bake(request: build.BuildRequest, cwd: Path, workdir: Path, dist: Path,
     log = workdir / f"bake-{time.strftime('%Y%m%dT%H%M%S')}-{time.monotonic_ns()}.jsonl"
     started, started_at = time.monotonic(), datetime.now(UTC)
     with log.open("w") as handle:
-        rc = buildx.run_with_watchdog(argv, full_env, timeout, stdout=handle, stderr=handle,
+        rc = process.run_with_watchdog(argv, full_env, timeout, stdout=handle, stderr=handle,
                                       cwd=cwd)
     seconds, ended_at = time.monotonic() - started, datetime.now(UTC)
     steps = parse_rawjson(log.read_text(errors="replace").splitlines())

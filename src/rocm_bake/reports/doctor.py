@@ -15,7 +15,9 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 
 from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.docker import buildx, preflight
+from rocm_bake.docker.connection import Connection
 from rocm_bake.fleetbuild import services
 from rocm_bake.fleetbuild.config import Fleet, Node
 
@@ -131,7 +133,7 @@ def check_requirements(distribution: str = DISTRIBUTION) -> list[Finding]:
 
 def check_node(node: Node, env: Mapping[str, str]) -> Finding:
     """A fleet node's engine, reached with its connection settings (TLS included)."""
-    connection = buildx.Connection.of(node)
+    connection = Connection.of(node)
     try:
         version = buildx.check_engine(connection, env)
     except buildx.PreflightError as exc:
@@ -150,7 +152,7 @@ def check_sccache() -> Finding:
                        sccache.INSTALL_HINT, required=False)
     try:
         return Finding("sccache", OK, sccache.version(binary), required=False)
-    except sccache.CacheError as exc:
+    except cache_store.CacheError as exc:
         return Finding("sccache", WARN, str(exc), sccache.INSTALL_HINT, required=False)
 
 

@@ -26,7 +26,8 @@ from pathlib import Path
 from rocm_bake.archaudit import cells, inputs
 from rocm_bake.builds import request as build
 from rocm_bake.core.errors import EXIT_FAILED, RocmBakeError, UsageError
-from rocm_bake.docker import buildx, preflight
+from rocm_bake.docker import bakecommand, preflight
+from rocm_bake.docker.images import image_layers
 from rocm_bake.model import entitlements
 from rocm_bake.reproducible import diff as reprodiff
 
@@ -139,7 +140,7 @@ def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: 
     """One ``--no-cache`` build of the target into an OCI tarball."""
     request = prepared.request
     output = f"{target}.output=type=oci,dest={tarball},rewrite-timestamp=true"
-    argv = buildx.bake_argv(request.files, [target], [*request.target_overrides(), output],
+    argv = bakecommand.bake_argv(request.files, [target], [*request.target_overrides(), output],
                             progress="plain", no_cache=True,
                             allow=fs_entitlements(prepared, [tarball.parent]))
     full_env = {**env, **prepared.invocation.env, EPOCH_ARG: epoch,
@@ -167,7 +168,7 @@ def input_layers(images: Sequence[str], env: Mapping[str, str]) -> dict[str, lis
     by digest is its own identity)."""
     out = {}
     for image in images:
-        layers = buildx.image_layers(image, env)
+        layers = image_layers(image, env)
         if layers is None:
             if "@sha256:" not in image:
                 raise RocmBakeError(f"input image {image} is neither in the engine nor pinned "

@@ -15,7 +15,8 @@ import pytest
 
 from rocm_bake.builds import request as build
 from rocm_bake.compilercache import health as cache_health
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import secret as cache_secret
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, missing
 from tests.s3store import REGION, S3Store
@@ -73,10 +74,10 @@ class Stack:
 
     def secret(self, name: str, read_only: bool = False, endpoint: str | None = None,
                namespace: str | None = None, tool: str = "sccache") -> Path:
-        backend = sccache.SccacheBackend("webdav", environment="ci",
+        backend = cache_store.Store("webdav", environment="ci",
                                          endpoint=endpoint or self.endpoint, read_only=read_only,
                                          namespace=namespace or f"cachestack-{self.uid}")
-        return sccache.write_secret(self.work / f"{name}.secret", backend, tool=tool)
+        return cache_secret.write_secret(self.work / f"{name}.secret", backend, tool=tool)
 
     def s3_secret(self, name: str, store: S3Store, *, read_only: bool = False,
                   credentials: dict[str, str] | None = None, endpoint: str | None = None,
@@ -84,13 +85,13 @@ class Stack:
         """sccache's S3 backend on the loopback S3 store (its bucket ``<base>-ci``, objects
         under ``cachestack-<uid>/linux/<arch>/``), with the store's credentials (or
         ``credentials``), mode 0600 in this session's directory."""
-        backend = sccache.SccacheBackend("s3", environment=store.environment,
+        backend = cache_store.Store("s3", environment=store.environment,
                                          endpoint=endpoint or store.endpoint,
                                          bucket=bucket or store.bucket_base, region=REGION,
                                          read_only=read_only,
                                          namespace=f"cachestack-{self.uid}")
         found = store.credentials() if credentials is None else credentials
-        return sccache.write_secret(self.work / f"{name}.secret", backend, found)
+        return cache_secret.write_secret(self.work / f"{name}.secret", backend, found)
 
     @property
     def s3_prefix(self) -> str:

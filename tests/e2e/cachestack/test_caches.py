@@ -19,7 +19,7 @@ import pytest
 from rocm_bake.archaudit.audit import audit
 from rocm_bake.builds import request as build
 from rocm_bake.compilercache import health as cache_health
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.docker.progress import parse_rawjson
 from rocm_bake.model import entitlements
 from rocm_bake.perf import runner
@@ -144,7 +144,7 @@ def _webdav_gets(stack: Stack) -> int:
 
 def test_unreachable_backend_fails_before_the_build(stack: Stack, tmp_path: Path) -> None:
     secret = stack.secret("dead", endpoint="http://127.0.0.1:9")
-    with pytest.raises(sccache.CacheError) as info:
+    with pytest.raises(cache_store.CacheError) as info:
         stack.bake("dead", f"dead-{stack.uid}", secret=secret)
     message = str(info.value)
     assert "\n" not in message and "127.0.0.1:9" in message and "unusable" in message

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from rocm_bake.compilercache import health as cache_health
-from rocm_bake.compilercache import sccache
+from rocm_bake.compilercache import store as cache_store
 from rocm_bake.perf import runner
 from tests.conftest import ROOT, VENV_BIN, run_cli
 from tests.e2e.cachestack.conftest import (
@@ -107,7 +107,7 @@ def test_an_unusable_bucket_fails_before_the_build(case: str, stack: Stack,
         name, s3, credentials=credentials,
         endpoint="http://127.0.0.1:9" if case == "unreachable endpoint" else None,
         bucket=f"nosuch-{stack.uid}" if case == "no such bucket" else None)
-    with pytest.raises(sccache.CacheError) as info:
+    with pytest.raises(cache_store.CacheError) as info:
         stack.bake(name, f"{name}-{stack.uid}", tool="sccache", secret=secret)
     message = str(info.value)
     assert "\n" not in message and message.startswith("sccache backend S3 bucket "), message
