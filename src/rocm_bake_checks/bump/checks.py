@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rocm_bake.model import components
 from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.bump.config import Recipe
 from rocm_bake_checks.bump.recipe import Files
@@ -19,9 +20,12 @@ from rocm_bake_checks.lint.dockerfile import parse_text
 from rocm_bake_checks.lint.findings import Finding
 
 
-def unmapped_stages(recipe: Recipe, files: Files, root: Path) -> list[str]:
+def unmapped_stages(recipe: Recipe, files: Files, root: Path,
+                    definition: Definition) -> list[str]:
     """Upstream stages of the recipe that build something and are neither mapped to a stage
-    here ([dockerfiles.stages]) nor waived (lint/policy.toml, rule build-components)."""
+    here ([dockerfiles.stages]), nor answered by a component of the bake file (its
+    ``UPSTREAM_STAGE`` entry, else upstream's ``build_<name>``), nor waived (lint/policy.toml,
+    rule build-components)."""
     settings = upstreamdocker.load(upstream.DOCKERFILES)
     if settings is None:
         return []
@@ -35,8 +39,21 @@ def unmapped_stages(recipe: Recipe, files: Files, root: Path) -> list[str]:
         parsed[key] = parse_text(text, Path(path.rsplit("/", 1)[-1]))
     up = upstreamdocker.Upstream(settings, parsed, {k: v for k, v in roles.items()})
     waivers = [w for w in policy.load().exceptions if w.rule == "build-components"]
+    answered = {up.name(ref) for ref in _answered(definition, up)}
     return [_stage(f) for f in buildflags.components(up, root)
-            if not any(w.contains in f.message for w in waivers)]
+            if not any(w.contains in f.message for w in waivers)
+            and _stage(f) not in answered]
+
+
+def _answered(definition: Definition, up: upstreamdocker.Upstream) -> list[str]:
+    """The upstream stage refs ("<file>:<stage>") the bake file's components answer."""
+    declared = components.upstream_stages(definition)
+    out = []
+    for name in components.names(definition):
+        own = f"build_{name.replace('-', '_')}"
+        out += declared.get(name, [f"{key}:{own}" for key, parsed in up.files.items()
+                                   if parsed.stage(own) is not None])
+    return out
 
 
 def _stage(finding: Finding) -> str:

@@ -100,7 +100,7 @@ def _plan(options: Options, declared: config.Config, definition: bakefile.Defini
                       release)
     groups = {options.only} if options.only else None
     plan = planner.plan(groups, getattr(files, "commit_hint", ""))
-    unmapped = checks.unmapped_stages(plan.recipe, files, options.root)
+    unmapped = checks.unmapped_stages(plan.recipe, files, options.root, definition)
     if unmapped:
         raise BumpError(f"upstream's {unmapped[0]} builds something; no component or waiver "
                         f"here maps it (upstream-dockerfiles.toml [dockerfiles.stages], "
