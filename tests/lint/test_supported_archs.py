@@ -25,7 +25,7 @@ CONFIG = """[supported-archs.flash-attn]
 url = "https://raw.githubusercontent.com/Dao-AILab/flash-attention/{FA_COMMIT}/setup.py"
 name = "allowed_archs"
 
-[supported-archs.mori]
+[supported-archs.amd-mori]
 archs = ["gfx942", "gfx950"]
 from = "MoRI setup.py _supported_arch_list"
 """
@@ -37,6 +37,7 @@ ALL_ARCHS = ["gfx950", "gfx1201"]
 SKIP = {{
 {skip}}}
 CACHE_KEY = {{ flash-attn = "f", mori = "m" }}
+WHEELS = {{ mori = ["amd-mori"] }}
 group "default" {{
   targets = []
 }}

@@ -1,13 +1,15 @@
 """A cell exists only for archs upstream supports (rule ``supported-archs``, family
 ``conformance``).
 
-``upstream.toml``'s ``[supported-archs.<component>]`` says where a component's upstream
-declares the GPU archs it supports: ``url`` (a ``{VARIABLE}`` template, the file at the pinned
-version, read through the replayable snapshot like every upstream file) and ``name`` (the list
-or dict literal assigned to that name in it: a list's items, a dict's values), or, where that
-file could not be had, ``archs`` with ``from`` saying where they were read.  Every arch of the
-bake file's ``ALL_ARCHS`` outside them needs a ``SKIP`` entry ``<arch>/<component>``: without
-one the bake file would silently build a cell upstream does not support.
+``upstream.toml``'s ``[supported-archs.<distribution>]`` says where the upstream of a wheel
+declares the GPU archs it supports (keyed by the distribution, as upstream.toml names no
+component; the component is the one whose ``WHEELS`` build it, rocm_bake.model.components):
+``url`` (a ``{VARIABLE}`` template, the file at the pinned version, read through the
+replayable snapshot like every upstream file) and ``name`` (the list or dict literal assigned
+to that name in it: a list's items, a dict's values), or, where that file could not be had,
+``archs`` with ``from`` saying where they were read.  Every arch of the bake file's
+``ALL_ARCHS`` outside them needs a ``SKIP`` entry ``<arch>/<component>``: without one the bake
+file would silently build a cell upstream does not support.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ TABLE = "supported-archs"
 
 @dataclass(frozen=True)
 class Declared:
-    component: str
+    component: str        # the distribution the entry is keyed by
     url: str = ""         # template; empty: ``archs`` is the record
     name: str = ""
     archs: tuple[str, ...] = ()
@@ -102,15 +104,18 @@ def _findings(definition: Definition, root: Path,
     skipped = set(skip) if isinstance(skip, dict) else set()
     file, line = _where(definition, "SKIP")
     variables = {v.name: v.value for v in definition.variables()}
+    builds = {wheel: name for name, wheels in components.wheels(definition).items()
+              if name in names for wheel in wheels}
     for declared in load(metadata.settings.config):
-        if declared.component not in names:
+        component = builds.get(components.canonical(declared.component))
+        if component is None:
             continue
         ok, source = supported(declared, metadata, variables)
         for arch in archs:
-            key = f"{arch}/{declared.component}"
+            key = f"{arch}/{component}"
             if arch not in ok and key not in skipped:
                 yield Finding(relative(Path(file), root), line, RULE,
-                              f"{declared.component}: {arch} is not among the archs upstream "
+                              f"{component}: {arch} is not among the archs upstream "
                               f"supports ({', '.join(ok)}: {source}) and SKIP has no entry "
                               f"'{key}', so a cell would be built; add \"{key}\" = \"<why>\" "
                               f"to SKIP")
