@@ -6,7 +6,12 @@ stack's full set, 39 HIP + 7 C/C++) split over eight independent compile cells p
 base cell and before a link cell, compiled by the real HIP compiler (rocm-bake/hip:test) through
 sccache on the WebDAV store, each cell one unit at a time (one core per node). Two loopback
 engines share one registry: node 1 from `scripts/engine.sh start`, node 2 with
-`ROCM_BAKE_REGISTRY=none` in its own run dir; both get the HIP image. An untimed first build
+`ROCM_BAKE_REGISTRY=none` in its own run dir; both get the HIP image. Each engine runs on its
+own CPU set (`ROCM_BAKE_ENGINE_CPUS`, taskset on dockerd and all it starts: `--node-cpus`,
+default node 1 on CPU 0 and node 2 on CPU 1), so 1 node on 1 core against 2 nodes on 2 cores
+is the measurement of two machines; the other processes of the machine (and other users of
+its cores) are not pinned, and the load average printed beside each figure says how busy
+the cores were. An untimed first build
 (one unit per cell) puts the base cell and the unpacked sources on both nodes. Then each round
 builds, with a new SALT each time (the compile layers are new, nothing from the registry cache):
 
@@ -52,8 +57,9 @@ AIM_COLD = 0.6          # 2-node / 1-node wall time, cold
 AIM_PLAN = 0.15         # |predicted - measured| / measured
 
 
-def _start(run_dir: str | None, registry: str) -> str:
-    env = {**os.environ, "ROCM_BAKE_REGISTRY": registry}
+def _start(run_dir: str | None, registry: str, cpus: str) -> str:
+    """Start (or find) one node's engine, on its own CPUs (``cpus``; "" for all)."""
+    env = {**os.environ, "ROCM_BAKE_REGISTRY": registry, "ROCM_BAKE_ENGINE_CPUS": cpus}
     where = [run_dir] if run_dir else []
     host = _failed.run(["bash", str(SCRIPTS / "engine.sh"), "start", *where], env=env,
                        stdout=subprocess.PIPE).stdout
@@ -126,10 +132,19 @@ def main() -> int:
                         help="the WebDAV store sccache uses (scripts/webdav.sh start)")
     parser.add_argument("--units-per-cell", type=int, default=0,
                         help="compile only the first N units of each cell (default 0: all 46)")
+    parser.add_argument("--node-cpus", default="0:1",
+                        help="each node's CPU set, node1:node2 (default 0:1: one core each, "
+                             "so 1 node on 1 core against 2 nodes on 2 cores; '' for "
+                             "unpinned engines sharing every core)")
     args = parser.parse_args()
-    node1 = _start(None, "local")
-    node2 = _start(NODE2_DIR, "none")
-    print(f"{os.cpu_count()} cores; two engines on this one machine share them", flush=True)
+    cpus = args.node_cpus.split(":") if args.node_cpus else ["", ""]
+    if len(cpus) != 2:
+        parser.error(f"--node-cpus: expected node1:node2, e.g. 0:1, got {args.node_cpus!r}")
+    node1 = _start(None, "local", cpus[0])
+    node2 = _start(NODE2_DIR, "none", cpus[1])
+    print(f"{os.cpu_count()} cores; node1 on CPUs {cpus[0] or 'all'}, node2 on CPUs "
+          f"{cpus[1] or 'all'} (the registry and WebDAV store unpinned); load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     with tempfile.TemporaryDirectory(prefix="rocm-bake-fleet-bench.") as tmp:
         work = Path(tmp)
         fleet = work / "fleet.toml"

@@ -5,8 +5,11 @@ all four conditions, each cache side by side in every repeat (the caches alterna
 change on the machine hits both); then per cache the medians, the ratios to cold against the
 aims (rocm_bake.perf.history.AIMS and HIP_HIT_AIM), hits per language (direct: without the
 preprocessor), the seconds a warm hit costs per translation unit ((warm - frozen) / hits), the
-machine's load averages around each run, and the cold time per arch (gfx950, gfx1201,
-gfx1250; the first cache).
+fixed cost of each build (its wall time outside the RUN steps that ran, cut into cache import
+and export, image export, context transfer, definitions, other steps, the gaps between steps
+and the client's own time: rocm_bake.perf.fixedcost) apart from the cost per hit (the compile
+steps' seconds over their hits), the machine's load averages around each run, and the cold
+time per arch (gfx950, gfx1201, gfx1250; the first cache).
 
 Needs the WebDAV store, the HIP toolchain image and the stack's downloads; `inv perf` finds
 (or starts) the engine and registry as `inv build` does:
@@ -30,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import _failed
+from tabulate import tabulate
 
 import rocm_bake.perf.history as perf_history
 
@@ -92,6 +96,11 @@ def _report(records: Sequence[Mapping[str, object]]) -> None:
     for verdict in perf_history.verdicts(records):
         print(f"{verdict}: {'met' if verdict.met else 'NOT met'}")
     print(f"a warm hit costs {_hit_cost(records)} per translation unit")
+    rows = perf_history.fixed_rows(records)
+    if rows:
+        print("the fixed cost per build (outside the RUN steps that ran) and where it goes, "
+              "and the cost per hit (the compile steps' seconds over their hits), medians:")
+        print(tabulate(rows, headers=perf_history.FIXED_HEADERS, disable_numparse=True))
 
 
 def main() -> int:

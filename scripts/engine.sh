@@ -13,6 +13,10 @@ PORT=${ROCM_BAKE_REGISTRY_PORT:-5000}
 # registry another engine.sh start runs on 127.0.0.1:$PORT, which it still trusts).
 REGISTRY_MODE=${ROCM_BAKE_REGISTRY:-local}
 TIMEOUT=${ROCM_BAKE_ENGINE_TIMEOUT:-60}
+# ROCM_BAKE_ENGINE_CPUS=LIST (e.g. 0 or 2-3): dockerd and everything it starts (containerd,
+# the build containers) run on those CPUs only (taskset), so several engines on one machine
+# are as many machines of that size (benchmarks/fleet.py: one core per node).
+CPUS=${ROCM_BAKE_ENGINE_CPUS:-}
 BASE_IMAGE=rocm-bake/busybox:test
 ROOTFS_CACHE_DIR=${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}
 MIN_BUILDX=0.24.0
@@ -64,6 +68,9 @@ Environment: ROCM_BAKE_REGISTRY_PORT (default 5000),
              ROCM_BAKE_REGISTRY=none (start: no registry of its own; the engine
              still trusts 127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT, e.g. a second node),
              ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60),
+             ROCM_BAKE_ENGINE_CPUS (start: a CPU list, e.g. 0 or 2-3; dockerd and
+             all it starts, builds included, run on those CPUs only; a running
+             engine on other CPUs is an error),
              ROCM_BAKE_REGISTRY_MIRROR (start: a pull-through mirror for Docker
              Hub images, e.g. the ROCm base image; applies when dockerd starts),
              ROCM_BAKE_ENGINE_TLS_DIR + ROCM_BAKE_ENGINE_TCP_PORT (start: dockerd also
@@ -507,6 +514,40 @@ set_run_dir() {
     case "$TIMEOUT" in
     '' | *[!0-9]*) die "ROCM_BAKE_ENGINE_TIMEOUT must be a number, got '$TIMEOUT'" ;;
     esac
+    if [ -n "$CPUS" ]; then
+        [[ "$CPUS" =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
+            die "ROCM_BAKE_ENGINE_CPUS must be a CPU list such as 0 or 0,2-3, got '$CPUS'"
+        local allowed
+        allowed=$(cpu_set "$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)")
+        local cpu
+        for cpu in $(cpu_set "$CPUS"); do
+            [[ " $allowed " == *" $cpu "* ]] ||
+                die "ROCM_BAKE_ENGINE_CPUS: CPU $cpu is not one this machine lets us use ($allowed)"
+        done
+    fi
+}
+
+# The CPUs of a list such as 0,2-3, one per word, sorted: "0 2 3".
+cpu_set() {
+    local item out=()
+    local IFS=,
+    for item in $1; do
+        if [[ "$item" == *-* ]]; then
+            out+=($(seq "${item%-*}" "${item#*-}"))
+        else
+            out+=("$item")
+        fi
+    done
+    printf '%s\n' "${out[@]}" | sort -nu | tr '\n' ' ' | sed 's/ $//'
+}
+
+# A running dockerd must already be on ROCM_BAKE_ENGINE_CPUS (when set).
+check_cpus() {
+    local pid=$1 now
+    [ -n "$CPUS" ] || return 0
+    now=$(cpu_set "$(awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$pid/status")")
+    [ "$now" = "$(cpu_set "$CPUS")" ] ||
+        die "dockerd (pid $pid) runs on CPUs $now, not ROCM_BAKE_ENGINE_CPUS=$CPUS; run '$PROG stop $RUN_DIR' first"
 }
 
 # pid from FILE if that process is alive and its command line matches WORD.
@@ -573,7 +614,13 @@ EOF
              --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" --tlskey "$tls/server-key.pem")
         log "start: dockerd also on tcp://127.0.0.1:$ROCM_BAKE_ENGINE_TCP_PORT (mutual TLS)"
     fi
-    setsid nohup dockerd --config-file "$RUN_DIR/daemon.json" \
+    local pin=()
+    if [ -n "$CPUS" ]; then
+        command -v taskset >/dev/null 2>&1 || die "ROCM_BAKE_ENGINE_CPUS needs taskset (util-linux)"
+        pin=(taskset -c "$CPUS")
+        log "start: dockerd and its builds on CPUs $CPUS"
+    fi
+    setsid nohup "${pin[@]}" dockerd --config-file "$RUN_DIR/daemon.json" \
         --data-root "$RUN_DIR/root" --exec-root "$RUN_DIR/exec" \
         --host "unix://$SOCK" "${tcp[@]}" --pidfile "$RUN_DIR/docker.pid" \
         --bridge=none --iptables=false --ip-forward=false --ip-masq=false \
@@ -615,6 +662,7 @@ cmd_start() {
     local need_d=1 need_r=1
     if live_pid "$RUN_DIR/docker.pid" dockerd >/dev/null; then
         docker_up || die "dockerd (pid $(cat "$RUN_DIR/docker.pid")) runs but $SOCK does not answer; run '$PROG stop $RUN_DIR'"
+        check_cpus "$(live_pid "$RUN_DIR/docker.pid" dockerd)"
         log "start: dockerd already running on $SOCK"
         need_d=0
     elif docker_up; then

@@ -18,7 +18,8 @@ _HELP = {
     "target": "target or group to build (repeatable; default: the bake file's default group)",
     "arch": "GPU arch to build for, e.g. gfx950 (repeatable or comma-separated; sets GPU_ARCHS)",
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
-    "set_": "NAME=VALUE sets a bake variable; TARGET.FIELD=VALUE is passed to buildx --set",
+    "set_": ("NAME=VALUE sets a bake variable; TARGET.FIELD=VALUE is passed to buildx --set "
+             "(TARGET.args.NAME alone takes NAME from the environment)"),
     "push": "push the images to the registry (buildx --push)",
     "dry_run": "show the exact command and environment (secrets masked), run nothing",
     "print_": "print the resolved plan as JSON, as `docker buildx bake --print` would (no Docker)",

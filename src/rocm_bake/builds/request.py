@@ -44,14 +44,17 @@ class BuildRequest:
     push: bool = False
 
     def variable_overrides(self) -> dict[str, str]:
+        """The bake variables of ``sets``. A target override needs no ``=``: buildx takes
+        ``TARGET.args.NAME`` from the environment and judges any other key itself."""
         out = {}
         for item in self.sets:
             key, has_value, value = item.partition("=")
+            if "." in key:
+                continue
             if not has_value:
                 raise UsageError(f"invalid --set {item!r}: expected NAME=VALUE or "
                                  "TARGET.FIELD=VALUE")
-            if "." not in key:
-                out[key] = value
+            out[key] = value
         if self.archs:
             out[ARCH_VARIABLE] = ",".join(self.archs)
         return out

@@ -30,7 +30,7 @@ RENAMED = {"SCCACHE_BACKEND": "CACHE_STORE", "SCCACHE_WEBDAV_URL": "CACHE_STORE_
            "SCCACHE_SECRET_FILE": "CACHE_SECRET_FILE"}
 OLD_NAME = {new: old for old, new in RENAMED.items()}
 # The project's bake file: the one source of CACHE_TYPE's default.
-PROJECT_BAKE_FILE = Path(__file__).resolve().parents[2] / bakefile.DEFAULT_FILE
+PROJECT_BAKE_FILE = Path(__file__).resolve().parents[3] / bakefile.DEFAULT_FILE
 
 
 class Variables(Protocol):

@@ -49,7 +49,7 @@ class Missing:
 
 def script() -> Path:
     """scripts/engine.sh of this checkout (the project is installed editable from it)."""
-    return Path(__file__).resolve().parents[2] / "scripts" / "engine.sh"
+    return Path(__file__).resolve().parents[3] / "scripts" / "engine.sh"
 
 
 def run_dir(env: Mapping[str, str]) -> Path:

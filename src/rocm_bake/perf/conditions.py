@@ -169,10 +169,12 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
                 workload=schema.Workload(bake_file, dict(compiled)),
                 steps=run.steps, stats=run.stats, commit=head,
                 pins=history.pins_hash({"pin": pin, "sets": setup.sets}),
-                bytes_pulled=pulled, bytes_pushed=pushed, cache_type=tool)
+                bytes_pulled=pulled, bytes_pushed=pushed, cache_type=tool, fixed=run.fixed)
             say(f"[{number}/{repeat}] {condition}: {run.seconds:.1f} s; "
                 + run.summary(setup.target).split(": ", 1)[1]
                 + f"; registry {pulled} B pulled, {pushed} B pushed")
+            if run.fixed is not None:
+                say(f"[{number}/{repeat}] {condition}: {run.fixed.line()}")
             for warning in run.warnings(rebuild=condition in ("warm", "hot")):
                 say(f"warning: {warning}")
             if condition in conditions:

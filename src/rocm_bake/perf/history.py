@@ -9,8 +9,10 @@ sccache, ccache or none; absent in records older than ccache's measurement: scca
 ``sccache`` (the compiler cache's counters, whichever it is: hits, misses, writes,
 write_errors, direct -- hits that skipped the preprocessor, ccache's direct mode -- per
 compile step), ``sccache_languages`` (hits, misses and direct hits per language: ``HIP``,
-``C/C++``), ``hip_hit_rate`` (when HIP was compiled) and ``bytes_pulled``/``bytes_pushed``
-(registry traffic).
+``C/C++``), ``hip_hit_rate`` (when HIP was compiled), ``bytes_pulled``/``bytes_pushed``
+(registry traffic), ``fixed`` and ``fixed_seconds`` (the wall time cut into parts and the
+seconds outside the RUN steps that ran: :mod:`rocm_bake.perf.fixedcost`) and ``hit_cost``
+(the seconds of the compile steps that ran and the compiler cache's hits in them).
 
 The aims (:data:`AIMS`, :data:`HIP_HIT_AIM`) are kept here, once: the summary, the docs page,
 the Tests page check and the benchmark read them from here."""
@@ -32,7 +34,7 @@ from tabulate import tabulate
 from rocm_bake.compilercache import health as cache_health
 from rocm_bake.core import redact
 from rocm_bake.docker.progress import Step
-from rocm_bake.perf import schema
+from rocm_bake.perf import fixedcost, schema
 
 PATH = Path("perf") / "history.jsonl"
 CONDITIONS = schema.CONDITIONS
@@ -71,7 +73,8 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
            arch: str, workload: schema.Workload,
            steps: Sequence[Step], stats: Sequence[cache_health.CacheStats], commit: str,
            pins: str, bytes_pulled: int = 0, bytes_pushed: int = 0,
-           when: datetime | None = None, cache_type: str = "sccache") -> dict[str, object]:
+           when: datetime | None = None, cache_type: str = "sccache",
+           fixed: fixedcost.FixedCost | None = None) -> dict[str, object]:
     runs = [s for s in steps if s.is_run]
     total = cache_health.total(stats)
     direct = "ccache" in total.tool.split("+")     # hits without the preprocessor: ccache's
@@ -93,6 +96,12 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
                               for lang, item in total.languages.items()},
         "bytes_pulled": bytes_pulled, "bytes_pushed": bytes_pushed,
     }
+    if fixed is not None:
+        out["fixed"] = fixed.to_json()
+        out["fixed_seconds"] = round(fixed.fixed, 3)
+    hit = fixedcost.hit_cost(steps, stats)
+    if hit is not None:
+        out["hit_cost"] = {"seconds": round(hit[0], 3), "hits": hit[1]}
     if total.hit_rate is not None:
         out["cache_hit_rate"] = round(total.hit_rate, 4)
     hip = total.language(cache_health.HIP).hit_rate
@@ -317,7 +326,60 @@ def _section(subset: Sequence[Mapping[str, object]]) -> list[str]:
                      _pair(s, cache_health.HIP), _pair(s, "C/C++")])
     lines += [tabulate(rows, headers=SUMMARY_HEADERS, tablefmt="github",
                        disable_numparse=True), ""]
-    return lines
+    return lines + fixed_section(subset)
+
+
+def _median_of(values: Iterable[object]) -> float | None:
+    numbers = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return statistics.median(numbers) if numbers else None
+
+
+def per_hit(records: Sequence[Mapping[str, object]]) -> float | None:
+    """Seconds per compiler-cache hit: Σ seconds of the compile steps that ran over Σ their
+    hits (``hit_cost`` of each record)."""
+    seconds = hits = 0.0
+    for r in records:
+        item = r.get("hit_cost")
+        if isinstance(item, dict):
+            seconds += float(item.get("seconds") or 0)
+            hits += float(item.get("hits") or 0)
+    return seconds / hits if hits else None
+
+
+def fixed_rows(records: Sequence[Mapping[str, object]]) -> list[list[str]]:
+    """Per condition (medians): wall, RUN steps that ran, the fixed cost and its parts,
+    and the cost per hit."""
+    rows = []
+    for condition in CONDITIONS:
+        subset = [r for r in records if r.get("condition") == condition
+                  and isinstance(r.get("fixed"), dict)]
+        if not subset:
+            continue
+        cut = [r["fixed"] for r in subset if isinstance(r["fixed"], dict)]
+        parts = [_median_of(c.get(p) for c in cut) or 0.0 for p in fixedcost.PARTS]
+        hit = per_hit(subset)
+        rows.append([condition, f"{statistics.median(_seconds(r) for r in subset):.2f} s",
+                     f"{_median_of(r.get('fixed_seconds') for r in subset) or 0.0:.2f} s",
+                     *(f"{v:.2f}" for v in parts),
+                     f"{hit * 1000:.1f} ms" if hit is not None else "—"])
+    return rows
+
+
+FIXED_HEADERS = ["condition", "wall", "fixed cost", *(
+    "RUN steps" if p == fixedcost.RUN else p for p in fixedcost.PARTS), "per hit"]
+
+
+def fixed_section(records: Sequence[Mapping[str, object]]) -> list[str]:
+    """The fixed cost per build and where it goes, and the cost per hit, apart (none for
+    records older than the fixed cost's measurement)."""
+    rows = fixed_rows(records)
+    if not rows:
+        return []
+    return ["Fixed cost per build (the seconds outside the RUN steps that ran, median) and "
+            "where it goes, from the build's own vertex times; cost per hit (the compile "
+            "steps' seconds over their compiler-cache hits):\n",
+            tabulate(rows, headers=FIXED_HEADERS, tablefmt="github", disable_numparse=True),
+            ""]
 
 
 def markdown(records: Sequence[Mapping[str, object]]) -> str:

@@ -9,6 +9,7 @@ import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rocm_bake.builds import request as build
@@ -19,6 +20,7 @@ from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.docker import buildx
 from rocm_bake.docker.progress import Step, parse_rawjson
 from rocm_bake.model import entitlements
+from rocm_bake.perf import fixedcost
 
 DEFAULT_TIMEOUT = 1800.0
 STATS_SUBDIR = "compiler-cache"
@@ -37,6 +39,9 @@ class BakeRun:
     log: Path
     settings: dict[str, str] = field(default_factory=dict)
     archs: list[str] = field(default_factory=list)      # the bake file's GPU_ARCHS, as built
+    # The bake client's start and end on the wall clock BuildKit's vertex times use.
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
 
     @property
     def run_steps(self) -> list[Step]:
@@ -56,6 +61,13 @@ class BakeRun:
         if not found:
             raise RocmBakeError(f"no RUN step containing {text!r} in {self.log}")
         return found[0]
+
+    @property
+    def fixed(self) -> fixedcost.FixedCost | None:
+        """The wall time cut into parts: the RUN steps that ran and the fixed cost."""
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return fixedcost.breakdown(self.steps, self.started_at, self.ended_at)
 
     def summary(self, label: str) -> str:
         return cache_health.summary_line(label, self.steps, self.stats)
@@ -102,12 +114,12 @@ def bake(request: build.BuildRequest, cwd: Path, workdir: Path, dist: Path,
                                allow=[*command.allow, *grants]).argv()
     workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / f"bake-{time.strftime('%Y%m%dT%H%M%S')}-{time.monotonic_ns()}.jsonl"
-    started = time.monotonic()
+    started, started_at = time.monotonic(), datetime.now(UTC)
     with log.open("w") as handle:
         rc = buildx.run_with_watchdog(argv, full_env, timeout, stdout=handle, stderr=handle,
                                       cwd=cwd)
-    seconds = time.monotonic() - started
+    seconds, ended_at = time.monotonic() - started, datetime.now(UTC)
     steps = parse_rawjson(log.read_text(errors="replace").splitlines())
     stats = (cache_health.stats_from_steps(steps) or _stats_ran(dist, steps)) if rc == 0 else []
     return BakeRun(rc, seconds, steps, stats, log, dict(settings or {}),
-                   build.cell_archs(prepared.definition))
+                   build.cell_archs(prepared.definition), started_at, ended_at)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_bake.model import components
 from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.bump.config import Recipe
 from rocm_bake_checks.bump.recipe import Files
@@ -15,16 +14,16 @@ from rocm_bake_checks.drift.coherence import Coherence
 from rocm_bake_checks.drift.model import Finding as DriftFinding
 from rocm_bake_checks.drift.model import Status
 from rocm_bake_checks.drift.sources.git import GitSource
-from rocm_bake_checks.lint import buildflags, policy, upstream, upstreamdocker
+from rocm_bake_checks.lint import buildflags, policy, upstream, upstreamdocker, upstreamstages
 from rocm_bake_checks.lint.dockerfile import parse_text
 from rocm_bake_checks.lint.findings import Finding
 
 
 def unmapped_stages(recipe: Recipe, files: Files, root: Path,
-                    definition: Definition) -> list[str]:
-    """Upstream stages of the recipe that build something and are neither mapped to a stage
-    here ([dockerfiles.stages]), nor answered by a component of the bake file (its
-    ``UPSTREAM_STAGE`` entry, else upstream's ``build_<name>``), nor waived (lint/policy.toml,
+                    definition: Definition | None = None) -> list[str]:
+    """Upstream stages of the recipe that build something and are neither answered by a
+    component here (its ``build_<name>`` stage or the bake file's ``UPSTREAM_STAGE``, as lint's
+    upstreamstages finds them), mapped in [dockerfiles.stages], nor waived (lint/policy.toml,
     rule build-components)."""
     settings = upstreamdocker.load(upstream.DOCKERFILES)
     if settings is None:
@@ -38,22 +37,14 @@ def unmapped_stages(recipe: Recipe, files: Files, root: Path,
             return [f"{path}: not in {files.where}"]
         parsed[key] = parse_text(text, Path(path.rsplit("/", 1)[-1]))
     up = upstreamdocker.Upstream(settings, parsed, {k: v for k, v in roles.items()})
+    answered = set()
+    if definition is not None:   # the stages a component of the bake file answers
+        for ref in upstreamstages.stage_refs(definition, up):
+            key, _, stage = ref.rpartition(":")
+            answered.add(f"{roles.get(key, key).rsplit('/', 1)[-1]} stage {stage}")
     waivers = [w for w in policy.load().exceptions if w.rule == "build-components"]
-    answered = {up.name(ref) for ref in _answered(definition, up)}
     return [_stage(f) for f in buildflags.components(up, root)
-            if not any(w.contains in f.message for w in waivers)
-            and _stage(f) not in answered]
-
-
-def _answered(definition: Definition, up: upstreamdocker.Upstream) -> list[str]:
-    """The upstream stage refs ("<file>:<stage>") the bake file's components answer."""
-    declared = components.upstream_stages(definition)
-    out = []
-    for name in components.names(definition):
-        own = f"build_{name.replace('-', '_')}"
-        out += declared.get(name, [f"{key}:{own}" for key, parsed in up.files.items()
-                                   if parsed.stage(own) is not None])
-    return out
+            if _stage(f) not in answered and not any(w.contains in f.message for w in waivers)]
 
 
 def _stage(finding: Finding) -> str:

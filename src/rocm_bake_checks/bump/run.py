@@ -102,10 +102,10 @@ def _plan(options: Options, declared: config.Config, definition: bakefile.Defini
     plan = planner.plan(groups, getattr(files, "commit_hint", ""))
     unmapped = checks.unmapped_stages(plan.recipe, files, options.root, definition)
     if unmapped:
+        more = f"; {len(unmapped) - 1} more" if len(unmapped) > 1 else ""
         raise BumpError(f"upstream's {unmapped[0]} builds something; no component or waiver "
-                        f"here maps it (upstream-dockerfiles.toml [dockerfiles.stages], "
-                        f"lint/policy.toml)" + (f"; {len(unmapped) - 1} more" if
-                                                len(unmapped) > 1 else ""))
+                        "here answers it (a component's build_<name>, the bake file's "
+                        f"UPSTREAM_STAGE, or a build-components waiver in lint/policy.toml){more}")
     plan.needs += checks.recipe_files(plan.recipe)
     original = options.file.read_text(encoding="utf-8")
     text = hcledit.rewrite(original, plan.values(), str(options.file))

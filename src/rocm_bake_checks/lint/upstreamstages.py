@@ -50,6 +50,21 @@ def _targets(definition: Definition, targets: list[BakeTarget]) -> dict[str, Bak
     return out
 
 
+def _own(name: str, up: Upstream) -> list[str]:
+    """The upstream stages named after a component (``build_<name>``, ``-`` as ``_``)."""
+    stage = f"build_{name.replace('-', '_')}"
+    return [f"{key}:{stage}" for key, parsed in up.files.items()
+            if parsed.stage(stage) is not None]
+
+
+def stage_refs(definition: Definition, up: Upstream) -> dict[str, str]:
+    """Upstream stage ref -> the component of the bake file that answers it (its
+    ``UPSTREAM_STAGE`` entry, else its ``build_<name>`` stage), Dockerfiles or not."""
+    declared = components.upstream_stages(definition)
+    return {ref: name for name in components.names(definition)
+            for ref in declared.get(name, _own(name, up))}
+
+
 def answered(definition: Definition, targets: list[BakeTarget], up: Upstream,
              files: Dockerfiles, root: Path) -> tuple[dict[str, str], list[Finding]]:
     """Upstream stage ref -> the component that answers it, and the component-upstream
@@ -60,10 +75,8 @@ def answered(definition: Definition, targets: list[BakeTarget], up: Upstream,
     out: dict[str, str] = {}
     found: list[Finding] = []
     for name in _targets(definition, targets):
-        own = [f"{key}:build_{name.replace('-', '_')}" for key, parsed in up.files.items()
-               if parsed.stage(f"build_{name.replace('-', '_')}") is not None]
-        refs = declared.get(name, own)
-        for ref in refs:
+        own = _own(name, up)
+        for ref in declared.get(name, own):
             key, _, stage = ref.rpartition(":")
             parsed = up.files.get(key)
             if parsed is None or parsed.stage(stage) is None:

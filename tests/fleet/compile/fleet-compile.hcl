@@ -75,6 +75,7 @@ target "base" {
     downloads = DOWNLOADS
   }
   args = { BASE_IMAGE = BASE_IMAGE }
+  labels = { "rocm-bake.no-gpu-code" = "the HIP toolchain image, the stack's .debs and sccache: nothing compiled yet" }
 }
 
 target "ggml" {
@@ -105,6 +106,7 @@ target "lib" {
   context    = "tests/fleet/compile"
   dockerfile = "lib.Dockerfile"
   args       = { OBJECTS = length(flatten(values(CELL_UNITS))) }
+  labels     = { "rocm-bake.no-gpu-code" = "an ar archive of the compile cells' objects, which the arch audit does not open" }
   contexts = merge({ base = "target:base-${arch}" },
                    { for part in keys(UNITS) : "ggml${part}" => "target:ggml${part}-${arch}" })
 }
