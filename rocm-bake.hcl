@@ -727,6 +727,77 @@ LMCACHE_REF_SOURCE = {
 }
 
 # ---------------------------------------------------------------------------
+# FlashAttention and MoRI (vLLM v0.28.0 docker/Dockerfile.rocm_base build_fa, build_mori)
+# ---------------------------------------------------------------------------
+
+variable "FA_REPO" {
+  type        = string
+  default     = "https://github.com/Dao-AILab/flash-attention.git"
+  description = "FlashAttention source repository (vLLM v0.28.0 Dockerfile.rocm_base FA_REPO; its ROCm build is the composable_kernel backend)."
+}
+
+variable "FA_COMMIT" {
+  type        = string
+  default     = "0e60e39473e8df549a20fb5353760f7a65b30e2d"
+  description = "FlashAttention commit: vLLM v0.28.0 Dockerfile.rocm_base FA_BRANCH \"0e60e394\" (v0.33.0 pins the same), resolved in Dao-AILab/flash-attention (on main, 6 commits after tag v2.8.3; flash_attn __version__ 2.8.3)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", FA_COMMIT))
+    error_message = "FA_COMMIT must be a full 40-hex commit."
+  }
+}
+
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
+FA_COMMIT_SOURCE = {
+  git    = FA_REPO
+  tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?)$"
+  branch = "main"
+}
+
+variable "FA_REF" {
+  type        = string
+  default     = "vllm-v0.28.0"
+  description = "Human label for FA_COMMIT: the revision vLLM v0.28.0's Dockerfile.rocm_base pins (FA_BRANCH is a commit, no tag). Informational only."
+}
+
+variable "FA_VERSION" {
+  type        = string
+  default     = "2.8.3"
+  description = "flash_attn version FA_COMMIT builds (flash_attn/__init__.py __version__ at FA_COMMIT); used in tags and labels."
+}
+
+variable "MORI_REPO" {
+  type        = string
+  default     = "https://github.com/ROCm/mori.git"
+  description = "MoRI source repository (vLLM v0.28.0 Dockerfile.rocm_base MORI_REPO; builds the amd_mori wheel)."
+}
+
+variable "MORI_REF" {
+  type        = string
+  default     = "v1.1.0"
+  description = "MoRI release tag (vLLM v0.28.0 Dockerfile.rocm_base MORI_BRANCH)."
+  validation {
+    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", MORI_REF))
+    error_message = "MORI_REF must be a release tag vX.Y.Z[.postN]."
+  }
+}
+
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
+MORI_REF_SOURCE = {
+  git  = MORI_REPO
+  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?)$"
+}
+
+variable "MORI_COMMIT" {
+  type        = string
+  default     = ""
+  description = "Optional 40-hex commit MORI_REF must resolve to (empty = trust the tag, as vLLM pins the tag)."
+  validation {
+    condition     = MORI_COMMIT == "" || can(regex("^[0-9a-f]{40}$", MORI_COMMIT))
+    error_message = "MORI_COMMIT must be empty or a full 40-hex commit."
+  }
+}
+
+# ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
 # gfx1250 is an honest skip, not a real cell: upstream builds nothing for it on a ROCm 7.2.3
@@ -737,10 +808,19 @@ LMCACHE_REF_SOURCE = {
 # component that generates GPU code or needs the cell's torch is skipped, each with its reason.
 # What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
 # over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
+#
+# A cell exists only for archs upstream supports: a component whose upstream declares its archs
+# (MoRI's setup.py _supported_arch_list, FlashAttention's setup.py allowed_archs, AITER's
+# GFX_MAP; src/rocm_bake_checks/lint/upstream.toml [supported-archs]) needs a SKIP entry for
+# every arch outside them (`inv lint`, rule supported-archs).
 
 SKIP = {
   "gfx1201/aiter"   = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
+  "gfx1201/flash-attn" = "flash-attention's setup.py at FA_COMMIT allows gfx90a, gfx942, gfx950 only (allowed_archs), and vLLM v0.28.0 Dockerfile.rocm_base build_fa drops every gfx1xxx arch from GPU_ARCHS"
+  "gfx1201/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; vLLM imports mori only for its MoRI all2all backend"
   "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER v0.1.19 does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH main) over prebuilt TheRock torch on a ROCm SDK 7.14 base (vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3; flash-attention's setup.py at FA_COMMIT allows gfx90a, gfx942, gfx950 only (allowed_archs)"
+  "gfx1250/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; vLLM imports mori only for its MoRI all2all backend"
   "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.28.0's Dockerfile.rocm_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14 base instead"
   "gfx1250/triton"  = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch)"
   "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 7.14 base, vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
@@ -759,6 +839,8 @@ ARCHS = {
   aiter   = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/aiter")]
   cupy    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/cupy")]
   nixl    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/nixl")]
+  "flash-attn" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/flash-attn")]
+  mori    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/mori")]
   vllm    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/vllm")]
   lmcache = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/lmcache")]
   wheels  = CELL_ARCHS
@@ -782,6 +864,8 @@ VERSION_TAG = {
   aiter   = AITER_COMMIT == "" ? trimprefix(AITER_REF, "v") : "${trimprefix(AITER_REF, "v")}-git${substr(AITER_COMMIT, 0, 8)}"
   cupy    = CUPY_COMMIT == "" ? trimprefix(CUPY_REF, "v") : "${trimprefix(CUPY_REF, "v")}-git${substr(CUPY_COMMIT, 0, 8)}"
   nixl    = "git${substr(NIXL_COMMIT, 0, 8)}-ucx${substr(UCX_COMMIT, 0, 8)}"
+  "flash-attn" = "${FA_VERSION}-git${substr(FA_COMMIT, 0, 8)}"
+  mori    = MORI_COMMIT == "" ? trimprefix(MORI_REF, "v") : "${trimprefix(MORI_REF, "v")}-git${substr(MORI_COMMIT, 0, 8)}"
   vllm    = "${trimprefix(VLLM_REF, "v")}-git${substr(VLLM_COMMIT, 0, 9)}"
   lmcache = "${trimprefix(LMCACHE_REF, "v")}-git${substr(LMCACHE_COMMIT, 0, 8)}"
 }
@@ -811,12 +895,14 @@ WHEELS = {
   torch  = ["torch", "torchvision", "torchaudio"]
   aiter  = ["amd-aiter"]
   nixl   = ["nixl-rocm"]
+  mori   = ["amd-mori"]
   vllm   = ["vllm", "amdsmi"]
 }
 UPSTREAM_STAGE = {
   base    = []
   torch   = ["rocm_base:build_pytorch", "rocm_base:build_torchvision", "rocm_base:build_torchaudio"]
   cupy    = []
+  "flash-attn" = ["rocm_base:build_fa"]
   vllm    = ["rocm:build_vllm_wheel_release"]
   lmcache = []
 }
@@ -826,6 +912,8 @@ CONSUMERS = {
   aiter  = ["vllm"]
   cupy   = ["lmcache"]
   nixl   = ["vllm"]
+  "flash-attn" = ["vllm"]
+  mori   = ["vllm"]
   vllm   = ["lmcache"]
 }
 STATIC_SECONDS = {
@@ -835,6 +923,8 @@ STATIC_SECONDS = {
   aiter   = 1800
   cupy    = 900
   nixl    = 600
+  "flash-attn" = 1800
+  mori    = 900
   vllm    = 1800
   lmcache = 600
   wheels  = 60
@@ -849,6 +939,8 @@ CACHE_KEY = {
   aiter   = VERSION_TAG["aiter"]
   cupy    = VERSION_TAG["cupy"]
   nixl    = "${NIXL_COMMIT}-ucx-${UCX_COMMIT}"
+  "flash-attn" = VERSION_TAG["flash-attn"]
+  mori    = VERSION_TAG["mori"]
   vllm    = VLLM_COMMIT
   lmcache = LMCACHE_COMMIT
 }
@@ -884,6 +976,12 @@ PINS = {
   UCX_REF            = UCX_REF
   NIXL_COMMIT        = NIXL_COMMIT
   NIXL_REF           = NIXL_REF
+  FA_REPO            = FA_REPO
+  FA_COMMIT          = FA_COMMIT
+  FA_REF             = FA_REF
+  MORI_REPO          = MORI_REPO
+  MORI_REF           = MORI_REF
+  MORI_COMMIT        = MORI_COMMIT
   VLLM_COMMIT        = VLLM_COMMIT
   VLLM_REF           = VLLM_REF
   RUST_VERSION       = RUST_VERSION
@@ -1087,6 +1185,57 @@ target "nixl" {
   }
 }
 
+# FlashAttention (composable_kernel backend) over the cell's torch (vLLM v0.28.0
+# docker/Dockerfile.rocm_base build_fa).
+target "flash-attn" {
+  matrix     = { arch = ARCHS["flash-attn"] }
+  name       = "flash-attn-${arch}"
+  inherits   = ["_compile", "_cell-flash-attn-${arch}"]
+  dockerfile = "flash-attn.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base  = "target:base-${arch}"
+    torch = "target:torch-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    FA_REPO    = FA_REPO
+    FA_COMMIT  = FA_COMMIT
+    FA_REF     = FA_REF
+    FA_VERSION = FA_VERSION
+  })
+  labels = {
+    "org.opencontainers.image.source"   = FA_REPO
+    "org.opencontainers.image.revision" = FA_COMMIT
+    "org.opencontainers.image.version"  = FA_VERSION
+  }
+}
+
+# MoRI (the amd_mori wheel) over the cell's torch (vLLM v0.28.0 docker/Dockerfile.rocm_base
+# build_mori).
+target "mori" {
+  matrix     = { arch = ARCHS["mori"] }
+  name       = "mori-${arch}"
+  inherits   = ["_compile", "_cell-mori-${arch}"]
+  dockerfile = "mori.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base  = "target:base-${arch}"
+    torch = "target:torch-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    # MoRI's own arch knob, from the cell's one arch (its setup.py: MORI_GPU_ARCHS first, else
+    # the build host's GPU).
+    MORI_GPU_ARCHS = join(";", [arch])
+    MORI_REPO      = MORI_REPO
+    MORI_REF       = MORI_REF
+    MORI_COMMIT    = MORI_COMMIT
+  })
+  labels = {
+    "org.opencontainers.image.source"  = MORI_REPO
+    "org.opencontainers.image.version" = MORI_REF
+  }
+}
+
 target "vllm" {
   matrix     = { arch = ARCHS["vllm"] }
   name       = "vllm-${arch}"
@@ -1098,6 +1247,8 @@ target "vllm" {
     torch  = "target:torch-${arch}"
     triton = "target:triton-${arch}"
     aiter  = contains(ARCHS["aiter"], arch) ? "target:aiter-${arch}" : "target:empty"
+    "flash-attn" = contains(ARCHS["flash-attn"], arch) ? "target:flash-attn-${arch}" : "target:empty"
+    mori   = contains(ARCHS["mori"], arch) ? "target:mori-${arch}" : "target:empty"
     nixl   = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
   }
   args = merge(ARCH_ARGS[arch], {
@@ -1196,6 +1347,8 @@ group "all" {
     [for a in ARCHS["aiter"] : "aiter-${a}"],
     [for a in ARCHS["cupy"] : "cupy-${a}"],
     [for a in ARCHS["nixl"] : "nixl-${a}"],
+    [for a in ARCHS["flash-attn"] : "flash-attn-${a}"],
+    [for a in ARCHS["mori"] : "mori-${a}"],
     [for a in ARCHS["vllm"] : "vllm-${a}"],
     [for a in ARCHS["lmcache"] : "lmcache-${a}"],
     [for a in ARCHS["wheels"] : "wheels-${a}"],
@@ -1230,6 +1383,16 @@ group "cupy" {
 group "nixl" {
   description = "UCX (--with-rocm) and the nixl-rocm wheel"
   targets     = [for a in ARCHS["nixl"] : "nixl-${a}"]
+}
+
+group "flash-attn" {
+  description = join("", ["flash_attn wheel (FlashAttention, composable_kernel backend)", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/flash-attn"]}" if contains(keys(SKIP), "${a}/flash-attn")])])
+  targets     = [for a in ARCHS["flash-attn"] : "flash-attn-${a}"]
+}
+
+group "mori" {
+  description = join("", ["amd_mori wheel (MoRI)", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/mori"]}" if contains(keys(SKIP), "${a}/mori")])])
+  targets     = [for a in ARCHS["mori"] : "mori-${a}"]
 }
 
 group "vllm" {

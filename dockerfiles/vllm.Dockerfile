@@ -1,5 +1,6 @@
 # vllm.Dockerfile - the vLLM runtime image of one cell (target vllm-<arch>, stage runtime).
-# Named contexts: base, torch, triton, aiter, nixl.  aiter (and nixl) may be the `empty`
+# Named contexts: base, torch, triton, aiter, nixl, flash-attn, mori.  aiter, nixl, flash-attn
+# and mori may be the `empty`
 # target for cells that skip them; their /wheels is then empty and the installs below
 # simply find nothing there.
 #   amdsmi   the amdsmi wheel of the base image's ROCm (/opt/rocm/share/amd_smi)
@@ -192,6 +193,11 @@ assert 'vllm/vllm-rs' in names and any(n.startswith('vllm/_rust_tool_parser') an
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
 COPY --from=amdsmi /wheels/amdsmi/ /wheels/
+# flash_attn and amd_mori (`empty` where the cell skips them), as vllm-project/vllm
+# docker/Dockerfile.rocm_base's debs stage carries build_fa's and build_mori's wheels into the
+# image: the runtime stage installs them with vllm, the wheels export takes them from here.
+COPY --from=flash-attn /wheels/ /wheels/
+COPY --from=mori /wheels/ /wheels/
 COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 
 FROM base AS runtime

@@ -94,6 +94,10 @@ def build_repos(base: Path) -> tuple[dict[str, Repo], dict[str, str]]:
         make(f"fixture/{slug}", Spec(fixture_tags(slug)))
     for slug in ("ROCm/aiter", "ROCm/flash-attention", "ROCm/mori", "ROCm/vllm"):
         make(slug, Spec(fixture_tags(slug.replace("/", "__"))))
+    # FA_REPO is upstream's own repository (vLLM's Dockerfile.rocm_base): the world gives it
+    # the tag names of the ROCm fork's fixture; FA_COMMIT follows main.
+    fa = make("Dao-AILab/flash-attention", Spec(fixture_tags("ROCm__flash-attention"), tail=3))
+    pins["FA_COMMIT"] = fa.rev("rev-parse", "HEAD")
     make("ROCm/ROCm", Spec([*fixture_tags("ROCm__ROCm"), *_tags(ROCM_EXTRA, "2025-04-01")]))
     triton = make("ROCm/triton", Spec(fixture_tags("ROCm__triton"), tail=3,
                                       branches={"release/internal/3.7.x": ("ifu-231117-2", 6)}))

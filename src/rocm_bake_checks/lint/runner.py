@@ -23,6 +23,7 @@ from rocm_bake_checks.lint import (
     policy,
     recipes,
     resolution,
+    supportedarchs,
     upstream,
 )
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
@@ -146,6 +147,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
             findings += conformance.check(definition, root, fetched)
             findings += dockerconformance.check(definition, targets, root, fetched, files,
                                                 policy_file)
+            findings += supportedarchs.check(definition, root, fetched)
             findings += launchers.check_upstream(
                 metadata.config, {v.name: v.value for v in definition.variables()}, root,
                 fetched)
