@@ -56,8 +56,11 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
     for finding in findings:
         print(finding)
     from rocm_bake_checks.bump import abbreviated
+    from rocm_bake_checks.lint import builtmeta, conformance, upstream
 
-    for line in abbreviated.warnings(bakefile.load(files)):
+    definition = bakefile.load(files)
+    built = conformance.with_components(upstream.load_config(metadata.config), definition)
+    for line in [*abbreviated.warnings(definition), *builtmeta.unread(built)]:
         print(f"warning: {line}", file=sys.stderr)
     if findings:
         raise Exit(f"lint: {len(findings)} finding(s)", code=EXIT_FINDINGS)

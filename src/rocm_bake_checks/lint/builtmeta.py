@@ -33,12 +33,31 @@ from rocm_bake_checks.lint.findings import LintError
 from rocm_bake_checks.lint.upstream import Built, Config, Metadata, canonical
 
 PYPI = "pypi:"
+CONFIG_NAME = "src/rocm_bake_checks/lint/upstream.toml"
 
 
 @dataclass(frozen=True)
 class Read:
     requires: tuple[str, ...]
     sources: tuple[str, ...]      # the URLs read
+
+
+def unread(config: Config) -> list[str]:
+    """A warning per built distribution whose runtime requirements no upstream file is read
+    for (no ``requires-from`` in upstream.toml [built]): its stand-in wheel requires nothing,
+    so the resolution family and the locks cannot see what it needs."""
+    return [f"{CONFIG_NAME} [built] {dist}: its runtime requirements are not read from upstream "
+            "(no requires-from: its source's metadata is not in the snapshot), so its stand-in "
+            "wheel requires nothing; record the file that declares them "
+            "(`inv lint --online --record`) and name it in requires-from"
+            for dist, built in sorted(config.built.items())
+            if not built.requires_from and dist not in _from_runtime_files(config)]
+
+
+def _from_runtime_files(config: Config) -> set[str]:
+    """The distributions whose requirements come from their component's ``runtime`` files
+    (vLLM's requirements/rocm.txt, LMCache's)."""
+    return {canonical(c.name) for c in config.components if c.runtime}
 
 
 def published(config: Config, dists: set[str] | None = None) -> list[str]:
