@@ -11,6 +11,7 @@ import shlex
 
 import pytest
 
+from rocm_bake_docs import commands
 from tests.conftest import ROOT, run_cli
 from tests.docs.commands import Command, from_markdown
 
@@ -156,7 +157,8 @@ def test_snippets_show_what_the_commands_print() -> None:
         body = snippet.read_text(encoding="utf-8").split("```text\n", 1)[1].rsplit("```", 1)[0]
         typed, _, shown = body.partition("\n")
         argv = shlex.split(typed.removeprefix("$ ./"))
-        result = run_cli(argv)
+        # as the page captured it: tables at the page's width (into a pipe nothing wraps)
+        result = run_cli(argv, env={"COLUMNS": str(commands.PAGE_COLUMNS)})
         assert result.returncode == 0, result.stderr
         if "more lines)" not in shown:
             assert result.stdout.rstrip() == shown.rstrip(), f"{snippet.name} is stale"
