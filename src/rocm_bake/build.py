@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,7 @@ from rocm_bake import (
     commit,
     contextfiles,
     entitlements,
+    exporters,
     preflight,
     provenance,
     pullhint,
@@ -79,6 +81,8 @@ class PreparedBuild:
     sccache: sccache.SccacheBackend | None = None
     # Credentials taken out of the backend's URL: they reach the build only in the secret.
     url_credentials: dict[str, str] = field(default_factory=dict)
+    # The reproducible exports (rocm_bake.exporters): the images to load after the bake.
+    exports: exporters.Exports = field(default_factory=exporters.Exports)
 
 
 def checked_variables(request: BuildRequest, env: Mapping[str, str] | None = None
@@ -121,11 +125,22 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         plan = definition.plan(request.targets, overrides, push=request.push)
     # A push carries SLSA provenance (mode=max); run() adds the versions statement after it.
     attest = [provenance.BAKE_OVERRIDE] if request.push else []
-    command = buildx.BakeCommand(request.files, request.targets, [*overrides, *attest],
-                                 push=request.push, allow=entitlements.for_plan(plan))
+    # Every image exported as verify-repro exports it (what is published is what reproduces).
+    exports = exporters.plan_exports(plan, load_directory())
+    allow = [*entitlements.for_plan(plan),
+             *([f"fs.write={load_directory()}"] if exports.loads else [])]
+    command = buildx.BakeCommand(request.files, request.targets,
+                                 [*overrides, *attest, *exports.overrides],
+                                 push=request.push, allow=allow)
     return PreparedBuild(request, definition, plan, command,
                          buildx.BakeInvocation(command.argv(), additions), backend,
-                         url_credentials)
+                         url_credentials, exports)
+
+
+def load_directory() -> Path:
+    """Where a build writes the image archives the engine loads after it (run() creates and
+    removes it): one per process."""
+    return Path(tempfile.gettempdir()) / f"rocm-bake-load-{os.getpid()}"
 
 
 _URL_VARIABLES = {"webdav": ("SCCACHE_WEBDAV_URL", "SCCACHE_WEBDAV_USERNAME",
@@ -158,18 +173,29 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
         secret = sccache.write_secret(Path(full_env["SCCACHE_SECRET_FILE"]), backend,
                                       {**prepared.url_credentials,
                                        **sccache.credentials(full_env)}, tool)
+    for target in exporters.unclamped(prepared.plan):
+        print(f"warning: {target} passes no SOURCE_DATE_EPOCH build arg: its image is exported "
+              "as built, not reproducibly (inv verify-repro refuses it)", file=sys.stderr)
+    loads = prepared.exports.loads
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
+        for archive in loads.values():
+            archive.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="rocm-bake-metadata-") as tmp:
             metadata = Path(tmp) / "metadata.json"
             command = dataclasses.replace(prepared.command, metadata_file=str(metadata))
             returncode, unpullable = _bake_with_health(prepared, command, full_env)
             pushed = _read_metadata(metadata) if returncode == 0 and prepared.request.push \
                 else {}
+        if returncode == 0:
+            for archive in loads.values():
+                buildx.image_load(archive, full_env, prepared.command.connection.argv())
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
             sccache.write_secret(secret, backend, tool=tool)
+        for archive in loads.values():
+            shutil.rmtree(archive.parent, ignore_errors=True)
     if returncode != 0 and unpullable is not None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:

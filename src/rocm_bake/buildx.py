@@ -370,3 +370,19 @@ def image_save(reference: str, dest: Path, env: Mapping[str, str] | None = None,
         raise ImageError(f"{what}: {exc}") from None
     if proc.returncode != 0:
         raise ImageError(f"{what}: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}")
+
+
+def image_load(archive: Path, env: Mapping[str, str] | None = None,
+               docker: Sequence[str] = ("docker",), timeout: float = SAVE_TIMEOUT) -> None:
+    """Load an image archive into the engine (``docker image load``), the way a reproducible
+    export reaches it (rocm_bake.exporters); :class:`ImageError` names the archive and
+    docker's last line when it cannot."""
+    what = f"docker image load -i {archive}"
+    try:
+        proc = subprocess.run([*docker, "image", "load", "-q", "-i", str(archive)],
+                              env=dict(env) if env is not None else None, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ImageError(f"{what}: {exc}") from None
+    if proc.returncode != 0:
+        raise ImageError(f"{what}: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}")

@@ -1,8 +1,9 @@
 """Reproducibility check: build one target twice from empty caches and compare image digests.
 
 Each build runs ``docker buildx bake --no-cache`` with the target's output replaced by
-``type=oci,dest=FILE,rewrite-timestamp=true`` (the exporter that honours SOURCE_DATE_EPOCH on
-the ``docker`` driver with the containerd store), default attestations off (their build
+``type=oci,dest=FILE`` with the attributes every build exports its images with
+(``rocm_bake.exporters.reproducible``: ``rewrite-timestamp=true``, OCI media types), default
+attestations off (their build
 timestamps would differ by design). The target must pass a ``SOURCE_DATE_EPOCH`` build arg --
 in rocm-bake's bake files, a variable holding the pins' commit date. The first build's tarball
 is then arch-audited against the target's cell arch (archaudit.cells).
@@ -23,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import build, buildx, entitlements, preflight, reprodiff
+from rocm_bake import build, buildx, entitlements, exporters, preflight, reprodiff
 from rocm_bake.archaudit import cells, inputs
 from rocm_bake.errors import EXIT_FAILED, RocmBakeError, UsageError
 
@@ -135,7 +136,7 @@ def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: 
                env: Mapping[str, str]) -> Image:
     """One ``--no-cache`` build of the target into an OCI tarball."""
     request = prepared.request
-    output = f"{target}.output=type=oci,dest={tarball},rewrite-timestamp=true"
+    output = f"{target}.output={exporters.oci_archive(tarball)}"
     argv = buildx.bake_argv(request.files, [target], [*request.target_overrides(), output],
                             progress="plain", no_cache=True,
                             allow=fs_entitlements(prepared, [tarball.parent]))

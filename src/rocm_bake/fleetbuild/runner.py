@@ -110,7 +110,7 @@ def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) ->
                   f"{cell.name}.cache-to="
                   + (f"type=registry,ref={cache},mode=max" if request.cache_write else ""),
                   f"{cell.name}.attest={provenance.ATTEST}",
-                  *request.overrides]
+                  *cell.exports, *request.overrides]
     return buildx.BakeCommand(request.files, [cell.name], overrides, push=True,
                               progress="plain", allow=cell.allow,
                               connection=buildx.Connection.of(node, request.docker)).argv()
