@@ -386,3 +386,18 @@ def image_load(archive: Path, env: Mapping[str, str] | None = None,
         raise ImageError(f"{what}: {exc}") from None
     if proc.returncode != 0:
         raise ImageError(f"{what}: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}")
+
+
+def prune_cache_mounts(env: Mapping[str, str] | None = None, docker: Sequence[str] = ("docker",),
+                       timeout: float = INSPECT_TIMEOUT) -> None:
+    """Empty the builder's cache mounts (``RUN --mount=type=cache``: a compiler cache's local
+    directory), so the next build's compiler cache starts cold; the layer cache stays."""
+    argv = [*docker, "buildx", "prune", "--force", "--filter", "type=exec.cachemount"]
+    try:
+        proc = subprocess.run(argv, env=dict(env) if env is not None else None,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ImageError(f"docker buildx prune (cache mounts): {exc}") from None
+    if proc.returncode != 0:
+        raise ImageError("docker buildx prune (cache mounts): "
+                         f"{error_line(proc.stderr, 'failed')}")

@@ -24,9 +24,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_bake import build, buildx, entitlements, exporters, preflight, reprodiff
+from rocm_bake import (
+    build,
+    buildx,
+    buildx_progress,
+    cache_health,
+    entitlements,
+    exporters,
+    preflight,
+    provenance,
+    reprodiff,
+    skopeo,
+)
 from rocm_bake.archaudit import cells, inputs
 from rocm_bake.errors import EXIT_FAILED, RocmBakeError, UsageError
+from rocm_bake.registry import Reference, Registry
 
 EPOCH_ARG = "SOURCE_DATE_EPOCH"
 # A build arg whose name ends so names a base image: an input of the build.
@@ -219,3 +231,161 @@ def audit_image(prepared: build.PreparedBuild, target: str, image: Image,
     tarball = str(image.tarball)
     return cells.audit_artifacts(target, arch, cells.Artifacts((tarball,), (tarball,)), env,
                                  cells.no_gpu_code(prepared.plan.targets[target]))
+
+
+# --------------------------------------------------------------------------- published images
+
+PLATFORM = "linux/amd64"
+
+
+@dataclass(frozen=True)
+class Published:
+    """A published image rebuilt from its provenance: the registry's digest against the
+    rebuild's, and where they differ (the first differing layer and its files)."""
+
+    reference: str
+    cell: str
+    digest: str                    # the platform image manifest in the registry
+    rebuilt: Image
+    pins: dict[str, str]
+    changes: tuple[str, ...] = ()
+
+    @property
+    def agrees(self) -> bool:
+        return self.digest == self.rebuilt.digest
+
+
+def verify_published(image: str, files: Sequence[str], workdir: Path,
+                     env: Mapping[str, str] | None = None) -> Published:
+    """Rebuild the published ``image`` from what its provenance says made it (the cell of its
+    versions statement, built with its pins as the bake variables, ``--no-cache``, exported
+    as every build exports) and compare the digests; when they differ, the published image is
+    read from its registry (skopeo) and the first differing layer named."""
+    reference = Reference.parse(image)
+    made = _platform_record(image, provenance.read(Registry(reference.host), reference))
+    if not made.cell:
+        raise provenance.ProvenanceError(f"{image}: its versions statement names no cell (an "
+                                         "image pushed by inv push or inv fleet.build has one)")
+    base_env = dict(os.environ if env is None else env)
+    sets = [f"{name}={value}" for name, value in sorted(made.pins.items())]
+    prepared, epoch = prepare(made.cell, files, sets, base_env)
+    base_env.update(preflight.ensure_builder({**base_env, **prepared.invocation.env}))
+    workdir.mkdir(parents=True, exist_ok=True)
+    rebuilt = build_once(prepared, made.cell, epoch, workdir / "rebuilt.tar", base_env)
+    changes: list[str] = []
+    if rebuilt.digest != made.digest:
+        archive = workdir / "published.tar"
+        skopeo.copy_to_archive(f"{reference.host}/{reference.repository}@{made.digest}",
+                               archive, base_env)
+        changes = reprodiff.first_difference(archive, rebuilt.tarball,
+                                             ("in the published image", "in the rebuild"))
+    return Published(image, made.cell, made.digest, rebuilt, dict(made.pins), tuple(changes))
+
+
+def _platform_record(image: str, made: Sequence[provenance.Made]) -> provenance.Made:
+    for record in made:
+        if record.platform == PLATFORM:
+            return record
+    raise provenance.ProvenanceError(f"{image} has no {PLATFORM} image (it has: "
+                                     f"{', '.join(m.platform for m in made) or 'none'})")
+
+
+# --------------------------------------------------------------------------- cache invariance
+
+CACHE_VARIABLE = "CACHE_TYPE"
+
+
+@dataclass(frozen=True)
+class CacheCell:
+    """One build of the cache-invariance check: its cache, cold (the builder's cache mounts
+    emptied first) or warm (right after the cold one), and the cache's own counters."""
+
+    name: str                      # "none", "ccache cold", "ccache warm", ...
+    cache_type: str
+    cold: bool
+
+
+CACHE_CELLS = (CacheCell("none", "none", True),
+               CacheCell("ccache cold", "ccache", True), CacheCell("ccache warm", "ccache", False),
+               CacheCell("sccache cold", "sccache", True),
+               CacheCell("sccache warm", "sccache", False))
+
+
+@dataclass(frozen=True)
+class CacheBuild:
+    cell: CacheCell
+    image: Image
+    stats: tuple[cache_health.CacheStats, ...]
+
+    @property
+    def hits(self) -> int:
+        return sum(s.hits for s in self.stats)
+
+    @property
+    def misses(self) -> int:
+        return sum(s.misses for s in self.stats)
+
+    def line(self) -> str:
+        counted = (f"{self.hits} hits / {self.misses} misses" if self.stats
+                   else "no compiler cache called")
+        return f"{self.cell.name}: {self.image.digest} ({counted})"
+
+
+@dataclass(frozen=True)
+class CacheVerdict:
+    target: str
+    builds: tuple[CacheBuild, ...]
+    # Where a build differs from the first: "<cell>: " + the first differing layer and files.
+    changes: tuple[str, ...] = ()
+    # How the first build differs from the expectation (None: none given, (): as expected).
+    unexpected: tuple[str, ...] | None = None
+
+    @property
+    def invariant(self) -> bool:
+        return len({b.image.digest for b in self.builds}) == 1
+
+    @property
+    def warm_misses(self) -> list[str]:
+        """The warm cells that compiled anything (a warm build is all hits)."""
+        return [b.cell.name for b in self.builds if not b.cell.cold and (b.misses or not b.hits)]
+
+
+def verify_cache_invariant(target: str, files: Sequence[str], workdir: Path,
+                           sets: Sequence[str] = (), env: Mapping[str, str] | None = None,
+                           expect: Path | None = None,
+                           cells: Sequence[CacheCell] = CACHE_CELLS) -> CacheVerdict:
+    """Build ``target`` once per cache cell (``--no-cache``: the layer cache never serves; the
+    compiler cache does), each exported as verify-repro exports, and compare every image with
+    the first (and with the expectation): the compiler cache must never change the output."""
+    expected = reprodiff.load(expect) if expect is not None else None
+    if expected is not None and expected.target != target:
+        raise UsageError(f"{expect} is the expectation of {expected.target}, not {target}")
+    base_env = dict(os.environ if env is None else env)
+    probe, _ = prepare(target, files, sets, base_env)
+    if CACHE_VARIABLE not in {v.name for v in probe.definition.variables()}:
+        raise UsageError(f"--cache-invariant needs a bake file with a {CACHE_VARIABLE} "
+                         "variable (ccache, sccache or none)")
+    base_env.update(preflight.ensure_builder({**base_env, **probe.invocation.env}))
+    workdir.mkdir(parents=True, exist_ok=True)
+    builds = []
+    for cell in cells:
+        if cell.cold:
+            buildx.prune_cache_mounts(base_env)
+        prepared, epoch = prepare(target, files, [*sets, f"{CACHE_VARIABLE}={cell.cache_type}"],
+                                  base_env)
+        tarball = workdir / f"{cell.name.replace(' ', '-')}.tar"
+        image = build_once(prepared, target, epoch, tarball, base_env)
+        log = tarball.with_suffix(".log").read_text(errors="replace").splitlines()
+        stats = cache_health.stats_from_steps(buildx_progress.parse_plain(log))
+        builds.append(CacheBuild(cell, image, tuple(stats)))
+    changes: list[str] = []
+    for other in builds[1:]:
+        if other.image.digest != builds[0].image.digest:
+            changes += [f"{other.cell.name}: {line}" for line in reprodiff.first_difference(
+                builds[0].image.tarball, other.image.tarball,
+                (f"in {builds[0].cell.name}", f"in {other.cell.name}"))]
+    unexpected = None
+    if expected is not None:
+        layers = input_layers(input_images(probe), base_env)
+        unexpected = tuple(reprodiff.compare(expected, builds[0].image.tarball, layers))
+    return CacheVerdict(target, tuple(builds), tuple(changes), unexpected)
