@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -126,21 +125,18 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     # A push carries SLSA provenance (mode=max); run() adds the versions statement after it.
     attest = [provenance.BAKE_OVERRIDE] if request.push else []
     # Every image exported as verify-repro exports it (what is published is what reproduces).
-    exports = exporters.plan_exports(plan, load_directory())
-    allow = [*entitlements.for_plan(plan),
-             *([f"fs.write={load_directory()}"] if exports.loads else [])]
+    exports = exporters.plan_exports(plan, LOAD_DIRECTORY)
     command = buildx.BakeCommand(request.files, request.targets,
                                  [*overrides, *attest, *exports.overrides],
-                                 push=request.push, allow=allow)
+                                 push=request.push, allow=entitlements.for_plan(plan))
     return PreparedBuild(request, definition, plan, command,
                          buildx.BakeInvocation(command.argv(), additions), backend,
                          url_credentials, exports)
 
 
-def load_directory() -> Path:
-    """Where a build writes the image archives the engine loads after it (run() creates and
-    removes it): one per process."""
-    return Path(tempfile.gettempdir()) / f"rocm-bake-load-{os.getpid()}"
+# Where a build writes the image archives the engine loads after it, relative to the bake's
+# directory (inside it: no fs.write grant; the same in every --dry-run); run() removes them.
+LOAD_DIRECTORY = Path(".rocm-bake-load")
 
 
 _URL_VARIABLES = {"webdav": ("SCCACHE_WEBDAV_URL", "SCCACHE_WEBDAV_USERNAME",
@@ -195,7 +191,9 @@ def run(prepared: PreparedBuild, env: Mapping[str, str] | None = None) -> None:
         if secret is not None and backend is not None:   # no credentials left behind
             sccache.write_secret(secret, backend, tool=tool)
         for archive in loads.values():
-            shutil.rmtree(archive.parent, ignore_errors=True)
+            archive.unlink(missing_ok=True)
+        if loads and LOAD_DIRECTORY.is_dir() and not any(LOAD_DIRECTORY.iterdir()):
+            LOAD_DIRECTORY.rmdir()
     if returncode != 0 and unpullable is not None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:
