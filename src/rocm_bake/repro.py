@@ -378,14 +378,21 @@ def verify_cache_invariant(target: str, files: Sequence[str], workdir: Path,
         log = tarball.with_suffix(".log").read_text(errors="replace").splitlines()
         stats = cache_health.stats_from_steps(buildx_progress.parse_plain(log))
         builds.append(CacheBuild(cell, image, tuple(stats)))
+    changes = cache_changes(builds)
+    unexpected = None
+    if expected is not None:
+        layers = input_layers(input_images(probe), base_env)
+        unexpected = tuple(reprodiff.compare(expected, builds[0].image.tarball, layers))
+    return CacheVerdict(target, tuple(builds), tuple(changes), unexpected)
+
+
+def cache_changes(builds: Sequence[CacheBuild]) -> list[str]:
+    """Where each build that differs from the first does: its cell, the first differing layer
+    and its files (the object file or library a cache hit changed)."""
     changes: list[str] = []
     for other in builds[1:]:
         if other.image.digest != builds[0].image.digest:
             changes += [f"{other.cell.name}: {line}" for line in reprodiff.first_difference(
                 builds[0].image.tarball, other.image.tarball,
                 (f"in {builds[0].cell.name}", f"in {other.cell.name}"))]
-    unexpected = None
-    if expected is not None:
-        layers = input_layers(input_images(probe), base_env)
-        unexpected = tuple(reprodiff.compare(expected, builds[0].image.tarball, layers))
-    return CacheVerdict(target, tuple(builds), tuple(changes), unexpected)
+    return changes

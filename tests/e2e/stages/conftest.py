@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake import build, repro
+from rocm_bake import build, buildx, repro
 from tests.conftest import missing
 from tests.hip.conftest import Rocm, hip_image, rocm
 
@@ -65,6 +65,11 @@ def bake(targets: list[str], sets: list[str], engine: str, log: Path,
     if proc.returncode != 0:
         pytest.fail(f"bake {targets} failed; last lines:\n"
                     + "\n".join(log.read_text().splitlines()[-25:]))
+    # The images exported reproducibly for the engine (rocm_bake.exporters), loaded as inv
+    # build loads them.
+    for archive in prepared.exports.loads.values():
+        buildx.image_load(STAGES / archive, env)
+        (STAGES / archive).unlink()
 
 
 @pytest.fixture(scope="session")
