@@ -45,8 +45,9 @@ def verify_repro(c: Context, target: str = "", file: list[str] | None = None,
     differing layer and its files (the published image read with skopeo).
 
     With --cache-invariant: TARGET built once per compiler-cache cell, --no-cache each (the
-    layer cache never serves, the compiler cache does): CACHE_TYPE=none, ccache cold (the
-    builder's cache mounts emptied) then warm, sccache cold then warm. One line per cell: its
+    layer cache never serves, the compiler cache does): CACHE_TYPE=none, ccache cold (new
+    cache mounts: a fresh COMPILER_CACHE_ID when the bake file declares it, else the builder's
+    cache mounts emptied) then warm, sccache cold then warm. One line per cell: its
     digest and the cache's own hits and misses; every digest must be the first's (and the
     --expect one), else the first differing layer and its files (the object file a hit
     changed); a warm cell must be all hits.

@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import tarfile
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -293,12 +294,16 @@ def _platform_record(image: str, made: Sequence[provenance.Made]) -> provenance.
 # --------------------------------------------------------------------------- cache invariance
 
 CACHE_VARIABLE = "CACHE_TYPE"
+# A bake variable that names the compile steps' cache mounts: each cold cell gets a new name
+# (its warm cell the same), so no other build's cache is touched. A bake file without it: the
+# builder's cache mounts are emptied before each cold cell.
+CACHE_ID_VARIABLE = "COMPILER_CACHE_ID"
 
 
 @dataclass(frozen=True)
 class CacheCell:
-    """One build of the cache-invariance check: its cache, cold (the builder's cache mounts
-    emptied first) or warm (right after the cold one), and the cache's own counters."""
+    """One build of the cache-invariance check: its cache, cold (new cache mounts) or warm
+    (right after the cold one, on its cache mounts)."""
 
     name: str                      # "none", "ccache cold", "ccache warm", ...
     cache_type: str
@@ -367,11 +372,15 @@ def verify_cache_invariant(target: str, files: Sequence[str], workdir: Path,
                          "variable (ccache, sccache or none)")
     base_env.update(preflight.ensure_builder({**base_env, **probe.invocation.env}))
     workdir.mkdir(parents=True, exist_ok=True)
+    named = CACHE_ID_VARIABLE in {v.name for v in probe.definition.variables()}
+    run = uuid.uuid4().hex[:8]
     builds = []
     for cell in cells:
-        if cell.cold:
+        cache_id = [f"{CACHE_ID_VARIABLE}={run}-{cell.cache_type}"] if named else []
+        if cell.cold and not named:
             buildx.prune_cache_mounts(base_env)
-        prepared, epoch = prepare(target, files, [*sets, f"{CACHE_VARIABLE}={cell.cache_type}"],
+        prepared, epoch = prepare(target, files,
+                                  [*sets, f"{CACHE_VARIABLE}={cell.cache_type}", *cache_id],
                                   base_env)
         tarball = workdir / f"{cell.name.replace(' ', '-')}.tar"
         image = build_once(prepared, target, epoch, tarball, base_env)

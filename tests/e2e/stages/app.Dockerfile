@@ -5,6 +5,7 @@ FROM base AS build
 
 ARG APP_VERSION
 ARG CACHE_TYPE
+ARG COMPILER_CACHE_ID
 ARG SOURCE_DATE_EPOCH
 
 # The cell's wheels by their sha256, as dockerfiles/ installs them (write-constraints.py --wheels).
@@ -18,8 +19,8 @@ COPY src/app /src/app
 WORKDIR /src/app
 # The single quotes are deliberate: the inner bash expands COMPILER_LAUNCHER.
 # hadolint ignore=SC2016
-RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
-    --mount=type=cache,id=rocm-bake-e2e-sccache,target=/root/.cache/sccache \
+RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache-${COMPILER_CACHE_ID},target=/root/.cache/ccache \
+    --mount=type=cache,id=rocm-bake-e2e-sccache-${COMPILER_CACHE_ID},target=/root/.cache/sccache \
     COMPILER_CACHE_STATS_NAME=app with-compiler-cache.sh bash -euo pipefail -c ' \
         CC="${COMPILER_LAUNCHER:+$COMPILER_LAUNCHER }gcc" \
         python -m pip wheel --no-build-isolation --no-deps --no-index -w /wheels .' \

@@ -5,12 +5,13 @@ FROM base AS build
 
 ARG CORE_VERSION
 ARG CACHE_TYPE
+ARG COMPILER_CACHE_ID
 ARG SOURCE_DATE_EPOCH
 
 COPY src/core /src/core
 WORKDIR /src/core
-RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
-    --mount=type=cache,id=rocm-bake-e2e-sccache,target=/root/.cache/sccache \
+RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache-${COMPILER_CACHE_ID},target=/root/.cache/ccache \
+    --mount=type=cache,id=rocm-bake-e2e-sccache-${COMPILER_CACHE_ID},target=/root/.cache/sccache \
     COMPILER_CACHE_STATS_NAME=core \
     with-compiler-cache.sh python -m pip wheel --no-build-isolation --no-deps --no-index \
         -w /wheels . \

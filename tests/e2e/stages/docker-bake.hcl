@@ -49,6 +49,12 @@ variable "CACHE_TYPE" {
   }
 }
 
+variable "COMPILER_CACHE_ID" {
+  type        = string
+  default     = "shared"
+  description = "Names the compile steps' cache mounts (ccache's and sccache's local directories): a new name is a cold compiler cache (inv verify-repro --cache-invariant gives each cold build its own)."
+}
+
 variable "DOWNLOADS" {
   type        = string
   default     = "/var/cache/rocm-bake/cachestack"
@@ -118,7 +124,8 @@ target "_common" {
 target "_compile" {
   inherits = ["_common"]
   args = {
-    CACHE_TYPE = CACHE_TYPE
+    CACHE_TYPE        = CACHE_TYPE
+    COMPILER_CACHE_ID = COMPILER_CACHE_ID
   }
 }
 

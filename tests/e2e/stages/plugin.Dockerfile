@@ -9,6 +9,7 @@ FROM base AS build
 
 ARG PLUGIN_VERSION
 ARG CACHE_TYPE
+ARG COMPILER_CACHE_ID
 ARG SOURCE_DATE_EPOCH
 
 RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core \
@@ -19,8 +20,8 @@ COPY src/plugin /src/plugin
 WORKDIR /src/plugin
 # The single quotes are deliberate: the inner bash expands GPU_ARCHS.
 # hadolint ignore=SC2016
-RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
-    --mount=type=cache,id=rocm-bake-e2e-sccache,target=/root/.cache/sccache \
+RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache-${COMPILER_CACHE_ID},target=/root/.cache/ccache \
+    --mount=type=cache,id=rocm-bake-e2e-sccache-${COMPILER_CACHE_ID},target=/root/.cache/sccache \
     COMPILER_CACHE_STATS_NAME=plugin with-compiler-cache.sh \
         bash -euo pipefail -c 'cmake -S . -B cmake-build -DCMAKE_BUILD_TYPE=Release \
             -DCMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++ \

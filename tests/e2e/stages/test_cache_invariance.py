@@ -1,6 +1,6 @@
 """The compiler cache never changes the output (issue 34): the test variant's runtime image,
-built with --no-cache once per compiler-cache cell -- CACHE_TYPE=none, ccache cold (the
-builder's cache mounts emptied) then warm, sccache cold then warm -- by `inv verify-repro
+built with --no-cache once per compiler-cache cell -- CACHE_TYPE=none, ccache cold (cache
+mounts of its own: COMPILER_CACHE_ID) then warm, sccache cold then warm -- by `inv verify-repro
 --cache-invariant`, is the committed reproducible image every time (expected/app-gfx950.json),
 and each warm build is all hits by the cache's own counters (ccache's stats log, sccache's
 statistics, which with-compiler-cache.sh prints per compile step). Its HIP units compile with a
