@@ -70,7 +70,7 @@ def verify_repro(c: Context, target: str = "", file: list[str] | None = None,
         raise UsageError("verify-repro needs a --target (or an --image)")
     set_ = list(set_ or [])
     if cache_invariant:
-        _verify_cache_invariant(target, files, set_, keep, expect)
+        _verify_cache_invariant(target, files, set_, keep, expect, record)
         return
     with tempfile.TemporaryDirectory(prefix="rocm-bake-repro-") as scratch:
         workdir = Path(keep) if keep else Path(scratch)
@@ -122,13 +122,14 @@ def _verify_published(image: str, files: list[str], keep: str) -> None:
 
 
 def _verify_cache_invariant(target: str, files: list[str], sets: list[str], keep: str,
-                            expect: str) -> None:
+                            expect: str, record: str) -> None:
     from rocm_bake import repro
 
     with tempfile.TemporaryDirectory(prefix="rocm-bake-repro-") as scratch:
         verdict = repro.verify_cache_invariant(target, files, Path(keep) if keep else
                                                Path(scratch), sets,
-                                               expect=Path(expect) if expect else None)
+                                               expect=Path(expect) if expect else None,
+                                               record=Path(record) if record else None)
     for build in verdict.builds:
         print(build.line())
     if not verdict.invariant:
@@ -143,6 +144,8 @@ def _verify_cache_invariant(target: str, files: list[str], sets: list[str], keep
                    code=EXIT_DIFFERENT)
     if verdict.unexpected is not None:
         print(f"as expected: {expect}")
+    if record:
+        print(f"recorded: {record}")
     if verdict.warm_misses:
         raise Exit(f"verify-repro: {', '.join(verdict.warm_misses)} compiled instead of "
                    "hitting the cache", code=EXIT_DIFFERENT)

@@ -357,7 +357,7 @@ class CacheVerdict:
 
 def verify_cache_invariant(target: str, files: Sequence[str], workdir: Path,
                            sets: Sequence[str] = (), env: Mapping[str, str] | None = None,
-                           expect: Path | None = None,
+                           expect: Path | None = None, record: Path | None = None,
                            cells: Sequence[CacheCell] = CACHE_CELLS) -> CacheVerdict:
     """Build ``target`` once per cache cell (``--no-cache``: the layer cache never serves; the
     compiler cache does), each exported as verify-repro exports, and compare every image with
@@ -389,10 +389,13 @@ def verify_cache_invariant(target: str, files: Sequence[str], workdir: Path,
         builds.append(CacheBuild(cell, image, tuple(stats)))
     changes = cache_changes(builds)
     unexpected = None
+    layers = input_layers(input_images(probe), base_env) if expect or record else {}
     if expected is not None:
-        layers = input_layers(input_images(probe), base_env)
         unexpected = tuple(reprodiff.compare(expected, builds[0].image.tarball, layers))
-    return CacheVerdict(target, tuple(builds), tuple(changes), unexpected)
+    verdict = CacheVerdict(target, tuple(builds), tuple(changes), unexpected)
+    if record is not None and verdict.invariant:
+        reprodiff.save(reprodiff.record(target, builds[0].image.tarball, layers), record)
+    return verdict
 
 
 def cache_changes(builds: Sequence[CacheBuild]) -> list[str]:
