@@ -15,11 +15,12 @@
 #                                    +-------------+
 #   wheels-<arch> collects every wheel of the cell (type=local,dest=dist/<arch>).
 #
-# Pins: the set vLLM v0.28.0 builds for ROCm (docker/Dockerfile.rocm_base +
-# docker/Dockerfile.rocm of vllm-project/vllm; the published vllm 0.28.0+rocm723
-# wheels carry exactly torch 2.12.0+git6bbd260, triton 3.7.1+gitf0b55c07,
-# torchvision 0.27.1+df56172, torchaudio 2.11.0+34c52a6, amd-aiter 0.1.19).
-# Commits are full 40-hex; a tag is accepted only where upstream pins a tag.
+# Pins: the set vLLM v0.33.0 builds from source for ROCm 7.2.3 (docker/Dockerfile.rocm_72_base +
+# docker/Dockerfile.rocm_72 of vllm-project/vllm, read from the release's sdist on PyPI,
+# vllm-0.33.0.tar.gz).  How each pin was resolved: docs/reference/pins.md.
+# Commits are full 40-hex; a tag is accepted only where upstream pins a tag.  An abbreviated
+# commit is kept only where the full one could not be had, and only as upstream spells it:
+# each one is declared in ABBREVIATED_PINS below (the pin, the ref it resolves on, why).
 #
 # Only plain HCL is used here (variables, top-level attributes, targets, groups,
 # for-expressions and a small set of functions) so that a re-implementation of
@@ -103,7 +104,7 @@ variable "CACHE_EXPORT" {
 variable "ROCM_VERSION" {
   type        = string
   default     = "7.2.3"
-  description = "ROCm release of the base image (vLLM v0.28.0 builds on rocm/dev-ubuntu-22.04:7.2.3-complete; its wheels are tagged +rocm723)."
+  description = "ROCm release of the base image (vLLM v0.33.0 docker/Dockerfile.rocm_72_base builds on rocm/dev-ubuntu-22.04:7.2.3-complete; its wheels are tagged +rocm723)."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", ROCM_VERSION))
     error_message = "ROCM_VERSION must be X.Y.Z, e.g. 7.2.3."
@@ -266,8 +267,8 @@ variable "NINJA_VERSION" {
 
 variable "SOURCE_DATE_EPOCH" {
   type        = string
-  default     = "1787011200"
-  description = "Unix time every build stamps on files and images (reproducible builds, `inv verify-repro`): 2026-08-18T00:00:00Z, the date of the newest pin recorded in this file (TRITON_REF). Move it forward with the pins."
+  default     = "1793577600"
+  description = "Unix time every build stamps on files and images (reproducible builds, `inv verify-repro`): 2026-11-02T00:00:00Z, the release date of VLLM_REF v0.33.0 on PyPI, whose set this file pins. Move it forward with the pins."
   validation {
     condition     = can(regex("^[0-9]+$", SOURCE_DATE_EPOCH))
     error_message = "SOURCE_DATE_EPOCH must be a Unix time in seconds."
@@ -281,16 +282,16 @@ variable "SOURCE_DATE_EPOCH" {
 variable "PYTORCH_REPO" {
   type        = string
   default     = "https://github.com/ROCm/pytorch.git"
-  description = "PyTorch source repository (AMD's fork, as vLLM's Dockerfile.rocm_base uses)."
+  description = "PyTorch source repository (AMD's fork, as vLLM's Dockerfile.rocm_72_base uses)."
 }
 
 variable "PYTORCH_COMMIT" {
   type        = string
-  default     = "6bbd26020da1c6dc198625dfcdd968b1e4e6b1c5"
-  description = "PyTorch commit built (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base PYTORCH_BRANCH 6bbd260; wheels report 2.12.0+git6bbd260)."
+  default     = "733fca1"
+  description = "PyTorch commit built: vLLM v0.33.0 docker/Dockerfile.rocm_72_base PYTORCH_BRANCH \"733fca1\" (release/2.13); wheels report 2.13.0+git733fca1. ABBREVIATED (see ABBREVIATED_PINS): ROCm/pytorch is too large to bring where it was recorded and no stored copy holds that commit; `inv bump --resolve` replaces it with the full commit where GitHub is reachable."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT))
-    error_message = "PYTORCH_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{7,40}$", PYTORCH_COMMIT))
+    error_message = "PYTORCH_COMMIT must be a full 40-hex commit (7-39 hex only as an abbreviated pin declared in ABBREVIATED_PINS)."
   }
 }
 
@@ -303,14 +304,14 @@ PYTORCH_COMMIT_SOURCE = {
 
 variable "PYTORCH_REF" {
   type        = string
-  default     = "release/2.12"
-  description = "Human ref PYTORCH_COMMIT was taken from (ROCm/pytorch release/2.12 as of 2026-08-02). Informational; the commit is what is checked out."
+  default     = "release/2.13"
+  description = "Ref PYTORCH_COMMIT was taken from (vLLM v0.33.0 Dockerfile.rocm_72_base: ROCm/pytorch release/2.13 as of 09/17); the abbreviated PYTORCH_COMMIT is resolved on it."
 }
 
 variable "PYTORCH_VERSION" {
   type        = string
-  default     = "2.12.0"
-  description = "torch version PYTORCH_COMMIT builds: its version.txt; the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.12.0+git6bbd260, as the published vLLM 0.28.0+rocm723 wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_base builds it; the build checks it). Used in tags and labels."
+  default     = "2.13.0"
+  description = "torch version PYTORCH_COMMIT builds: its version.txt (release/2.13); the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.13.0+git733fca1, as vLLM's ROCm 0.3x wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_72_base builds it; the build checks it). Used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -333,8 +334,8 @@ variable "TORCHVISION_REPO" {
 
 variable "TORCHVISION_COMMIT" {
   type        = string
-  default     = "df56172e4d5a8d0cd51384273bc6c5747f5ab931"
-  description = "torchvision commit (tag v0.27.1; vLLM's ROCm wheels ship torchvision 0.27.1+df56172)."
+  default     = "8fb87713a24951e639c494b0f2a8a81b5f8e33a6"
+  description = "torchvision commit of tag v0.28.0 (vLLM v0.33.0 Dockerfile.rocm_72_base PYTORCH_VISION_BRANCH; the git_version PyPI's torchvision 0.28.0 wheels record)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHVISION_COMMIT))
     error_message = "TORCHVISION_COMMIT must be a full 40-hex commit."
@@ -349,7 +350,7 @@ TORCHVISION_COMMIT_SOURCE = {
 
 variable "TORCHVISION_REF" {
   type        = string
-  default     = "v0.27.1"
+  default     = "v0.28.0"
   description = "Human ref of TORCHVISION_COMMIT."
 }
 
@@ -362,7 +363,7 @@ variable "TORCHAUDIO_REPO" {
 variable "TORCHAUDIO_COMMIT" {
   type        = string
   default     = "34c52a67e8941bbd8e6adaca0eb0b9eabec11d78"
-  description = "torchaudio commit (tag v2.11.0; vLLM's ROCm wheels ship torchaudio 2.11.0+34c52a6)."
+  description = "torchaudio commit (tag v2.11.0, vLLM v0.33.0 Dockerfile.rocm_72_base PYTORCH_AUDIO_BRANCH; unchanged since v0.28.0: torchaudio 2.11.0+34c52a6)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHAUDIO_COMMIT))
     error_message = "TORCHAUDIO_COMMIT must be a full 40-hex commit."
@@ -393,8 +394,8 @@ variable "TRITON_REPO" {
 
 variable "TRITON_COMMIT" {
   type        = string
-  default     = "f0b55c07da61c71775bef6d1a15ebf846430ac75"
-  description = "Triton commit (vLLM Dockerfile.rocm_base TRITON_BRANCH f0b55c0; wheel triton 3.7.1+gitf0b55c07)."
+  default     = "669b31acc1dd1b3fd93286afd5db67f65d9f7557"
+  description = "Triton commit: vLLM v0.33.0 Dockerfile.rocm_72_base TRITON_BRANCH \"669b31a\" (release/internal/3.8.x), in full as the same release's Dockerfile.rocm_72 ROCM_TRITON_KERNELS_COMMIT and cmake/external_projects/triton_kernels.cmake spell that ROCm/triton revision."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TRITON_COMMIT))
     error_message = "TRITON_COMMIT must be a full 40-hex commit."
@@ -410,14 +411,14 @@ TRITON_COMMIT_SOURCE = {
 
 variable "TRITON_REF" {
   type        = string
-  default     = "release/internal/3.7.x"
-  description = "Human ref TRITON_COMMIT was taken from (ROCm/triton release/internal/3.7.x as of 2026-08-18)."
+  default     = "release/internal/3.8.x"
+  description = "Human ref TRITON_COMMIT was taken from (vLLM v0.33.0 Dockerfile.rocm_72_base: ROCm/triton release/internal/3.8.x as of 09/17)."
 }
 
 variable "TRITON_VERSION" {
   type        = string
-  default     = "3.7.1"
-  description = "Triton version TRITON_COMMIT builds; used in tags and labels."
+  default     = "3.8.0"
+  description = "Triton version TRITON_COMMIT builds (release/internal/3.8.x; the gfx1250 stack of the same vLLM release names triton 3.8.0+git...); used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -427,8 +428,8 @@ TRITON_VERSION_SOURCE = {
 
 variable "TRITON_KERNELS_COMMIT" {
   type        = string
-  default     = "0f380657dbf3ee86eb57558ff71df24f03b5d4e7"
-  description = "ROCm/triton commit whose python/triton_kernels vLLM's CMake builds against (TRITON_KERNELS_SRC_DIR); vLLM v0.28.0 docker/Dockerfile.rocm ROCM_TRITON_KERNELS_COMMIT, which its cmake/external_projects/triton_kernels.cmake names too (the build checks that)."
+  default     = "669b31acc1dd1b3fd93286afd5db67f65d9f7557"
+  description = "ROCm/triton commit whose python/triton_kernels vLLM's CMake builds against (TRITON_KERNELS_SRC_DIR); vLLM v0.33.0 docker/Dockerfile.rocm_72 ROCM_TRITON_KERNELS_COMMIT, which its cmake/external_projects/triton_kernels.cmake names too (the build checks that)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TRITON_KERNELS_COMMIT))
     error_message = "TRITON_KERNELS_COMMIT must be a full 40-hex commit."
@@ -437,8 +438,8 @@ variable "TRITON_KERNELS_COMMIT" {
 
 variable "TRITON_KERNELS_REF" {
   type        = string
-  default     = "vllm-v0.28.0"
-  description = "Human label for TRITON_KERNELS_COMMIT: the ROCm/triton revision vLLM v0.28.0's docker/Dockerfile.rocm pins (ROCM_TRITON_KERNELS_COMMIT). Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for TRITON_KERNELS_COMMIT: the ROCm/triton revision vLLM v0.33.0's docker/Dockerfile.rocm_72 pins (ROCM_TRITON_KERNELS_COMMIT). Informational only."
 }
 
 # ---------------------------------------------------------------------------
@@ -454,7 +455,7 @@ variable "AITER_REPO" {
 variable "AITER_REF" {
   type        = string
   default     = "v0.1.19"
-  description = "AITER release tag (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base AITER_BRANCH). The clone keeps tags: setuptools_scm derives the wheel version from them."
+  description = "AITER release tag. NOT YET BUMPED: vLLM v0.33.0 Dockerfile.rocm_72_base AITER_BRANCH is v0.1.26, whose metadata (pyproject.toml, requirements.txt: the conformance snapshot and the aiter lock) could not be had where this was recorded (docs/reference/pins.md); v0.1.19 is vLLM v0.28.0's. The clone keeps tags: setuptools_scm derives the wheel version from them."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", AITER_REF))
     error_message = "AITER_REF must be a release tag vX.Y.Z[.postN] (no branches, no -rc/-longctx tags)."
@@ -526,7 +527,7 @@ variable "UCX_REPO" {
 variable "UCX_COMMIT" {
   type        = string
   default     = "96e58a16039f6d7d213bc967b8069238742c5194"
-  description = "UCX commit (vLLM docker/Dockerfile.rocm UCX_BRANCH, pinned by vllm-project/vllm#49251). Never a branch: NIXL's own default v1.21.x moves."
+  description = "UCX commit (vLLM docker/Dockerfile.rocm UCX_BRANCH, pinned by vllm-project/vllm#49251). Never a branch: NIXL's own default v1.21.x moves. NOT YET BUMPED, with NIXL (one group): vLLM v0.33.0 Dockerfile.rocm_72 pins UCX 2ff0b47ce7626584cb9b56c647d08f712c6c3edf (docs/reference/pins.md)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", UCX_COMMIT))
     error_message = "UCX_COMMIT must be a full 40-hex commit."
@@ -554,7 +555,7 @@ variable "NIXL_REPO" {
 variable "NIXL_COMMIT" {
   type        = string
   default     = "231d56753047c989062a5cb2ac703a1ad761c7d2"
-  description = "NIXL commit (vLLM docker/Dockerfile.rocm NIXL_BRANCH, pinned by vllm-project/vllm#49251)."
+  description = "NIXL commit (vLLM docker/Dockerfile.rocm NIXL_BRANCH, pinned by vllm-project/vllm#49251). NOT YET BUMPED: vLLM v0.33.0 Dockerfile.rocm_72 pins NIXL 1683cf3b7f3d11674c03c5e861cea22339876c96, whose pyproject.toml (the conformance snapshot, the nixl lock) could not be had where this was recorded (docs/reference/pins.md)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", NIXL_COMMIT))
     error_message = "NIXL_COMMIT must be a full 40-hex commit."
@@ -585,11 +586,11 @@ variable "VLLM_REPO" {
 
 variable "VLLM_COMMIT" {
   type        = string
-  default     = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
-  description = "vLLM commit (the commit of tag v0.28.0)."
+  default     = "4ba787ec9"
+  description = "vLLM commit of tag v0.33.0, as the release's sdist on PyPI names it (vllm/_version.py commit_id g4ba787ec9). ABBREVIATED (see ABBREVIATED_PINS): vllm-project/vllm is too large to bring where it was recorded and no stored copy holds that commit; `inv bump --resolve` replaces it with the full commit where GitHub is reachable."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", VLLM_COMMIT))
-    error_message = "VLLM_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{7,40}$", VLLM_COMMIT))
+    error_message = "VLLM_COMMIT must be a full 40-hex commit (7-39 hex only as an abbreviated pin declared in ABBREVIATED_PINS)."
   }
 }
 
@@ -601,7 +602,7 @@ VLLM_COMMIT_SOURCE = {
 
 variable "VLLM_REF" {
   type        = string
-  default     = "v0.28.0"
+  default     = "v0.33.0"
   description = "vLLM release tag of VLLM_COMMIT; the build fails if the tag does not point at VLLM_COMMIT."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", VLLM_REF))
@@ -623,12 +624,12 @@ VLLM_REF_SOURCE = {
 }
 
 # vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): a standalone Rust toolchain by URL +
-# sha256, as vLLM v0.28.0 docker/Dockerfile.rocm's rust-toolchain/rust-build stages install
+# sha256, as vLLM v0.33.0 docker/Dockerfile.rocm_72's rust-toolchain/rust-build stages install
 # through rustup (rust-toolchain.toml channel "1.95").
 variable "RUST_VERSION" {
   type        = string
   default     = "1.95.0"
-  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.28.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
+  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.33.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", RUST_VERSION))
     error_message = "RUST_VERSION must be an exact Rust release X.Y.Z, e.g. 1.95.0."
@@ -664,7 +665,7 @@ variable "LMCACHE_REPO" {
 variable "LMCACHE_COMMIT" {
   type        = string
   default     = "140819c9d57a975dbc5678a6459a218e544cb58b"
-  description = "LMCache commit (the commit of tag v0.5.3, the release vLLM's ROCm image installs via its v0.5.3-rocm wheel)."
+  description = "LMCache commit (the commit of tag v0.5.3: vLLM v0.33.0 docker/Dockerfile.rocm_72 lmcache_source LMCACHE_REF/LMCACHE_VERSION)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", LMCACHE_COMMIT))
     error_message = "LMCACHE_COMMIT must be a full 40-hex commit."
@@ -701,25 +702,115 @@ LMCACHE_REF_SOURCE = {
 }
 
 # ---------------------------------------------------------------------------
+# FlashAttention and MoRI (vLLM v0.33.0 docker/Dockerfile.rocm_72_base build_fa, build_mori)
+# ---------------------------------------------------------------------------
+
+variable "FA_REPO" {
+  type        = string
+  default     = "https://github.com/Dao-AILab/flash-attention.git"
+  description = "FlashAttention source repository (vLLM v0.33.0 Dockerfile.rocm_72_base FA_REPO; its ROCm build is the composable_kernel backend)."
+}
+
+variable "FA_COMMIT" {
+  type        = string
+  default     = "0e60e39473e8df549a20fb5353760f7a65b30e2d"
+  description = "FlashAttention commit: vLLM v0.33.0 Dockerfile.rocm_72_base FA_BRANCH \"0e60e394\", resolved in Dao-AILab/flash-attention (on main; flash_attn __version__ 2.8.3)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", FA_COMMIT))
+    error_message = "FA_COMMIT must be a full 40-hex commit."
+  }
+}
+
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
+FA_COMMIT_SOURCE = {
+  git  = FA_REPO
+  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?)$"
+}
+
+variable "FA_REF" {
+  type        = string
+  default     = "vllm-v0.33.0"
+  description = "Human label for FA_COMMIT: the revision vLLM v0.33.0's Dockerfile.rocm_72_base pins (FA_BRANCH is a commit, no tag). Informational only."
+}
+
+variable "FA_VERSION" {
+  type        = string
+  default     = "2.8.3"
+  description = "flash_attn version FA_COMMIT builds (flash_attn/__init__.py __version__ at FA_COMMIT); used in tags and labels."
+}
+
+variable "MORI_REPO" {
+  type        = string
+  default     = "https://github.com/ROCm/mori.git"
+  description = "MoRI source repository (vLLM v0.33.0 Dockerfile.rocm_72_base MORI_REPO; builds the amd_mori wheel)."
+}
+
+variable "MORI_REF" {
+  type        = string
+  default     = "v1.2.3.post1"
+  description = "MoRI release tag (vLLM v0.33.0 Dockerfile.rocm_72_base MORI_BRANCH)."
+  validation {
+    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", MORI_REF))
+    error_message = "MORI_REF must be a release tag vX.Y.Z[.postN]."
+  }
+}
+
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
+MORI_REF_SOURCE = {
+  git  = MORI_REPO
+  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?)$"
+}
+
+variable "MORI_COMMIT" {
+  type        = string
+  default     = ""
+  description = "Optional 40-hex commit MORI_REF must resolve to (empty = trust the tag, as vLLM pins the tag)."
+  validation {
+    condition     = MORI_COMMIT == "" || can(regex("^[0-9a-f]{40}$", MORI_COMMIT))
+    error_message = "MORI_COMMIT must be empty or a full 40-hex commit."
+  }
+}
+
+# Pins kept in upstream's abbreviated form because the full commit could not be had where they
+# were recorded (docs/reference/pins.md): pin -> the ref it resolves on.  `inv lint` lists each
+# as a warning; `inv bump --resolve` replaces it with the full commit where the host answers.
+ABBREVIATED_PINS = {
+  PYTORCH_COMMIT = PYTORCH_REF
+  VLLM_COMMIT    = VLLM_REF
+}
+
+# ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
 # gfx1250 is an honest skip, not a real cell: upstream builds nothing for it on a ROCm 7.2.3
-# base.  vLLM v0.28.0's docker/Dockerfile.rocm_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
-# gfx1150, gfx1151) has no gfx1250; its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt
-# torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14.0a20260623 base and builds
-# AITER JIT-only there (AITER_BRANCH main, ENABLE_CK=0, PREBUILD_KERNELS=0).  On this base every
+# base.  vLLM v0.33.0's docker/Dockerfile.rocm_72_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
+# gfx1150, gfx1151) has no gfx1250; its docker/Dockerfile.rocm_base_gfx1250 starts from
+# ubuntu:24.04 and installs prebuilt torch 2.11.0+rocm10.1.0a20260822 (with triton
+# 3.8.0+git4cff872c.rocm10.1.0a20260822) and the TheRock ROCm SDK 10.1.0a20260822 from
+# rocm.nightlies.amd.com, builds FlashAttention from a work-in-progress fork
+# (jpvillam-amd/flash-attention jpvillam/gfx1250_wip, Triton backend), AITER at f85b24b with
+# ENABLE_CK=0 / PREBUILD_KERNELS=0, and MoRI v1.1.0 for gfx942;gfx950 only.  On this base every
 # component that generates GPU code or needs the cell's torch is skipped, each with its reason.
 # What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
 # over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
+#
+# A cell exists only for archs upstream supports: a component whose upstream declares its archs
+# (MoRI's setup.py _supported_arch_list, FlashAttention's setup.py allowed_archs, AITER's
+# arch table; recorded in src/rocm_bake_checks/lint/upstream-archs.toml) needs a SKIP entry for
+# every arch outside them (`inv lint`, rule supported-archs).
 
 SKIP = {
-  "gfx1201/aiter"   = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
-  "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER v0.1.19 does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH main) over prebuilt TheRock torch on a ROCm SDK 7.14 base (vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.28.0's Dockerfile.rocm_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14 base instead"
-  "gfx1250/triton"  = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch)"
-  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 7.14 base, vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 7.14 base (docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/lmcache" = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
+  "gfx1201/aiter"      = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths); vLLM v0.33.0 Dockerfile.rocm_72_base builds AITER for AITER_ROCM_ARCH gfx942;gfx950 only"
+  "gfx1201/flash-attn" = "flash-attention's setup.py at FA_COMMIT allows gfx90a, gfx942, gfx950 only (allowed_archs), and vLLM v0.33.0 Dockerfile.rocm_72_base build_fa drops every gfx1xxx arch from GPU_ARCHS"
+  "gfx1201/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950 (MORI_REF v1.2.3.post1); vLLM imports mori only for its MoRI all2all backend"
+  "gfx1250/aiter"      = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH f85b24b) over prebuilt TheRock torch on a ROCm SDK 10.1.0a20260822 base (vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3; upstream's gfx1250 FlashAttention is a work-in-progress fork (jpvillam-amd/flash-attention jpvillam/gfx1250_wip, Triton backend) on a TheRock ROCm SDK 10.1.0a20260822 base (vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; even upstream's gfx1250 image builds MoRI for MORI_GPU_ARCHS gfx942;gfx950 only (vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/torch"      = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.33.0's Dockerfile.rocm_72_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm10.1.0a20260822 wheels on a TheRock ROCm SDK 10.1.0a20260822 base instead"
+  "gfx1250/triton"     = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch); upstream's gfx1250 triton is the prebuilt 3.8.0+git4cff872c.rocm10.1.0a20260822 wheel"
+  "gfx1250/cupy"       = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 10.1.0a20260822 base, vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/vllm"       = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_72_base) has no gfx1250; v0.33.0 builds gfx1250 only on a TheRock ROCm SDK 10.1.0a20260822 base (docker/Dockerfile.rocm_base_gfx1250, docker/Dockerfile.rocm_gfx1250)"
+  "gfx1250/lmcache"    = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
 }
 
 ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
@@ -733,6 +824,8 @@ ARCHS = {
   aiter   = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/aiter")]
   cupy    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/cupy")]
   nixl    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/nixl")]
+  flash-attn = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/flash-attn")]
+  mori    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/mori")]
   vllm    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/vllm")]
   lmcache = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/lmcache")]
   wheels  = CELL_ARCHS
@@ -756,6 +849,8 @@ VERSION_TAG = {
   aiter   = AITER_COMMIT == "" ? trimprefix(AITER_REF, "v") : "${trimprefix(AITER_REF, "v")}-git${substr(AITER_COMMIT, 0, 8)}"
   cupy    = CUPY_COMMIT == "" ? trimprefix(CUPY_REF, "v") : "${trimprefix(CUPY_REF, "v")}-git${substr(CUPY_COMMIT, 0, 8)}"
   nixl    = "git${substr(NIXL_COMMIT, 0, 8)}-ucx${substr(UCX_COMMIT, 0, 8)}"
+  flash-attn = "${FA_VERSION}-git${substr(FA_COMMIT, 0, 8)}"
+  mori    = MORI_COMMIT == "" ? trimprefix(MORI_REF, "v") : "${trimprefix(MORI_REF, "v")}-git${substr(MORI_COMMIT, 0, 8)}"
   vllm    = "${trimprefix(VLLM_REF, "v")}-git${substr(VLLM_COMMIT, 0, 9)}"
   lmcache = "${trimprefix(LMCACHE_REF, "v")}-git${substr(LMCACHE_COMMIT, 0, 8)}"
 }
@@ -778,6 +873,8 @@ CACHE_KEY = {
   aiter   = VERSION_TAG["aiter"]
   cupy    = VERSION_TAG["cupy"]
   nixl    = "${NIXL_COMMIT}-ucx-${UCX_COMMIT}"
+  flash-attn = VERSION_TAG["flash-attn"]
+  mori    = VERSION_TAG["mori"]
   vllm    = VLLM_COMMIT
   lmcache = LMCACHE_COMMIT
 }
@@ -813,6 +910,12 @@ PINS = {
   UCX_REF            = UCX_REF
   NIXL_COMMIT        = NIXL_COMMIT
   NIXL_REF           = NIXL_REF
+  FA_REPO            = FA_REPO
+  FA_COMMIT          = FA_COMMIT
+  FA_REF             = FA_REF
+  MORI_REPO          = MORI_REPO
+  MORI_REF           = MORI_REF
+  MORI_COMMIT        = MORI_COMMIT
   VLLM_COMMIT        = VLLM_COMMIT
   VLLM_REF           = VLLM_REF
   RUST_VERSION       = RUST_VERSION
@@ -1014,6 +1117,57 @@ target "nixl" {
   }
 }
 
+# FlashAttention (composable_kernel backend) over the cell's torch (vLLM v0.33.0
+# docker/Dockerfile.rocm_72_base build_fa).
+target "flash-attn" {
+  matrix     = { arch = ARCHS["flash-attn"] }
+  name       = "flash-attn-${arch}"
+  inherits   = ["_compile", "_cell-flash-attn-${arch}"]
+  dockerfile = "flash-attn.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base  = "target:base-${arch}"
+    torch = "target:torch-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    FA_REPO    = FA_REPO
+    FA_COMMIT  = FA_COMMIT
+    FA_REF     = FA_REF
+    FA_VERSION = FA_VERSION
+  })
+  labels = {
+    "org.opencontainers.image.source"   = FA_REPO
+    "org.opencontainers.image.revision" = FA_COMMIT
+    "org.opencontainers.image.version"  = FA_VERSION
+  }
+}
+
+# MoRI (the amd_mori wheel) over the cell's torch (vLLM v0.33.0 docker/Dockerfile.rocm_72_base
+# build_mori).
+target "mori" {
+  matrix     = { arch = ARCHS["mori"] }
+  name       = "mori-${arch}"
+  inherits   = ["_compile", "_cell-mori-${arch}"]
+  dockerfile = "mori.Dockerfile"
+  target     = "wheels"
+  contexts = {
+    base  = "target:base-${arch}"
+    torch = "target:torch-${arch}"
+  }
+  args = merge(ARCH_ARGS[arch], {
+    # MoRI's own arch knob, from the cell's one arch (its setup.py: MORI_GPU_ARCHS first, else
+    # the build host's GPU).
+    MORI_GPU_ARCHS = join(";", [arch])
+    MORI_REPO   = MORI_REPO
+    MORI_REF    = MORI_REF
+    MORI_COMMIT = MORI_COMMIT
+  })
+  labels = {
+    "org.opencontainers.image.source"  = MORI_REPO
+    "org.opencontainers.image.version" = MORI_REF
+  }
+}
+
 target "vllm" {
   matrix     = { arch = ARCHS["vllm"] }
   name       = "vllm-${arch}"
@@ -1026,6 +1180,8 @@ target "vllm" {
     triton = "target:triton-${arch}"
     aiter  = contains(ARCHS["aiter"], arch) ? "target:aiter-${arch}" : "target:empty"
     nixl   = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
+    flash-attn = contains(ARCHS["flash-attn"], arch) ? "target:flash-attn-${arch}" : "target:empty"
+    mori   = contains(ARCHS["mori"], arch) ? "target:mori-${arch}" : "target:empty"
   }
   args = merge(ARCH_ARGS[arch], {
     VLLM_REPO   = VLLM_REPO
@@ -1089,6 +1245,8 @@ target "wheels" {
     aiter   = contains(ARCHS["aiter"], arch) ? "target:aiter-${arch}" : "target:empty"
     cupy    = contains(ARCHS["cupy"], arch) ? "target:cupy-${arch}" : "target:empty"
     nixl    = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
+    flash-attn = contains(ARCHS["flash-attn"], arch) ? "target:flash-attn-${arch}" : "target:empty"
+    mori    = contains(ARCHS["mori"], arch) ? "target:mori-${arch}" : "target:empty"
     vllm    = contains(ARCHS["vllm"], arch) ? "target:vllm-${arch}" : "target:empty"
     lmcache = contains(ARCHS["lmcache"], arch) ? "target:lmcache-${arch}" : "target:empty"
   }
@@ -1123,6 +1281,8 @@ group "all" {
     [for a in ARCHS["aiter"] : "aiter-${a}"],
     [for a in ARCHS["cupy"] : "cupy-${a}"],
     [for a in ARCHS["nixl"] : "nixl-${a}"],
+    [for a in ARCHS["flash-attn"] : "flash-attn-${a}"],
+    [for a in ARCHS["mori"] : "mori-${a}"],
     [for a in ARCHS["vllm"] : "vllm-${a}"],
     [for a in ARCHS["lmcache"] : "lmcache-${a}"],
     [for a in ARCHS["wheels"] : "wheels-${a}"],
@@ -1157,6 +1317,16 @@ group "cupy" {
 group "nixl" {
   description = "UCX (--with-rocm) and the nixl-rocm wheel"
   targets     = [for a in ARCHS["nixl"] : "nixl-${a}"]
+}
+
+group "flash-attn" {
+  description = join("", ["flash_attn wheel (FlashAttention, composable_kernel backend)", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/flash-attn"]}" if contains(keys(SKIP), "${a}/flash-attn")])])
+  targets     = [for a in ARCHS["flash-attn"] : "flash-attn-${a}"]
+}
+
+group "mori" {
+  description = join("", ["amd_mori wheel (MoRI)", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/mori"]}" if contains(keys(SKIP), "${a}/mori")])])
+  targets     = [for a in ARCHS["mori"] : "mori-${a}"]
 }
 
 group "vllm" {

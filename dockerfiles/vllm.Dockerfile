@@ -1,5 +1,6 @@
 # vllm.Dockerfile - the vLLM runtime image of one cell (target vllm-<arch>, stage runtime).
-# Named contexts: base, torch, triton, aiter, nixl.  aiter (and nixl) may be the `empty`
+# Named contexts: base, torch, triton, aiter, nixl, flash-attn, mori.  aiter, nixl, flash-attn
+# and mori may be the `empty`
 # target for cells that skip them; their /wheels is then empty and the installs below
 # simply find nothing there.
 #   amdsmi   the amdsmi wheel of the base image's ROCm (/opt/rocm/share/amd_smi)
@@ -129,8 +130,8 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     && test -x vllm/vllm-rs \
     && ls -l vllm/vllm-rs vllm/_rust_*.so
 
-# use_existing_torch.py drops vLLM's torch pins so the torch above is kept; drop-requirement.py
-# does the same for the other wheels the cell built (requirements/build/rocm.txt also pins
+# tools/use_existing_torch.py (under tools/ since vLLM v0.33.0) drops vLLM's torch pins so the
+# torch above is kept; drop-requirement.py does the same for the other wheels the cell built (requirements/build/rocm.txt also pins
 # PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
 # were installed from the vllm lock above.
 # The Rust frontend comes built from the rust stage (vllm-project/vllm docker/Dockerfile.rocm
@@ -155,7 +156,7 @@ COPY --from=rust /var/log/rocm-bake/compiler-cache/ /var/log/rocm-bake/compiler-
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
-    python use_existing_torch.py \
+    python tools/use_existing_torch.py \
     && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && VLLM_TARGET_DEVICE=rocm VLLM_REQUIRE_RUST_FRONTEND=1 \
@@ -185,32 +186,36 @@ ARG SOURCE_DATE_EPOCH
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi), everything else
-# from the vllm lock (locks/vllm.txt).
+# from the vllm lock (locks/vllm.txt).  flash_attn and amd_mori too (`empty` where the cell
+# skips them), as vllm-project/vllm docker/Dockerfile.rocm_72_base's final stage installs
+# its debs stage (build_fa's and build_mori's wheels among them) into the image.
 COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
+    --mount=type=bind,from=flash-attn,source=/wheels,target=/deps/flash-attn \
+    --mount=type=bind,from=mori,source=/wheels,target=/deps/mori \
     --mount=type=bind,from=wheels,source=/wheels,target=/deps/vllm \
     shopt -s nullglob \
     && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
-        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/flash-attn /deps/mori /deps/vllm \
     && PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt \
        pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/vllm.txt \
         -r /tmp/cell-wheels.txt \
     && rm /tmp/cell-wheels.txt \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
-        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
+        /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/flash-attn /deps/mori /deps/vllm \
     && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser \
     && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)" \
     && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs"
 # Images built FROM this one (lmcache) keep installing against the cell's wheels.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
-# The runtime environment of vllm-project/vllm's ROCm image at commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a (VLLM_COMMIT): docker/Dockerfile.rocm_base's base
-# sets HSA_NO_SCRATCH_RECLAIM=1 (needed by RCCL on ROCm 7.1 and later), docker/Dockerfile.rocm's
+# The runtime environment of vllm-project/vllm's ROCm image at VLLM_REF v0.33.0:
+# docker/Dockerfile.rocm_72_base's base sets HSA_NO_SCRATCH_RECLAIM=1 (needed by RCCL on ROCm
+# 7.1 and later) and its final stage ROCPROFILER_QUEUE_INTERPOSITION=0, docker/Dockerfile.rocm_72's
 # final stage the rest, with KINETO_CONFIG naming a file that raises the ROCm profiler's
 # ROCTRACER_MAX_EVENTS limit (upstream writes it to /app/libkineto.conf).
 RUN --network=none printf 'ROCTRACER_MAX_EVENTS=10000000\n' > /opt/rocm-bake/libkineto.conf
@@ -220,6 +225,8 @@ ENV HSA_NO_SCRATCH_RECLAIM=1 \
     HSA_ENABLE_IPC_MODE_LEGACY=1 \
     UCX_RMA_PPLN_ENABLE=y \
     UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf \
+    UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf \
+    ROCPROFILER_QUEUE_INTERPOSITION=0 \
     TOKENIZERS_PARALLELISM=false \
     SAFETENSORS_FAST_GPU=1 \
     HIP_FORCE_DEV_KERNARG=1 \

@@ -1,6 +1,6 @@
 # wheels-export.Dockerfile - every wheel of one cell plus its pins, versions manifest and
 # compiler-cache statistics (target wheels-<arch>, output type=local,dest=dist/<arch>).
-# Named contexts: base, torch, triton, aiter, cupy, nixl, vllm, lmcache; a skipped
+# Named contexts: base, torch, triton, aiter, cupy, nixl, flash-attn, mori, vllm, lmcache; a skipped
 # component is the `empty` target, whose /wheels is empty.
 FROM base AS pins
 
@@ -35,6 +35,12 @@ ARG UCX_COMMIT
 ARG UCX_REF
 ARG NIXL_COMMIT
 ARG NIXL_REF
+ARG FA_REPO
+ARG FA_COMMIT
+ARG FA_REF
+ARG MORI_REPO
+ARG MORI_REF
+ARG MORI_COMMIT
 ARG VLLM_COMMIT
 ARG VLLM_REF
 ARG LMCACHE_COMMIT
@@ -49,6 +55,8 @@ RUN --network=none --mount=type=bind,from=torch,source=/wheels,target=/deps/torc
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
     --mount=type=bind,from=nixl,source=/wheels,target=/deps/nixl \
+    --mount=type=bind,from=flash-attn,source=/wheels,target=/deps/flash-attn \
+    --mount=type=bind,from=mori,source=/wheels,target=/deps/mori \
     --mount=type=bind,from=vllm,source=/wheels,target=/deps/vllm \
     --mount=type=bind,from=lmcache,source=/wheels,target=/deps/lmcache \
     mkdir -p /out \
@@ -58,19 +66,22 @@ RUN --network=none --mount=type=bind,from=torch,source=/wheels,target=/deps/torc
             TORCHAUDIO_COMMIT TORCHAUDIO_REF TRITON_REPO TRITON_COMMIT TRITON_REF \
             TRITON_KERNELS_COMMIT TRITON_KERNELS_REF \
             AITER_REPO AITER_REF AITER_COMMIT CUPY_REF CUPY_COMMIT UCX_COMMIT UCX_REF \
-            NIXL_COMMIT NIXL_REF VLLM_COMMIT VLLM_REF LMCACHE_COMMIT LMCACHE_REF; do \
+            NIXL_COMMIT NIXL_REF FA_REPO FA_COMMIT FA_REF MORI_REPO MORI_REF MORI_COMMIT \
+            VLLM_COMMIT VLLM_REF LMCACHE_COMMIT LMCACHE_REF; do \
         printf '%s=%s\n' "${name}" "${!name}"; \
     done > /out/rocm-bake-pins.txt \
     && write-manifest.py /out/versions.json /deps/torch /deps/triton /deps/aiter /deps/cupy \
-        /deps/nixl /deps/vllm /deps/lmcache
+        /deps/nixl /deps/flash-attn /deps/mori /deps/vllm /deps/lmcache
 
 FROM scratch AS export
-# torch ... lmcache are bake named contexts (target:<component>-<arch> or target:empty).
+# torch ... lmcache (flash-attn and mori among them) are bake named contexts (target:<component>-<arch> or target:empty).
 COPY --from=torch /wheels/ /
 COPY --from=triton /wheels/ /
 COPY --from=aiter /wheels/ /
 COPY --from=cupy /wheels/ /
 COPY --from=nixl /wheels/ /
+COPY --from=flash-attn /wheels/ /
+COPY --from=mori /wheels/ /
 COPY --from=vllm /wheels/ /
 COPY --from=lmcache /wheels/ /
 COPY --from=pins /out/ /
@@ -81,3 +92,5 @@ COPY --from=triton /compiler-cache/ /compiler-cache/
 COPY --from=aiter /compiler-cache/ /compiler-cache/
 COPY --from=cupy /compiler-cache/ /compiler-cache/
 COPY --from=nixl /compiler-cache/ /compiler-cache/
+COPY --from=flash-attn /compiler-cache/ /compiler-cache/
+COPY --from=mori /compiler-cache/ /compiler-cache/

@@ -55,7 +55,8 @@ _SKIP_CHECK = re.compile(r"\s(?:-x|--skip-dependency-check)\b")
 # unless upstream.toml's [built] says otherwise; only the exceptions are written down.
 # base and wheels (the export) build none.
 CONTEXT_DISTS = {"base": (), "wheels": (), "torch": ("torch", "torchvision", "torchaudio"),
-                 "aiter": ("amd-aiter",), "nixl": ("nixl-rocm",), "amdsmi": ("amdsmi",)}
+                 "aiter": ("amd-aiter",), "nixl": ("nixl-rocm",), "amdsmi": ("amdsmi",),
+                 "mori": ("amd-mori",)}
 
 
 def context_dists(names: list[str]) -> dict[str, tuple[str, ...]]:
