@@ -85,7 +85,7 @@ variable "PYTORCH_VERSION" {{ default = "2.12.0" }}
 variable "TRITON_VERSION" {{ default = "3.7.1" }}
 variable "CUPY_REF" {{ default = "v14.2.0" }}
 variable "NIXL_COMMIT" {{ default = "231d56753047c989062a5cb2ac703a1ad761c7d2" }}
-variable "VLLM_COMMIT" {{ default = "2cf0a6915ce544dc493a0990f2ea38d81601128a" }}
+variable "VLLM_COMMIT" {{ default = "4ba787ec9" }}
 variable "LMCACHE_COMMIT" {{ default = "140819c9d57a975dbc5678a6459a218e544cb58b" }}
 target "app" {{
   context = "dockerfiles"
@@ -98,7 +98,7 @@ group "default" {{
 """
 BASE = ("FROM scratch AS base\nARG CMAKE_VERSION\nCOPY requirements/build-tools.txt /r.txt\n"
         'RUN pip install -r /r.txt && pip install "cmake==${CMAKE_VERSION}" "ninja==1.11.1.4"\n')
-TOOLS = ("setuptools==79.0.1\nwheel==0.45.1\npackaging==25.0\nbuild==1.2.2.post1\n"
+TOOLS = ("setuptools==79.0.1\nwheel==0.45.1\npackaging==26.4\nbuild==1.2.2.post1\n"
          "pybind11==2.13.6\nCython==3.0.12\nsetuptools-scm==8.3.1\nPyYAML==6.0.2\n")
 COMPONENTS = {
     "cupy": ("cupy.Dockerfile", "cupy/cupy/{CUPY_REF}", "", ""),
@@ -139,10 +139,10 @@ CASES: dict[str, tuple[str, str, dict[str, str], dict[str, str]]] = {
                             "requirements/rocm_core.txt cupy-rocm-7-0 && pip wheel -w /w .\n"}),
     "vllm-constraint-conflict": ("constraint-conflict", "vllm",
                                  {"vllm.Dockerfile": "FROM base AS build\nRUN python "
-                                  "use_existing_torch.py && pip install -r "
+                                  "tools/use_existing_torch.py && pip install -r "
                                   "requirements/build/rocm.txt && pip wheel -w /w .\n"},
                                  {"vllm.Dockerfile": "FROM base AS build\nRUN python "
-                                  "use_existing_torch.py && drop-requirement.py "
+                                  "tools/use_existing_torch.py && drop-requirement.py "
                                   "requirements/build/rocm.txt triton amdsmi && pip install "
                                   "-r requirements/build/rocm.txt && pip wheel -w /w .\n"}),
 }

@@ -1,5 +1,5 @@
-"""The conformance rules over upstream's own Dockerfiles (vLLM docker/Dockerfile.rocm_base and
-docker/Dockerfile.rocm at the pinned commit, replayed from the committed snapshot: the real
+"""The conformance rules over upstream's own Dockerfiles (vLLM docker/Dockerfile.rocm_72_base and
+docker/Dockerfile.rocm_72 at the pinned commit, replayed from the committed snapshot: the real
 files), on a small repository that conforms, and a bad case per rule made by changing one of
 its files (the style of tests/lint/cases.py)."""
 
@@ -12,7 +12,7 @@ import pytest
 from rocm_bake_checks import lint
 from rocm_bake_checks.lint import upstream
 
-COMMIT = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
+COMMIT = "4ba787ec9"
 RAW = f"https://raw.githubusercontent.com/vllm-project/vllm/{COMMIT}/docker"
 NO_POLICY = Path("no-policy.toml")
 
@@ -45,7 +45,7 @@ group "default" {{
   targets = ["torch", "vllm", "other", "wheels"]
 }}
 """
-# Every apt package upstream's base installs (Dockerfile.rocm_base base, Dockerfile.rocm base).
+# Every apt package upstream's base installs (Dockerfile.rocm_72_base base, Dockerfile.rocm_72 base).
 APT = ("software-properties-common git curl sudo vim less libgfortran5 libopenmpi-dev libpci-dev "
        "liblzma-dev pkg-config python${PYTHON_VERSION} python${PYTHON_VERSION}-dev "
        "python${PYTHON_VERSION}-venv python${PYTHON_VERSION}-lib2to3 python-is-python3 gcc-13 "
@@ -59,9 +59,10 @@ BASE_ENV = ("PATH=/opt/rocm/llvm/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bi
             " PYTHON_VERSION=3.12 DEBIAN_FRONTEND=noninteractive UV_HTTP_TIMEOUT=500"
             " UV_INDEX_STRATEGY=unsafe-best-match UV_LINK_MODE=copy"
             " CCACHE_DIR=/root/.cache/ccache"
-            " CCACHE_COMPILERCHECK=content MAX_JOBS=4")
+            " CCACHE_COMPILERCHECK=content MAX_JOBS=16")
 RUNTIME_ENV = ("HSA_ENABLE_IPC_MODE_LEGACY=1 UCX_RMA_PPLN_ENABLE=y "
-               "UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf TOKENIZERS_PARALLELISM=false "
+               "UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf "
+               "ROCPROFILER_QUEUE_INTERPOSITION=0 UV_COMPILE_BYTECODE=1 TOKENIZERS_PARALLELISM=false "
                "SAFETENSORS_FAST_GPU=1 HIP_FORCE_DEV_KERNARG=1 PYTORCH_NVML_BASED_CUDA_CHECK=1 "
                "KINETO_CONFIG=/opt/rocm-bake/libkineto.conf")
 BUILD = "FROM base AS {name}\nRUN {flags} pip wheel -w /wheels .\n"
@@ -141,15 +142,15 @@ def replace(name: str, old: str, new: str, stages: dict[str, tuple[str, str]] = 
 CASES: dict[str, tuple[dict[str, str], str]] = {
     # rule -> (bad files: the good repository with one change, what the finding names)
     "apt-base": (replace("dockerfiles/base.Dockerfile", " libopenmpi-dev", ""),
-                 "installs libopenmpi-dev (Dockerfile.rocm_base stage base:46)"),
+                 "installs libopenmpi-dev (Dockerfile.rocm_72_base stage base:51)"),
     "runtime-env": (replace("dockerfiles/vllm.Dockerfile", "HSA_ENABLE_IPC_MODE_LEGACY=1",
                             "HSA_ENABLE_IPC_MODE_LEGACY=0"),
-                    "sets HSA_ENABLE_IPC_MODE_LEGACY=1 (Dockerfile.rocm:880); the runtime image "
+                    "sets HSA_ENABLE_IPC_MODE_LEGACY=1 (Dockerfile.rocm_72:980); the runtime image "
                     "here sets HSA_ENABLE_IPC_MODE_LEGACY=0"),
     "release-wheels": (replace("dockerfiles/vllm.Dockerfile",
                                "COPY --from=amdsmi /wheels/ /wheels/\n", ""),
-                       "collects the amdsmi wheel (Dockerfile.rocm_base stage "
-                       "debs_wheel_release:285)"),
+                       "collects the amdsmi wheel (Dockerfile.rocm_72_base stage "
+                       "debs_wheel_release:290)"),
     "export-wheels": ({**GOOD, "dockerfiles/vllm.Dockerfile": GOOD["dockerfiles/vllm.Dockerfile"]
                        .replace("COPY --from=amdsmi /wheels/ /wheels/\n", "")
                        .replace("target=/v pip", "target=/v --mount=type=bind,from=amdsmi,"
@@ -158,8 +159,8 @@ CASES: dict[str, tuple[dict[str, str], str]] = {
                       " stage amdsmi, which the wheels export does not collect"),
     "build-components": (replace("docker-bake.hcl", "", "",
                                  {k: v for k, v in STAGES.items() if k != "rocm_base:build_mori"}),
-                         "Dockerfile.rocm_base stage build_mori builds something "
-                         "(Dockerfile.rocm_base:220)"),
+                         "Dockerfile.rocm_72_base stage build_mori builds something "
+                         "(Dockerfile.rocm_72_base:225)"),
     "build-flags": (replace("dockerfiles/vllm.Dockerfile", " VLLM_REQUIRE_RUST_FRONTEND=1", ""),
                     "stage build_vllm_wheel_release builds with VLLM_REQUIRE_RUST_FRONTEND=1 "
                     "(implied: the stage ships the Rust frontend"),
@@ -191,8 +192,8 @@ def test_rule_catches_its_bad_case(rule: str, tmp_path: Path) -> None:
 
 def test_the_committed_snapshot_holds_upstreams_dockerfiles() -> None:
     metadata = upstream.Metadata(upstream.Settings())
-    assert "FROM base AS debs_wheel_release" in metadata.text(f"{RAW}/Dockerfile.rocm_base")
-    assert "ENV HIP_FORCE_DEV_KERNARG=1" in metadata.text(f"{RAW}/Dockerfile.rocm")
+    assert "FROM base AS debs_wheel_release" in metadata.text(f"{RAW}/Dockerfile.rocm_72_base")
+    assert "ENV HIP_FORCE_DEV_KERNARG=1" in metadata.text(f"{RAW}/Dockerfile.rocm_72")
 
 
 def test_a_missing_upstream_stage_is_one_line_error(tmp_path: Path) -> None:
