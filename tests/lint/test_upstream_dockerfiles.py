@@ -45,7 +45,8 @@ group "default" {{
   targets = ["torch", "vllm", "other", "wheels"]
 }}
 """
-# Every apt package upstream's base installs (Dockerfile.rocm_72_base base, Dockerfile.rocm_72 base).
+# Every apt package upstream's base installs (Dockerfile.rocm_72_base base, Dockerfile.rocm_72
+# base).
 APT = ("software-properties-common git curl sudo vim less libgfortran5 libopenmpi-dev libpci-dev "
        "liblzma-dev pkg-config python${PYTHON_VERSION} python${PYTHON_VERSION}-dev "
        "python${PYTHON_VERSION}-venv python${PYTHON_VERSION}-lib2to3 python-is-python3 gcc-13 "
@@ -62,7 +63,8 @@ BASE_ENV = ("PATH=/opt/rocm/llvm/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bi
             " CCACHE_COMPILERCHECK=content MAX_JOBS=16")
 RUNTIME_ENV = ("HSA_ENABLE_IPC_MODE_LEGACY=1 UCX_RMA_PPLN_ENABLE=y "
                "UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf "
-               "ROCPROFILER_QUEUE_INTERPOSITION=0 UV_COMPILE_BYTECODE=1 TOKENIZERS_PARALLELISM=false "
+               "ROCPROFILER_QUEUE_INTERPOSITION=0 UV_COMPILE_BYTECODE=1 "
+               "TOKENIZERS_PARALLELISM=false "
                "SAFETENSORS_FAST_GPU=1 HIP_FORCE_DEV_KERNARG=1 PYTORCH_NVML_BASED_CUDA_CHECK=1 "
                "KINETO_CONFIG=/opt/rocm-bake/libkineto.conf")
 BUILD = "FROM base AS {name}\nRUN {flags} pip wheel -w /wheels .\n"

@@ -22,6 +22,7 @@ from rocm_bake_checks.lint import (
     pinuse,
     policy,
     recipes,
+    supportedarchs,
     upstream,
 )
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
@@ -134,6 +135,7 @@ def _bake_rules(root: Path, bake_files: Sequence[Path], families: Sequence[str],
         if "conformance" in families:
             findings += conformance.check(definition, root, fetched)
             findings += dockerconformance.check(definition, targets, root, fetched, files)
+            findings += supportedarchs.check(definition, root, fetched)
             findings += launchers.check_upstream(
                 metadata.config, {v.name: v.value for v in definition.variables()}, root,
                 fetched)
