@@ -81,6 +81,8 @@ GOOD = {
         + BUILD.format(name="aiter", flags="PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1")
         + BUILD.format(name="flash-attn", flags="GPU_ARCHS=gfx950")
         + BUILD.format(name="mori", flags="true &&")
+        + "FROM base AS rocm-runtime\nRUN cmake --install build --prefix /staging\n"
+        + "FROM base AS rocprofiler\nRUN cmake --install build --prefix /staging\n"
         + "FROM base AS nixl\nENV UCX_HOME=/usr/local/ucx NIXL_HOME=/usr/local/nixl\n"
         + 'RUN CC="ccache gcc" CXX="ccache g++" uv build\n'
         + "FROM scratch AS wheels\n"
@@ -113,6 +115,8 @@ STAGES = {
     "rocm_base:build_aiter": ("other.Dockerfile:aiter", "amd-aiter"),
     "rocm_base:build_fa": ("other.Dockerfile:flash-attn", "flash-attn"),
     "rocm_base:build_mori": ("other.Dockerfile:mori", "mori"),
+    "rocm_base:build_rocm_runtime": ("other.Dockerfile:rocm-runtime", ""),
+    "rocm_base:build_rocprofiler_sdk": ("other.Dockerfile:rocprofiler", ""),
     "rocm:build_nixl": ("other.Dockerfile:nixl", "nixl-rocm"),
     "rocm:csrc-build": ("vllm.Dockerfile:csrc", ""),
     "rocm:build_vllm": ("vllm.Dockerfile:build", ""),
@@ -190,6 +194,16 @@ def test_rule_catches_its_bad_case(rule: str, tmp_path: Path) -> None:
     bad, names = CASES[rule]
     found = findings(tmp_path, bad)
     assert any(f": {rule}: " in f and names in f for f in found), found
+
+
+def test_a_cmake_install_stage_is_a_build_too(tmp_path: Path) -> None:
+    """Upstream's ROCm runtime stage installs with `cmake --install`: unmapped, a finding."""
+    stages = {k: v for k, v in STAGES.items() if k != "rocm_base:build_rocm_runtime"}
+    found = findings(tmp_path, {**GOOD, "upstream-dockerfiles.toml": config(stages)})
+    assert [f for f in found if ": build-components: " in f] == [
+        "upstream-dockerfiles.toml:33: build-components: upstream's Dockerfile.rocm_72_base "
+        "stage build_rocm_runtime builds something (Dockerfile.rocm_72_base:349); no stage "
+        "here is mapped to it"]
 
 
 def test_the_committed_snapshot_holds_upstreams_dockerfiles() -> None:

@@ -1,7 +1,7 @@
 """Components and build flags of upstream's build stages (family conformance):
 
 - ``build-components``: every upstream stage that builds something (a wheel, a binary, an
-  install) and is part of upstream's images or release is mapped to a stage here
+  install: ``ninja``/``make install``, ``cmake --install``) and is part of upstream's images or release is mapped to a stage here
   (``upstream-dockerfiles.toml`` [dockerfiles.stages]) or is what an implied flag stands for.
 - ``build-flags``: each mapped stage here passes the flags upstream's stage passes: the
   ``NAME=value`` of its build commands, ``export NAME=value``, the ``ENV`` of its FROM chain
@@ -24,7 +24,7 @@ from rocm_bake_checks.lint.findings import Finding, LintError
 from rocm_bake_checks.lint.upstreamdocker import Upstream, split
 
 _BUILDS = re.compile(r"\bbdist_wheel\b|\bpip3?\s+wheel\b|\buv\s+build\b|\bbuild_rust\.sh\b"
-                     r"|\bninja\s+install\b|\bmake\s+install\b")
+                     r"|\bninja\s+install\b|\bmake\s+install\b|\bcmake\s+--install\b")
 Flags = dict[str, tuple[str, str]]     # name -> (value, where)
 
 
