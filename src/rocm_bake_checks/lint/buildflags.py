@@ -1,7 +1,8 @@
 """Components and build flags of upstream's build stages (family conformance):
 
 - ``build-components``: every upstream stage that builds something (a wheel, a binary, an
-  install: ``ninja``/``make install``, ``cmake --install``) and is part of upstream's images or release is mapped to a stage here
+  install: ``ninja``/``make install``, ``cmake --install``) and is part of upstream's images or
+  release is mapped to a stage here
   (``upstream-dockerfiles.toml`` [dockerfiles.stages]) or is what an implied flag stands for.
 - ``build-flags``: each mapped stage here passes the flags upstream's stage passes: the
   ``NAME=value`` of its build commands, ``export NAME=value``, the ``ENV`` of its FROM chain
