@@ -297,6 +297,8 @@ variable "PYTORCH_COMMIT" {
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 PYTORCH_COMMIT_SOURCE = {
+  # A commit pin even while abbreviated (ABBREVIATED_PINS).
+  pin    = "commit"
   git    = PYTORCH_REPO
   tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
   branch = PYTORCH_REF
@@ -596,6 +598,8 @@ variable "VLLM_COMMIT" {
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 VLLM_COMMIT_SOURCE = {
+  # A commit pin even while abbreviated (ABBREVIATED_PINS).
+  pin    = "commit"
   git  = VLLM_REPO
   tags = "^v(?P<version>[0-9].*)$"
 }
@@ -714,7 +718,7 @@ variable "FA_REPO" {
 variable "FA_COMMIT" {
   type        = string
   default     = "0e60e39473e8df549a20fb5353760f7a65b30e2d"
-  description = "FlashAttention commit: vLLM v0.33.0 Dockerfile.rocm_72_base FA_BRANCH \"0e60e394\", resolved in Dao-AILab/flash-attention (on main; flash_attn __version__ 2.8.3)."
+  description = "FlashAttention commit: vLLM v0.33.0 Dockerfile.rocm_72_base FA_BRANCH \"0e60e394\", resolved in Dao-AILab/flash-attention (on main, 6 commits after tag v2.8.3; flash_attn __version__ 2.8.3)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", FA_COMMIT))
     error_message = "FA_COMMIT must be a full 40-hex commit."
@@ -723,8 +727,9 @@ variable "FA_COMMIT" {
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
 FA_COMMIT_SOURCE = {
-  git  = FA_REPO
-  tags = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?)$"
+  git    = FA_REPO
+  tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?)$"
+  branch = "main"
 }
 
 variable "FA_REF" {

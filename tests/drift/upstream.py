@@ -43,6 +43,7 @@ CUPY_TAGS = ["v13.5.0", "v13.6.0", "v14.0.0", "v14.0.1", "v14.1.0", "v14.2.0"]
 UCX_TAGS = ["v1.18.0", "v1.18.1", "v1.19.0", "v1.19.1", "v1.20.0"]
 VLLM_TAGS = [f"v{v}" for v in reversed(pypi_versions("vllm")) if v.startswith("0.2") or
              v.startswith("0.3")]
+MORI_EXTRA = ["v1.2.3", "v1.2.3.post1"]
 LMCACHE_TAGS = ["v0.3.0", "v0.3.1", "v0.3.2", "v0.4.0", "v0.4.1", "v0.5.0", "v0.5.1",
                 "v0.5.2", "v0.5.3", "v0.5.4"]
 
@@ -92,16 +93,20 @@ def build_repos(base: Path) -> tuple[dict[str, Repo], dict[str, str]]:
     for tsv in sorted(UPSTREAM.glob("*.dates.tsv")):   # fixture/<owner>__<repo>: tags only
         slug = tsv.name.removesuffix(".dates.tsv")
         make(f"fixture/{slug}", Spec(fixture_tags(slug)))
-    for slug in ("ROCm/aiter", "ROCm/flash-attention", "ROCm/mori", "ROCm/vllm"):
+    for slug in ("ROCm/aiter", "ROCm/flash-attention", "ROCm/vllm"):
         make(slug, Spec(fixture_tags(slug.replace("/", "__"))))
+    make("ROCm/mori", Spec([*fixture_tags("ROCm__mori"), *_tags(MORI_EXTRA, "2026-09-01")]))
+    # FA_REPO is upstream's own repository (vLLM v0.33.0 Dockerfile.rocm_72_base): the world
+    # gives it the tag names of the ROCm fork's fixture.
+    make("Dao-AILab/flash-attention", Spec(fixture_tags("ROCm__flash-attention"), tail=3))
     make("ROCm/ROCm", Spec([*fixture_tags("ROCm__ROCm"), *_tags(ROCM_EXTRA, "2025-04-01")]))
     triton = make("ROCm/triton", Spec(fixture_tags("ROCm__triton"), tail=3,
-                                      branches={"release/internal/3.7.x": ("ifu-231117-2", 6)}))
-    pins["TRITON_COMMIT"] = triton.rev("rev-parse", "release/internal/3.7.x~2")
+                                      branches={"release/internal/3.8.x": ("ifu-231117-2", 6)}))
+    pins["TRITON_COMMIT"] = triton.rev("rev-parse", "release/internal/3.8.x~2")
     torch = make("ROCm/pytorch", Spec(
-        _tags(TORCH_TAGS, "2025-10-01"), branches={"release/2.12": ("v2.12.0", 5)},
+        _tags(TORCH_TAGS, "2025-10-01"), branches={"release/2.13": ("v2.13.0", 5)},
         files={".ci/docker/ci_commit_pins/triton.txt": pins["TRITON_COMMIT"] + "\n"}))
-    pins["PYTORCH_COMMIT"] = torch.rev("rev-parse", "release/2.12~2")
+    pins["PYTORCH_COMMIT"] = torch.rev("rev-parse", "release/2.13~2")
     nixl_tags = _between(fixture_tags("ai-dynamo__nixl"), "v1.3.2", 4)
     nixl = make("ai-dynamo/nixl", Spec(nixl_tags))
     pins["NIXL_COMMIT"] = nixl.commits["_c/v1.3.2/1"]
@@ -109,14 +114,14 @@ def build_repos(base: Path) -> tuple[dict[str, Repo], dict[str, str]]:
                                             "v1.20.0", 5)))
     pins["UCX_COMMIT"] = ucx.commits["_c/v1.20.0/2"]
     vision = make("pytorch/vision", Spec(_tags(VISION_TAGS, "2025-10-01")))
-    pins["TORCHVISION_COMMIT"] = vision.commits["v0.27.1"]
+    pins["TORCHVISION_COMMIT"] = vision.commits["v0.28.0"]
     audio = make("pytorch/audio", Spec(_tags(AUDIO_TAGS, "2025-10-01")))
     pins["TORCHAUDIO_COMMIT"] = audio.commits["v2.11.0"]
     make("cupy/cupy", Spec(_tags(CUPY_TAGS, "2025-06-01")))
     vllm = make("vllm-project/vllm", Spec(_tags(VLLM_TAGS, "2025-06-01"), files={
         "requirements/rocm-build.txt": "--extra-index-url https://download.pytorch.org/whl/"
                                        "rocm7.2\ntorch==2.12.0\ntriton==3.7.1\n"}))
-    pins["VLLM_COMMIT"] = vllm.commits["v0.28.0"]
+    pins["VLLM_COMMIT"] = vllm.commits["v0.33.0"]
     lmcache = make("LMCache/LMCache", Spec([*fixture_tags("LMCache__LMCache"),
                                             *_tags(LMCACHE_TAGS, "2024-11-01")]))
     pins["LMCACHE_COMMIT"] = lmcache.commits["v0.5.3"]
@@ -143,12 +148,13 @@ def build_web(web: webworld.World) -> None:
     web.pypi("pytorch-triton-rocm", _wheels("pytorch_triton_rocm",
                                             pypi_versions("pytorch-triton-rocm")))
     torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0",
-                                                          "2.12.1") for t in py_tags]
+                                                          "2.12.1", "2.13.0") for t in py_tags]
     web.simple("/pytorch/whl/rocm7.2", "torch", torch_rocm)
     web.simple("/pytorch/whl/cu126", "torch",
                [f"torch-{v}+cu126-{t}.whl" for v in ("2.12.0", "2.13.0") for t in py_tags])
-    web.simple("/vllm-wheels/rocm/0.28.0/rocm723", "vllm",
-               ["vllm-0.28.0+rocm723-cp312-cp312-manylinux_2_28_x86_64.whl"])
+    for release in ("0.28.0", "0.33.0"):
+        web.simple(f"/vllm-wheels/rocm/{release}/rocm723", "vllm",
+                   [f"vllm-{release}+rocm723-cp312-cp312-manylinux_2_28_x86_64.whl"])
     web.github_releases("mozilla/sccache", [
         {"tag_name": f"v0.{n}.0", "draft": False, "prerelease": False,
          "assets": [{"name": f"sccache-v0.{n}.0-x86_64-unknown-linux-musl.tar.gz"}]}
