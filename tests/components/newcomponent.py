@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-NAME = "flash-attn"
+NAME = "sage-attn"
 DOCKERFILE = f"dockerfiles/{NAME}.Dockerfile"
 BAKE = "rocm-bake.hcl"
 CONSUMER = "dockerfiles/wheels-export.Dockerfile"
@@ -34,112 +34,112 @@ COMMIT_DESCRIPTION = ('  description = "flash-attention commit (the commit of ta
 
 EDITS = (
     Edit("pins", BAKE, "# Per-arch reality", """\
-variable "FLASH_ATTN_REPO" {
+variable "SAGE_ATTN_REPO" {
   type        = string
   default     = "https://github.com/ROCm/flash-attention.git"
   description = "flash-attention source repository (ROCm's fork: CK and Triton backends)."
 }
 
-variable "FLASH_ATTN_COMMIT" {
+variable "SAGE_ATTN_COMMIT" {
   type        = string
   default     = "0123456789abcdef0123456789abcdef01234567"
 @@DESCRIPTION@@
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", FLASH_ATTN_COMMIT))
-    error_message = "FLASH_ATTN_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", SAGE_ATTN_COMMIT))
+    error_message = "SAGE_ATTN_COMMIT must be a full 40-hex commit."
   }
 }
 
-variable "FLASH_ATTN_REF" {
+variable "SAGE_ATTN_REF" {
   type        = string
   default     = "v2.8.0-cktile"
-  description = "Human ref of FLASH_ATTN_COMMIT."
+  description = "Human ref of SAGE_ATTN_COMMIT."
 }
 
 """),
     Edit("description", BAKE, "@@DESCRIPTION@@", COMMIT_DESCRIPTION),
     Edit("source", BAKE, "# Per-arch reality", """\
 # Where this pin comes from (read by `inv version-check`).
-FLASH_ATTN_COMMIT_SOURCE = {
-  git  = FLASH_ATTN_REPO
+SAGE_ATTN_COMMIT_SOURCE = {
+  git  = SAGE_ATTN_REPO
   tags = "^v(?P<version>[0-9]+\\\\.[0-9]+\\\\.[0-9]+)-cktile$"
 }
 
 """),
     Edit("skip", BAKE, '  "gfx1250/lmcache"', """\
-  "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3"
+  "gfx1250/sage-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3"
 """),
     Edit("archs", BAKE, "  wheels  = CELL_ARCHS", """\
-  "flash-attn" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/flash-attn")]
+  "sage-attn" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/sage-attn")]
 """),
     Edit("version-tag", BAKE, "  lmcache = \"${trimprefix(LMCACHE_REF", """\
-  "flash-attn" = "${trimprefix(FLASH_ATTN_REF, "v")}-git${substr(FLASH_ATTN_COMMIT, 0, 8)}"
+  "sage-attn" = "${trimprefix(SAGE_ATTN_REF, "v")}-git${substr(SAGE_ATTN_COMMIT, 0, 8)}"
 """),
     Edit("cache-key", BAKE, "  lmcache = LMCACHE_COMMIT", """\
-  "flash-attn" = FLASH_ATTN_COMMIT
+  "sage-attn" = SAGE_ATTN_COMMIT
 """),
     Edit("pins-map", BAKE, "  LMCACHE_COMMIT     = LMCACHE_COMMIT", """\
-  FLASH_ATTN_COMMIT  = FLASH_ATTN_COMMIT
-  FLASH_ATTN_REF     = FLASH_ATTN_REF
+  SAGE_ATTN_COMMIT  = SAGE_ATTN_COMMIT
+  SAGE_ATTN_REF     = SAGE_ATTN_REF
 """),
     Edit("target", BAKE, "# Every wheel of one cell, plus rocm-bake-pins.txt", """\
 # flash-attention: the CK backend where Composable Kernel builds (gfx950), the Triton
 # backend elsewhere.
-target "flash-attn" {
-  matrix     = { arch = ARCHS["flash-attn"] }
-  name       = "flash-attn-${arch}"
-  inherits   = ["_compile", "_cell-flash-attn-${arch}"]
-  dockerfile = "flash-attn.Dockerfile"
+target "sage-attn" {
+  matrix     = { arch = ARCHS["sage-attn"] }
+  name       = "sage-attn-${arch}"
+  inherits   = ["_compile", "_cell-sage-attn-${arch}"]
+  dockerfile = "sage-attn.Dockerfile"
   target     = "wheels"
   contexts = {
     base  = "target:base-${arch}"
     torch = "target:torch-${arch}"
   }
   args = merge(ARCH_ARGS[arch], {
-    FLASH_ATTN_REPO    = FLASH_ATTN_REPO
-    FLASH_ATTN_COMMIT  = FLASH_ATTN_COMMIT
-    FLASH_ATTN_REF     = FLASH_ATTN_REF
-    FLASH_ATTN_BACKEND = arch == "gfx950" ? "ck" : "triton"
+    SAGE_ATTN_REPO    = SAGE_ATTN_REPO
+    SAGE_ATTN_COMMIT  = SAGE_ATTN_COMMIT
+    SAGE_ATTN_REF     = SAGE_ATTN_REF
+    SAGE_ATTN_BACKEND = arch == "gfx950" ? "ck" : "triton"
   })
   labels = {
-    "org.opencontainers.image.source"   = FLASH_ATTN_REPO
-    "org.opencontainers.image.revision" = FLASH_ATTN_COMMIT
+    "org.opencontainers.image.source"   = SAGE_ATTN_REPO
+    "org.opencontainers.image.revision" = SAGE_ATTN_COMMIT
   }
 }
 
 """),
     Edit("wheels-context", BAKE, "    lmcache = contains(ARCHS[\"lmcache\"], arch)", """\
-    "flash-attn" = (contains(ARCHS["flash-attn"], arch) ? "target:flash-attn-${arch}"
+    "sage-attn" = (contains(ARCHS["sage-attn"], arch) ? "target:sage-attn-${arch}"
                     : "target:empty")
 """),
     Edit("all", BAKE, "    [for a in ARCHS[\"wheels\"] : \"wheels-${a}\"],", """\
-    [for a in ARCHS["flash-attn"] : "flash-attn-${a}"],
+    [for a in ARCHS["sage-attn"] : "sage-attn-${a}"],
 """),
     Edit("group", BAKE, 'group "wheels" {', """\
-group "flash-attn" {
+group "sage-attn" {
   description = "flash-attention wheel (CK backend on gfx950, Triton backend on gfx1201)"
-  targets     = [for a in ARCHS["flash-attn"] : "flash-attn-${a}"]
+  targets     = [for a in ARCHS["sage-attn"] : "sage-attn-${a}"]
 }
 
 """),
     Edit("consumer-args", CONSUMER, "ARG LMCACHE_COMMIT", """\
-ARG FLASH_ATTN_COMMIT
-ARG FLASH_ATTN_REF
+ARG SAGE_ATTN_COMMIT
+ARG SAGE_ATTN_REF
 """),
     Edit("consumer-mount", CONSUMER, "COPY --from=pins /out/ /", """\
-COPY --from=flash-attn /wheels/ /
+COPY --from=sage-attn /wheels/ /
 """),
 )
 
-FLASH_ATTN_DOCKERFILE = """\
-# flash-attn.Dockerfile - ROCm's flash-attention wheel for one cell (target flash-attn-<arch>).
-# Named contexts: base, torch.  FLASH_ATTN_BACKEND: ck (Composable Kernel) or triton.
+SAGE_ATTN_DOCKERFILE = """\
+# sage-attn.Dockerfile - ROCm's flash-attention wheel for one cell (target sage-attn-<arch>).
+# Named contexts: base, torch.  SAGE_ATTN_BACKEND: ck (Composable Kernel) or triton.
 FROM base AS build
 
-ARG FLASH_ATTN_REPO
-ARG FLASH_ATTN_COMMIT
-ARG FLASH_ATTN_REF
-ARG FLASH_ATTN_BACKEND
+ARG SAGE_ATTN_REPO
+ARG SAGE_ATTN_COMMIT
+ARG SAGE_ATTN_REF
+ARG SAGE_ATTN_BACKEND
 ARG PYTORCH_ROCM_ARCH
 ARG GPU_ARCHS
 ARG HCC_AMDGPU_TARGET
@@ -150,25 +150,25 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's constraints file (write-constraints.py): every later pip runs against it.  The
 # cell's torch wheels by sha256 (--wheels), everything else from the component's lock
-# (locks/flash-attn.txt: `inv regen` takes it from a lock of the very same inputs).
-COPY locks/flash-attn.txt /opt/rocm-bake/locks/flash-attn.txt
+# (locks/sage-attn.txt: `inv regen` takes it from a lock of the very same inputs).
+COPY locks/sage-attn.txt /opt/rocm-bake/locks/sage-attn.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \\
     write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt /deps/torch \\
-    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/flash-attn.txt \\
+    && pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/sage-attn.txt \\
         -r /tmp/cell-wheels.txt
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
-RUN fetch-source.sh "${FLASH_ATTN_REPO}" "${FLASH_ATTN_REF}" "${FLASH_ATTN_COMMIT}" /src/fa
+RUN fetch-source.sh "${SAGE_ATTN_REPO}" "${SAGE_ATTN_REF}" "${SAGE_ATTN_COMMIT}" /src/fa
 
 WORKDIR /src/fa
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \\
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \\
     --mount=type=secret,id=sccache \\
     test -n "${PYTORCH_ROCM_ARCH}" \\
-    && triton="$([ "${FLASH_ATTN_BACKEND}" = triton ] && echo TRUE || echo FALSE)" \\
+    && triton="$([ "${SAGE_ATTN_BACKEND}" = triton ] && echo TRUE || echo FALSE)" \\
     && FLASH_ATTENTION_TRITON_AMD_ENABLE="${triton}" \\
        with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \\
-    && ls -l /wheels/flash_attn-*.whl
+    && ls -l /wheels/sage_attn-*.whl
 
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
@@ -196,6 +196,6 @@ def apply(root: Path, leave_out: Collection[str] = ()) -> list[str]:
         if edit.file not in touched:
             touched.append(edit.file)
     if "dockerfile" not in leave_out:
-        (root / DOCKERFILE).write_text(FLASH_ATTN_DOCKERFILE, encoding="utf-8")
+        (root / DOCKERFILE).write_text(SAGE_ATTN_DOCKERFILE, encoding="utf-8")
         touched.append(DOCKERFILE)
     return touched

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tarfile
 from pathlib import Path
@@ -57,10 +58,10 @@ def test_a_component_is_three_hand_edits_and_one_command(buildx: Buildx,
                              text=True, check=True).stdout.split("\n")
     generated = {line[3:] for line in changed if line} - set(touched)
     assert "tests/buildx/recorded/print.json" in generated, generated
-    # Its Python lock, made by regen without an index: flash-attn's inputs are triton's.
-    assert "dockerfiles/locks/flash-attn.txt" in generated, generated
-    lock = (root / "dockerfiles" / "locks" / "flash-attn.txt").read_text()
-    assert lock.startswith("# The lock of component flash-attn "), lock[:200]
+    # Its Python lock, made by regen without an index: sage-attn's inputs are triton's.
+    assert "dockerfiles/locks/sage-attn.txt" in generated, generated
+    lock = (root / "dockerfiles" / "locks" / "sage-attn.txt").read_text()
+    assert lock.startswith("# The lock of component sage-attn "), lock[:200]
 
     for args in (["inv", "lint"], ["inv", "docs", "--check"], ["inv", "targets"],
                  ["inv", "version-check", "--offline",
@@ -69,11 +70,11 @@ def test_a_component_is_three_hand_edits_and_one_command(buildx: Buildx,
         assert result.returncode in ((0, 1) if "version-check" in args else (0,)), \
             (args, result.stdout[-2000:], result.stderr[-2000:])
         if args[1] == "targets":
-            assert "flash-attn   gfx1250  -" in result.stdout, result.stdout
+            assert re.search(r"^sage-attn +gfx1250 +- ", result.stdout, re.M), result.stdout
         if "version-check" in args:
             pins = {p["name"]: p for p in json.loads(result.stdout)["pins"]}
-            assert "not found" not in json.dumps(pins["FLASH_ATTN_COMMIT"]), \
-                pins["FLASH_ATTN_COMMIT"]
+            assert "not found" not in json.dumps(pins["SAGE_ATTN_COMMIT"]), \
+                pins["SAGE_ATTN_COMMIT"]
 
     printed = run(root, "inv", "build", "--print", "--target", "all", "--arch", ARCHES)
     assert printed.returncode == 0, printed.stderr
@@ -81,7 +82,7 @@ def test_a_component_is_three_hand_edits_and_one_command(buildx: Buildx,
                       {"GPU_ARCHS": ARCHES})
     assert expected.ok, expected.error
     assert json.loads(printed.stdout) == expected.data
-    assert "flash-attn-gfx950" in expected.data["target"]
+    assert "sage-attn-gfx950" in expected.data["target"]
 
     tests = run(root, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                 "tests/components/test_consistency.py", "tests/lint/test_arch_table.py",

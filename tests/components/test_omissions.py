@@ -40,44 +40,44 @@ def test_the_whole_component_is_clean(checkout: Checkout) -> None:
 
 def test_no_cells_in_group_all(checkout: Checkout) -> None:
     line = only(checkout("all"))
-    assert "component-all: group \"all\" lacks flash-attn-gfx950, flash-attn-gfx1201" in line
-    assert 'add [for a in ARCHS["flash-attn"] : "flash-attn-${a}"] to its targets' in line
+    assert "component-all: group \"all\" lacks sage-attn-gfx950, sage-attn-gfx1201" in line
+    assert 'add [for a in ARCHS["sage-attn"] : "sage-attn-${a}"] to its targets' in line
 
 
 def test_no_group_of_its_own(checkout: Checkout) -> None:
     line = only(checkout("group"))
     assert line.startswith("rocm-bake.hcl:")
-    assert "component-group: component 'flash-attn' has no group \"flash-attn\"" in line
+    assert "component-group: component 'sage-attn' has no group \"sage-attn\"" in line
 
 
 def test_no_source(checkout: Checkout) -> None:
     line = only(checkout("source"))
-    assert "component-source: component 'flash-attn'" in line
-    assert "declare FLASH_ATTN_COMMIT_SOURCE = {" in line
+    assert "component-source: component 'sage-attn'" in line
+    assert "declare SAGE_ATTN_COMMIT_SOURCE = {" in line
 
 
 def test_no_description(checkout: Checkout) -> None:
     line = only(checkout("description"))
-    assert "variable-description: variable \"FLASH_ATTN_COMMIT\" (flash-attn passes it) has " \
+    assert "variable-description: variable \"SAGE_ATTN_COMMIT\" (sage-attn passes it) has " \
            "no description" in line
 
 
 def test_a_context_the_consumer_never_mounts(checkout: Checkout) -> None:
     line = only(checkout("consumer-mount"))
     assert "context-unused: wheels-gfx1201, wheels-gfx1250, wheels-gfx950: passes context " \
-           "'flash-attn', which no stage of dockerfiles/wheels-export.Dockerfile" in line
+           "'sage-attn', which no stage of dockerfiles/wheels-export.Dockerfile" in line
 
 
 def test_not_exported_by_the_wheels_target(checkout: Checkout) -> None:
     line = only(checkout("wheels-context"))
-    assert "component-export: target \"wheels\" does not take 'flash-attn'" in line
+    assert "component-export: target \"wheels\" does not take 'sage-attn'" in line
 
 
 def test_no_pins_entry(checkout: Checkout) -> None:
     found = lint(checkout("pins-map"))
     assert [f.split(": ", 2)[1:] for f in found] == [
-        ["component-pins", f"PINS has no entry '{p}' (flash-attn is built from it): add "
-                           f"{p} = {p}"] for p in ("FLASH_ATTN_COMMIT", "FLASH_ATTN_REF")]
+        ["component-pins", f"PINS has no entry '{p}' (sage-attn is built from it): add "
+                           f"{p} = {p}"] for p in ("SAGE_ATTN_COMMIT", "SAGE_ATTN_REF")]
 
 
 def _failure(root: Path) -> str:
@@ -97,17 +97,17 @@ def test_no_cache_key_names_the_table(checkout: Checkout) -> None:
     root = checkout("cache-key")
     said = _failure(root)
     assert said.startswith("rocm-bake.hcl:") or "rocm-bake.hcl:" in said.split(" ")[0]
-    assert "CACHE_KEY has no entry 'flash-attn'" in said, said
+    assert "CACHE_KEY has no entry 'sage-attn'" in said, said
     assert "valid targets and groups" not in said
-    assert "component-table: CACHE_KEY has no entry 'flash-attn'" in only(root)
+    assert "component-table: CACHE_KEY has no entry 'sage-attn'" in only(root)
 
 
 def test_no_skip_entry_names_the_skip_to_add(checkout: Checkout) -> None:
     root = checkout("skip")
     said = _failure(root)
-    assert "SKIP has no entry 'gfx1250/flash-attn': flash-attn-gfx1250 needs torch-gfx1250, " \
+    assert "SKIP has no entry 'gfx1250/sage-attn': sage-attn-gfx1250 needs torch-gfx1250, " \
            "which SKIP skips ('gfx1250/torch')" in said, said
-    assert "component-skip: SKIP has no entry 'gfx1250/flash-attn'" in only(root)
+    assert "component-skip: SKIP has no entry 'gfx1250/sage-attn'" in only(root)
 
 
 @pytest.mark.parametrize(("edit", "table"), [("archs", "ARCHS"), ("version-tag", "VERSION_TAG")])
@@ -116,10 +116,10 @@ def test_an_index_into_a_table_names_the_table(checkout: Checkout, edit: str,
     root = checkout(edit)
     with pytest.raises(RocmBakeError) as caught:
         bakefile.load([root / "rocm-bake.hcl"], {})
-    assert f"invalid index: {table} has no entry 'flash-attn'" in str(caught.value)
+    assert f"invalid index: {table} has no entry 'sage-attn'" in str(caught.value)
     assert str(caught.value).startswith(f"{root / 'rocm-bake.hcl'}:")
 
 
 def test_no_target_block_is_named(checkout: Checkout) -> None:
     said = _failure(checkout("target"))
-    assert "component 'flash-attn' has no target \"flash-attn\" block" in said, said
+    assert "component 'sage-attn' has no target \"sage-attn\" block" in said, said

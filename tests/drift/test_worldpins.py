@@ -19,7 +19,7 @@ def test_a_new_components_pin_is_derived(world: Upstream, tmp_path: Path) -> Non
     newcomponent.apply(tmp_path)
     pins = worldpins.derive(tmp_path / "rocm-bake.hcl", world.repos, world.pins)
     repo = world.repos["ROCm/flash-attention"]
-    assert pins["FLASH_ATTN_COMMIT"] == repo.commits["v2.8.0-cktile"]
+    assert pins["SAGE_ATTN_COMMIT"] == repo.commits["v2.8.0-cktile"]
     assert {k: pins[k] for k in world.pins} == world.pins      # the world's own choices stay
 
 

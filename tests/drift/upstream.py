@@ -98,7 +98,8 @@ def build_repos(base: Path) -> tuple[dict[str, Repo], dict[str, str]]:
     make("ROCm/mori", Spec([*fixture_tags("ROCm__mori"), *_tags(MORI_EXTRA, "2026-09-01")]))
     # FA_REPO is upstream's own repository (vLLM v0.33.0 Dockerfile.rocm_72_base): the world
     # gives it the tag names of the ROCm fork's fixture.
-    make("Dao-AILab/flash-attention", Spec(fixture_tags("ROCm__flash-attention"), tail=3))
+    fa = make("Dao-AILab/flash-attention", Spec(fixture_tags("ROCm__flash-attention"), tail=3))
+    pins["FA_COMMIT"] = fa.rev("rev-parse", "HEAD")
     make("ROCm/ROCm", Spec([*fixture_tags("ROCm__ROCm"), *_tags(ROCM_EXTRA, "2025-04-01")]))
     triton = make("ROCm/triton", Spec(fixture_tags("ROCm__triton"), tail=3,
                                       branches={"release/internal/3.8.x": ("ifu-231117-2", 6)}))
@@ -148,7 +149,7 @@ def build_web(web: webworld.World) -> None:
     web.pypi("pytorch-triton-rocm", _wheels("pytorch_triton_rocm",
                                             pypi_versions("pytorch-triton-rocm")))
     torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0",
-                                                          "2.12.1", "2.13.0") for t in py_tags]
+                                                          "2.12.1", "2.13.0", "2.14.0") for t in py_tags]
     web.simple("/pytorch/whl/rocm7.2", "torch", torch_rocm)
     web.simple("/pytorch/whl/cu126", "torch",
                [f"torch-{v}+cu126-{t}.whl" for v in ("2.12.0", "2.13.0") for t in py_tags])
