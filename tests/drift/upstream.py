@@ -148,8 +148,9 @@ def build_web(web: webworld.World) -> None:
                              ["cp38-abi3-manylinux_2_28_x86_64"]))
     web.pypi("pytorch-triton-rocm", _wheels("pytorch_triton_rocm",
                                             pypi_versions("pytorch-triton-rocm")))
-    torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0",
-                                                          "2.12.1", "2.13.0", "2.14.0") for t in py_tags]
+    torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl"
+                  for v in ("2.10.0", "2.11.0", "2.12.0", "2.12.1", "2.13.0", "2.14.0")
+                  for t in py_tags]
     web.simple("/pytorch/whl/rocm7.2", "torch", torch_rocm)
     web.simple("/pytorch/whl/cu126", "torch",
                [f"torch-{v}+cu126-{t}.whl" for v in ("2.12.0", "2.13.0") for t in py_tags])
