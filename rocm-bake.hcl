@@ -313,7 +313,7 @@ variable "PYTORCH_REF" {
 variable "PYTORCH_VERSION" {
   type        = string
   default     = "2.13.0"
-  description = "torch version PYTORCH_COMMIT builds: its version.txt (release/2.13); the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.13.0+git733fca1, as vLLM's ROCm 0.3x wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_72_base builds it; the build checks it). Used in tags and labels."
+  description = "torch version PYTORCH_COMMIT builds: release/2.13 (its version.txt could not be read where this was recorded; a public record of vLLM's ROCm wheels names torch 2.13.0+git733fca1); the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.13.0+git733fca1, as vLLM's ROCm 0.3x wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_72_base builds it; the build checks it). Used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
