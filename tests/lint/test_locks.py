@@ -244,7 +244,8 @@ def test_the_repositorys_lock_inputs_follow_its_stages() -> None:
         definition, [bake_file], bakemodel.targets(definition, ROOT), ROOT,
         upstream.Metadata(upstream.Settings()))}
     # the bake file's component table, less the wheels export (it runs no pip install)
-    assert list(every) == ["base", "torch", "triton", "aiter", "cupy", "nixl", "vllm", "lmcache"]
+    assert list(every) == ["base", "torch", "triton", "aiter", "cupy", "nixl", "flash-attn", "mori",
+                           "vllm", "lmcache"]
     variables = {v.name: v.value for v in definition.variables()}
     assert f"cmake=={variables['CMAKE_VERSION']}" in every["base"].requirements
     aiter = every["aiter"].requirements
