@@ -31,10 +31,10 @@ def test_commit_behind_newest_release_names_the_tags(checker: Checker) -> None:
 def test_commit_on_a_release_branch_whose_head_moved(checker: Checker) -> None:
     commit = checker.world.pins["PYTORCH_COMMIT"]
     text = pin("PYTORCH_COMMIT", commit, git=f"{GH}/ROCm/pytorch.git",
-               tags=r"^v(?P<version>2\.12\.0)$", branch="release/2.12")
+               tags=r"^v(?P<version>2\.13\.0)$", branch="release/2.13")
     finding = checker.run(text).pin("PYTORCH_COMMIT")
     assert finding["status"] == "behind", finding
-    assert finding["behind"] == "release/2.12 head moved: 2 commits since the pin"
+    assert finding["behind"] == "release/2.13 head moved: 2 commits since the pin"
 
 
 def test_a_first_fetch_lists_the_refs_and_a_cached_repository_asks_ls_remote(
@@ -42,7 +42,7 @@ def test_a_first_fetch_lists_the_refs_and_a_cached_repository_asks_ls_remote(
     """One connection per repository: the blob-less fetch's refs, or ls-remote once cached."""
     commit = checker.world.pins["PYTORCH_COMMIT"]
     text = pin("PYTORCH_COMMIT", commit, git=f"{GH}/ROCm/pytorch.git",
-               tags=r"^v(?P<version>2\.12\.0)$", branch="release/2.12")
+               tags=r"^v(?P<version>2\.13\.0)$", branch="release/2.13")
     listing = f"git ls-remote {GH}/ROCm/pytorch.git  ->  "
     first = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
     again = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
@@ -61,12 +61,12 @@ def test_a_commit_pins_branch_that_does_not_exist(checker: Checker) -> None:
 
 
 def test_commit_at_branch_head_is_up_to_date(checker: Checker) -> None:
-    head = checker.world.repos["ROCm/pytorch"].heads["release/2.12"]
+    head = checker.world.repos["ROCm/pytorch"].heads["release/2.13"]
     finding = checker.run(pin("PYTORCH_COMMIT", head, git=f"{GH}/ROCm/pytorch.git",
-                              tags=r"^v(?P<version>2\.12\.0)$", branch="release/2.12")
+                              tags=r"^v(?P<version>2\.13\.0)$", branch="release/2.13")
                           ).pin("PYTORCH_COMMIT")
     assert finding["status"] == "up to date", finding
-    assert finding["detail"].startswith("head of release/2.12"), finding
+    assert finding["detail"].startswith("head of release/2.13"), finding
 
 
 def test_unknown_commit_is_not_found_without_a_full_clone(checker: Checker) -> None:
