@@ -61,7 +61,11 @@ def test_dry_run_shows_env_and_argv() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
         "GPU_ARCHS=gfx950,gfx1201 MAX_JOBS=8 docker buildx bake --file rocm-bake.hcl "
-        "--set vllm-gfx950.args.X=1 vllm")
+        "--set vllm-gfx950.args.X=1 "
+        # Each image exported as verify-repro exports it, loaded from its archive after.
+        + " ".join(f"--set vllm-{arch}.output=type=docker,dest=.rocm-bake-load/vllm-{arch}.tar,"
+                   "oci-mediatypes=true,rewrite-timestamp=true" for arch in ("gfx950", "gfx1201"))
+        + " vllm")
 
 
 def test_targets_table_shows_skips_with_reasons() -> None:

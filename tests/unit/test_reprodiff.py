@@ -14,6 +14,7 @@ import pytest
 
 from rocm_bake.core.errors import UsageError
 from rocm_bake.reproducible import diff as reprodiff
+from rocm_bake.reproducible import verify as repro
 
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 STEPS = ["/bin/sh -c #(nop) ADD file:abc in /", "RUN |1 SOURCE_DATE_EPOCH=1 /bin/sh -c make "
@@ -112,3 +113,18 @@ def test_an_unreadable_expectation_is_one_clear_error(tmp_path: Path) -> None:
     bad.write_text('{"format": 9}')
     with pytest.raises(UsageError, match=r"cannot read the expectation .*x.json: format 9"):
         reprodiff.load(bad)
+
+
+def test_a_cache_cell_that_changed_the_image_names_the_object_file(tmp_path: Path) -> None:
+    """verify-repro --cache-invariant: a warm build whose hit brought other bytes (the HIP
+    __hip_cuid_* trap) is named with the library that differs."""
+    lib = "opt/venv/lib/python3.13/site-packages/rb_core_gpu/librb_core_gpu.so"
+    base = {"etc/os-release": b"trixie"}
+    cold = oci(tmp_path / "cold.tar", [base, {lib: b"\x7fELF cuid=a1"}])
+    warm = oci(tmp_path / "warm.tar", [base, {lib: b"\x7fELF cuid=b2"}])
+    builds = [repro.CacheBuild(cell, repro.read_image(path), ())
+              for cell, path in zip(repro.CACHE_CELLS[1:3], (cold, warm), strict=True)]
+    assert repro.cache_changes(builds) == [
+        "ccache warm: first differing layer: 2 (RUN /bin/sh -c make)",
+        f"ccache warm:   differs: /{lib} (content)"]
+    assert repro.cache_changes(builds[:1] * 2) == []

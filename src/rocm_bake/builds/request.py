@@ -23,7 +23,7 @@ from rocm_bake.compilercache import settings as cache_settings
 from rocm_bake.compilercache import store as cache_store
 from rocm_bake.core import redact
 from rocm_bake.core.errors import RocmBakeError, UsageError
-from rocm_bake.docker import bakecommand, preflight, process, pullhint
+from rocm_bake.docker import bakecommand, exporters, images, preflight, process, pullhint
 from rocm_bake.docker import history as buildx_history
 from rocm_bake.docker import progress as buildx_progress
 from rocm_bake.model import bakefile, entitlements
@@ -77,6 +77,8 @@ class PreparedBuild:
     sccache: cache_store.Store | None = None
     # Credentials taken out of the backend's URL: they reach the build only in the secret.
     url_credentials: dict[str, str] = field(default_factory=dict)
+    # The reproducible exports (rocm_bake.docker.exporters): the images to load after the bake.
+    exports: exporters.Exports = field(default_factory=exporters.Exports)
 
 
 def checked_variables(request: BuildRequest, env: Mapping[str, str] | None = None
@@ -119,11 +121,19 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         plan = definition.plan(request.targets, overrides, push=request.push)
     # A push carries SLSA provenance (mode=max); run() adds the versions statement after it.
     attest = [provenance.BAKE_OVERRIDE] if request.push else []
-    command = bakecommand.BakeCommand(request.files, request.targets, [*overrides, *attest],
-                                 push=request.push, allow=entitlements.for_plan(plan))
+    # Every image exported as verify-repro exports it (what is published is what reproduces).
+    exports = exporters.plan_exports(plan, LOAD_DIRECTORY)
+    command = bakecommand.BakeCommand(request.files, request.targets,
+                                      [*overrides, *attest, *exports.overrides],
+                                      push=request.push, allow=entitlements.for_plan(plan))
     return PreparedBuild(request, definition, plan, command,
                          bakecommand.BakeInvocation(command.argv(), additions), backend,
-                         url_credentials)
+                         url_credentials, exports)
+
+
+# Where a build writes the image archives the engine loads after it, relative to the bake's
+# directory (inside it: no fs.write grant; the same in every --dry-run); run() removes them.
+LOAD_DIRECTORY = Path(".rocm-bake-load")
 
 
 # The URL variables of a store (a deprecated alias too), its user and password settings.
@@ -165,18 +175,31 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
                                       backend,
                                       {**prepared.url_credentials,
                                        **cache_secret.credentials(full_env)}, tool)
+    for target in exporters.unclamped(prepared.plan):
+        report(f"warning: {target} passes no SOURCE_DATE_EPOCH build arg: its image is "
+               "exported as built, not reproducibly (inv verify-repro refuses it)")
+    loads = prepared.exports.loads
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
+        for archive in loads.values():
+            archive.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="rocm-bake-metadata-") as tmp:
             metadata = Path(tmp) / "metadata.json"
             command = dataclasses.replace(prepared.command, metadata_file=str(metadata))
             returncode, unpullable = _bake_with_health(prepared, command, full_env, report)
             pushed = _read_metadata(metadata) if returncode == 0 and prepared.request.push \
                 else {}
+        if returncode == 0:
+            for archive in loads.values():
+                images.image_load(archive, full_env, prepared.command.connection.argv())
     finally:
         if secret is not None and backend is not None:   # no credentials left behind
             cache_secret.write_secret(secret, backend, tool=tool)
+        for archive in loads.values():
+            archive.unlink(missing_ok=True)
+        if loads and LOAD_DIRECTORY.is_dir() and not any(LOAD_DIRECTORY.iterdir()):
+            LOAD_DIRECTORY.rmdir()
     if returncode != 0 and unpullable is not None:
         raise RocmBakeError(pullhint.hint(*unpullable, full_env))
     if returncode != 0:

@@ -1,14 +1,15 @@
-"""An image read back from the engine: ``docker image inspect`` (id, layers) and ``docker image
-save``."""
+"""An image in the engine: ``docker image inspect`` (id, layers), ``docker image save`` and
+``load``."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.docker.connection import error_line
 
 INSPECT_TIMEOUT = 120.0
 
@@ -67,3 +68,20 @@ def image_save(reference: str, dest: Path, env: Mapping[str, str] | None = None,
         raise ImageError(f"{what}: {exc}") from None
     if proc.returncode != 0:
         raise ImageError(f"{what}: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}")
+
+
+def image_load(archive: Path, env: Mapping[str, str] | None = None,
+               docker: Sequence[str] = ("docker",), timeout: float = SAVE_TIMEOUT) -> None:
+    """Load an image archive into the engine (``docker image load``), the way a reproducible
+    export reaches it (rocm_bake.docker.exporters); :class:`ImageError` names the archive and
+    docker's last line when it cannot."""
+    what = f"docker image load -i {archive}"
+    try:
+        proc = subprocess.run([*docker, "image", "load", "-q", "-i", str(archive)],
+                              env=dict(env) if env is not None else None, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ImageError(f"{what}: {exc}") from None
+    if proc.returncode != 0:
+        raise ImageError(f"{what}: {error_line(proc.stderr, 'failed')}")
+

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rocm_bake.archaudit import cells as archaudit_cells
 from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.docker import exporters
 from rocm_bake.model import bakefile, components, entitlements, graph
 from rocm_bake.model.bakefile import ARCH_VARIABLE
 from rocm_bake.perf import schema
@@ -37,6 +38,8 @@ class FleetCell:
     platforms: tuple[str, ...] = ()     # the target's platforms (empty: the node's own)
     allow: tuple[str, ...] = ()         # the --allow grants the target needs (network.host ...)
     no_gpu_code: str = ""               # why it carries no GPU code (its label; the arch audit)
+    # Its reproducible image export on push (rocm_bake.docker.exporters): --set overrides.
+    exports: tuple[str, ...] = ()
 
 
 def estimates(history: Path | None) -> dict[str, float]:
@@ -86,8 +89,11 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
         platforms: tuple[str, ...] = ()
         allow: tuple[str, ...] = ()
         no_gpu_code = ""
+        exports: tuple[str, ...] = ()
         if definition is not None:
             plan = definition.plan([name])
+            # A fleet cell is pushed, never loaded into the node's engine.
+            exports = exporters.plan_exports(definition.plan([name], push=True), None).overrides
             allow = tuple(entitlements.for_plan(plan))
             no_gpu_code = archaudit_cells.no_gpu_code(plan.targets[name])
             target = plan.to_json()["target"][name]
@@ -101,7 +107,7 @@ def select(files: Sequence[str], archs: Sequence[str] = (), wanted: Sequence[str
             seconds, source = static.get(cell.component, DEFAULT_SECONDS), "static"
         out[name] = FleetCell(name, cell.component, cell.arch, tuple(cell.depends), contexts,
                               seconds, source, platforms=platforms, allow=allow,
-                              no_gpu_code=no_gpu_code)
+                              no_gpu_code=no_gpu_code, exports=exports)
     return prioritised(out)
 
 

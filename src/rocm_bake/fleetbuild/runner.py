@@ -113,10 +113,10 @@ def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) ->
                   f"{cell.name}.cache-to="
                   + (f"type=registry,ref={cache},mode=max" if request.cache_write else ""),
                   f"{cell.name}.attest={provenance.ATTEST}",
-                  *request.overrides]
+                  *cell.exports, *request.overrides]
     return bakecommand.BakeCommand(request.files, [cell.name], overrides, push=True,
-                              progress="plain", allow=cell.allow,
-                              connection=connection.Connection.of(node, request.docker)).argv()
+                                   progress="plain", allow=cell.allow,
+                                   connection=connection.Connection.of(node, request.docker)).argv()
 
 
 def can_build(node: Node, cell: FleetCell) -> bool:

@@ -127,9 +127,10 @@ def _what_differs(a: str, b: str) -> str:
     return ", ".join(n for n, x, y in zip(names, parts_a, parts_b, strict=False) if x != y)
 
 
-def first_difference(first: Path, other: Path) -> list[str]:
+def first_difference(first: Path, other: Path,
+                     names: tuple[str, str] = ("in build 1", "in the other build")) -> list[str]:
     """The first layer in which two OCI tarballs differ, its step and its differing files
-    ([] when the layers are the same)."""
+    ([] when the layers are the same); ``names`` say which image a file is only in."""
     _, _, layers_a = _read(first)
     _, _, layers_b = _read(other)
     for number, (a, b) in enumerate(zip(layers_a, layers_b, strict=False), 1):
@@ -138,7 +139,7 @@ def first_difference(first: Path, other: Path) -> list[str]:
             if a.diff_id == b.diff_id:
                 return [head, "  same files, compressed differently"]
             changes = file_changes(layer_files(first, a.digest), layer_files(other, b.digest),
-                                   "in build 1", "in the other build")
+                                   *names)
             return [head, *changes]
     return []
 

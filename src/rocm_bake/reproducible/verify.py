@@ -1,8 +1,9 @@
 """Reproducibility check: build one target twice from empty caches and compare image digests.
 
 Each build runs ``docker buildx bake --no-cache`` with the target's output replaced by
-``type=oci,dest=FILE,rewrite-timestamp=true`` (the exporter that honours SOURCE_DATE_EPOCH on
-the ``docker`` driver with the containerd store), default attestations off (their build
+``type=oci,dest=FILE`` with the attributes every build exports its images with
+(``rocm_bake.docker.exporters.reproducible``: ``rewrite-timestamp=true``, OCI media types), default
+attestations off (their build
 timestamps would differ by design). The target must pass a ``SOURCE_DATE_EPOCH`` build arg --
 in rocm-bake's bake files, a variable holding the pins' commit date. The first build's tarball
 is then arch-audited against the target's cell arch (archaudit.cells).
@@ -19,16 +20,21 @@ import json
 import os
 import subprocess
 import tarfile
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_bake.archaudit import cells, inputs
 from rocm_bake.builds import request as build
+from rocm_bake.compilercache import health as cache_health
 from rocm_bake.core.errors import EXIT_FAILED, RocmBakeError, UsageError
-from rocm_bake.docker import bakecommand, preflight
+from rocm_bake.docker import bakecommand, exporters, preflight, skopeo
+from rocm_bake.docker import progress as buildx_progress
 from rocm_bake.docker.images import image_layers
 from rocm_bake.model import entitlements
+from rocm_bake.oci import provenance
+from rocm_bake.oci.registry import Reference, Registry
 from rocm_bake.reproducible import diff as reprodiff
 
 EPOCH_ARG = "SOURCE_DATE_EPOCH"
@@ -136,12 +142,15 @@ def fs_entitlements(prepared: build.PreparedBuild, writes: Sequence[Path],
 
 
 def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: Path,
-               env: Mapping[str, str]) -> Image:
-    """One ``--no-cache`` build of the target into an OCI tarball."""
+               env: Mapping[str, str], extra: Sequence[str] = (), no_cache: bool = True
+               ) -> Image:
+    """One build of the target into an OCI tarball: ``--no-cache`` unless told otherwise,
+    ``extra`` more ``--set`` overrides."""
     request = prepared.request
-    output = f"{target}.output=type=oci,dest={tarball},rewrite-timestamp=true"
-    argv = bakecommand.bake_argv(request.files, [target], [*request.target_overrides(), output],
-                            progress="plain", no_cache=True,
+    output = f"{target}.output={exporters.oci_archive(tarball)}"
+    argv = bakecommand.bake_argv(request.files, [target],
+                                 [*request.target_overrides(), output, *extra],
+                                 progress="plain", no_cache=no_cache,
                             allow=fs_entitlements(prepared, [tarball.parent]))
     full_env = {**env, **prepared.invocation.env, EPOCH_ARG: epoch,
                 "BUILDX_NO_DEFAULT_ATTESTATIONS": "1"}
@@ -222,3 +231,182 @@ def audit_image(prepared: build.PreparedBuild, target: str, image: Image,
     tarball = str(image.tarball)
     return cells.audit_artifacts(target, arch, cells.Artifacts((tarball,), (tarball,)), env,
                                  cells.no_gpu_code(prepared.plan.targets[target]))
+
+
+# --------------------------------------------------------------------------- published images
+
+PLATFORM = "linux/amd64"
+
+
+@dataclass(frozen=True)
+class Published:
+    """A published image rebuilt from its provenance: the registry's digest against the
+    rebuild's, and where they differ (the first differing layer and its files)."""
+
+    reference: str
+    cell: str
+    digest: str                    # the platform image manifest in the registry
+    rebuilt: Image
+    pins: dict[str, str]
+    changes: tuple[str, ...] = ()
+
+    @property
+    def agrees(self) -> bool:
+        return self.digest == self.rebuilt.digest
+
+
+def verify_published(image: str, files: Sequence[str], workdir: Path,
+                     env: Mapping[str, str] | None = None) -> Published:
+    """Rebuild the published ``image`` from what its provenance says made it (the cell of its
+    versions statement, built with its pins as the bake variables, ``--no-cache``, exported
+    as every build exports) and compare the digests; when they differ, the published image is
+    read from its registry (skopeo) and the first differing layer named."""
+    reference = Reference.parse(image)
+    made = _platform_record(image, provenance.read(Registry(reference.host), reference))
+    if not made.cell:
+        raise provenance.ProvenanceError(f"{image}: its versions statement names no cell (an "
+                                         "image pushed by inv push or inv fleet.build has one)")
+    base_env = dict(os.environ if env is None else env)
+    sets = [f"{name}={value}" for name, value in sorted(made.pins.items())]
+    prepared, epoch = prepare(made.cell, files, sets, base_env)
+    base_env.update(preflight.ensure_builder({**base_env, **prepared.invocation.env}))
+    workdir.mkdir(parents=True, exist_ok=True)
+    rebuilt = build_once(prepared, made.cell, epoch, workdir / "rebuilt.tar", base_env)
+    changes: list[str] = []
+    if rebuilt.digest != made.digest:
+        archive = workdir / "published.tar"
+        skopeo.copy_to_archive(f"{reference.host}/{reference.repository}@{made.digest}",
+                               archive, base_env)
+        changes = reprodiff.first_difference(archive, rebuilt.tarball,
+                                             ("in the published image", "in the rebuild"))
+    return Published(image, made.cell, made.digest, rebuilt, dict(made.pins), tuple(changes))
+
+
+def _platform_record(image: str, made: Sequence[provenance.Made]) -> provenance.Made:
+    for record in made:
+        if record.platform == PLATFORM:
+            return record
+    raise provenance.ProvenanceError(f"{image} has no {PLATFORM} image (it has: "
+                                     f"{', '.join(m.platform for m in made) or 'none'})")
+
+
+# --------------------------------------------------------------------------- cache invariance
+
+CACHE_VARIABLE = "CACHE_TYPE"
+# Dockerfile frontend build args, given to every target of a cell's build. The cache mounts'
+# namespace: a cold cell's is new (every RUN --mount=type=cache starts empty), its warm cell
+# reuses it, and no other build's cache mounts are touched. The RUN steps' hostname: part of
+# each RUN step's cache key and of nothing the step writes, so a new one per cell makes every
+# RUN step run again, on its cell's cache mounts. (--no-cache would do the second but not the
+# first: a --no-cache build gets new, empty cache mounts, so a warm cell could never hit.)
+MOUNT_NAMESPACE_ARG = "BUILDKIT_CACHE_MOUNT_NS"
+HOSTNAME_ARG = "BUILDKIT_SANDBOX_HOSTNAME"
+
+
+@dataclass(frozen=True)
+class CacheCell:
+    """One build of the cache-invariance check: its cache, cold (new cache mounts) or warm
+    (right after the cold one, on its cache mounts)."""
+
+    name: str                      # "none", "ccache cold", "ccache warm", ...
+    cache_type: str
+    cold: bool
+
+
+CACHE_CELLS = (CacheCell("none", "none", True),
+               CacheCell("ccache cold", "ccache", True), CacheCell("ccache warm", "ccache", False),
+               CacheCell("sccache cold", "sccache", True),
+               CacheCell("sccache warm", "sccache", False))
+
+
+@dataclass(frozen=True)
+class CacheBuild:
+    cell: CacheCell
+    image: Image
+    stats: tuple[cache_health.CacheStats, ...]
+
+    @property
+    def hits(self) -> int:
+        return sum(s.hits for s in self.stats)
+
+    @property
+    def misses(self) -> int:
+        return sum(s.misses for s in self.stats)
+
+    def line(self) -> str:
+        counted = (f"{self.hits} hits / {self.misses} misses" if self.stats
+                   else "no compiler cache called")
+        return f"{self.cell.name}: {self.image.digest} ({counted})"
+
+
+@dataclass(frozen=True)
+class CacheVerdict:
+    target: str
+    builds: tuple[CacheBuild, ...]
+    # Where a build differs from the first: "<cell>: " + the first differing layer and files.
+    changes: tuple[str, ...] = ()
+    # How the first build differs from the expectation (None: none given, (): as expected).
+    unexpected: tuple[str, ...] | None = None
+
+    @property
+    def invariant(self) -> bool:
+        return len({b.image.digest for b in self.builds}) == 1
+
+    @property
+    def warm_misses(self) -> list[str]:
+        """The warm cells that compiled anything (a warm build is all hits)."""
+        return [b.cell.name for b in self.builds if not b.cell.cold and (b.misses or not b.hits)]
+
+
+def verify_cache_invariant(target: str, files: Sequence[str], workdir: Path,
+                           sets: Sequence[str] = (), env: Mapping[str, str] | None = None,
+                           expect: Path | None = None, record: Path | None = None,
+                           cells: Sequence[CacheCell] = CACHE_CELLS) -> CacheVerdict:
+    """Build ``target`` once per cache cell (every RUN step runs again: the layer cache never
+    serves them; the compiler cache on the cell's cache mounts does), each exported as
+    verify-repro exports, and compare every image with the first (and with the expectation):
+    the compiler cache must never change the output."""
+    expected = reprodiff.load(expect) if expect is not None else None
+    if expected is not None and expected.target != target:
+        raise UsageError(f"{expect} is the expectation of {expected.target}, not {target}")
+    base_env = dict(os.environ if env is None else env)
+    probe, _ = prepare(target, files, sets, base_env)
+    if CACHE_VARIABLE not in {v.name for v in probe.definition.variables()}:
+        raise UsageError(f"--cache-invariant needs a bake file with a {CACHE_VARIABLE} "
+                         "variable (ccache, sccache or none)")
+    base_env.update(preflight.ensure_builder({**base_env, **probe.invocation.env}))
+    workdir.mkdir(parents=True, exist_ok=True)
+    run = uuid.uuid4().hex[:8]
+    builds = []
+    for index, cell in enumerate(cells):
+        prepared, epoch = prepare(target, files, [*sets, f"{CACHE_VARIABLE}={cell.cache_type}"],
+                                  base_env)
+        frontend = [f"*.args.{MOUNT_NAMESPACE_ARG}=rocm-bake-{run}-{cell.cache_type}",
+                    f"*.args.{HOSTNAME_ARG}=rocm-bake-{run}-{index}"]
+        tarball = workdir / f"{cell.name.replace(' ', '-')}.tar"
+        image = build_once(prepared, target, epoch, tarball, base_env, frontend,
+                           no_cache=False)
+        log = tarball.with_suffix(".log").read_text(errors="replace").splitlines()
+        stats = cache_health.stats_from_steps(buildx_progress.parse_plain(log))
+        builds.append(CacheBuild(cell, image, tuple(stats)))
+    changes = cache_changes(builds)
+    unexpected = None
+    layers = input_layers(input_images(probe), base_env) if expect or record else {}
+    if expected is not None:
+        unexpected = tuple(reprodiff.compare(expected, builds[0].image.tarball, layers))
+    verdict = CacheVerdict(target, tuple(builds), tuple(changes), unexpected)
+    if record is not None and verdict.invariant:
+        reprodiff.save(reprodiff.record(target, builds[0].image.tarball, layers), record)
+    return verdict
+
+
+def cache_changes(builds: Sequence[CacheBuild]) -> list[str]:
+    """Where each build that differs from the first does: its cell, the first differing layer
+    and its files (the object file or library a cache hit changed)."""
+    changes: list[str] = []
+    for other in builds[1:]:
+        if other.image.digest != builds[0].image.digest:
+            changes += [f"{other.cell.name}: {line}" for line in reprodiff.first_difference(
+                builds[0].image.tarball, other.image.tarball,
+                (f"in {builds[0].cell.name}", f"in {other.cell.name}"))]
+    return changes

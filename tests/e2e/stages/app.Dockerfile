@@ -19,6 +19,7 @@ WORKDIR /src/app
 # The single quotes are deliberate: the inner bash expands COMPILER_LAUNCHER.
 # hadolint ignore=SC2016
 RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
+    --mount=type=cache,id=rocm-bake-e2e-sccache,target=/root/.cache/sccache \
     COMPILER_CACHE_STATS_NAME=app with-compiler-cache.sh bash -euo pipefail -c ' \
         CC="${COMPILER_LAUNCHER:+$COMPILER_LAUNCHER }gcc" \
         python -m pip wheel --no-build-isolation --no-deps --no-index -w /wheels .' \

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake.builds import request as build
+from rocm_bake.docker import images
 from rocm_bake.reproducible import verify as repro
 from tests.conftest import missing
 from tests.hip.conftest import Rocm, hip_image, rocm
@@ -66,6 +67,11 @@ def bake(targets: list[str], sets: list[str], engine: str, log: Path,
     if proc.returncode != 0:
         pytest.fail(f"bake {targets} failed; last lines:\n"
                     + "\n".join(log.read_text().splitlines()[-25:]))
+    # The images exported reproducibly for the engine (rocm_bake.docker.exporters), loaded as inv
+    # build loads them.
+    for archive in prepared.exports.loads.values():
+        images.image_load(STAGES / archive, env)
+        (STAGES / archive).unlink()
 
 
 @pytest.fixture(scope="session")

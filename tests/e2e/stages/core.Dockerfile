@@ -10,6 +10,7 @@ ARG SOURCE_DATE_EPOCH
 COPY src/core /src/core
 WORKDIR /src/core
 RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
+    --mount=type=cache,id=rocm-bake-e2e-sccache,target=/root/.cache/sccache \
     COMPILER_CACHE_STATS_NAME=core \
     with-compiler-cache.sh python -m pip wheel --no-build-isolation --no-deps --no-index \
         -w /wheels . \

@@ -20,6 +20,7 @@ WORKDIR /src/plugin
 # The single quotes are deliberate: the inner bash expands GPU_ARCHS.
 # hadolint ignore=SC2016
 RUN --network=none --mount=type=cache,id=rocm-bake-e2e-ccache,target=/root/.cache/ccache \
+    --mount=type=cache,id=rocm-bake-e2e-sccache,target=/root/.cache/sccache \
     COMPILER_CACHE_STATS_NAME=plugin with-compiler-cache.sh \
         bash -euo pipefail -c 'cmake -S . -B cmake-build -DCMAKE_BUILD_TYPE=Release \
             -DCMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++ \

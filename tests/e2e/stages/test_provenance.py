@@ -55,9 +55,13 @@ def pushed(engine: str, rocm: Rocm) -> Iterator[Pushed]:
     assert first.returncode == 0, first.stderr[-3000:]
     second = _push(engine, old, rocm.version, f"APP_VERSION={OLD_APP_VERSION}")
     assert second.returncode == 0, second.stderr[-3000:]
-    # The engine forgets both: everything below reads the registry alone.
-    subprocess.run(["docker", "image", "rm", current, old], env={**os.environ,
-                   "DOCKER_HOST": engine}, capture_output=True, timeout=120, check=True)
+    # The engine holds neither (a push stores nothing: rocm_bake.docker.exporters): everything
+    # below reads the registry alone.
+    for image in (current, old):
+        held = subprocess.run(["docker", "image", "inspect", image], env={**os.environ,
+                              "DOCKER_HOST": engine}, capture_output=True, timeout=120,
+                              check=False)
+        assert held.returncode != 0, f"the engine holds the pushed {image}"
     yield Pushed(prefix, current, old, rocm.version, first.stderr)
 
 
