@@ -40,6 +40,12 @@ HIP_PACKAGES=clang-$LLVM_MAJOR,lld-$LLVM_MAJOR,llvm-$LLVM_MAJOR,clang-tools-$LLV
 # these machines.
 HIP_DEBS=(rocm-device-libs-$LLVM_MAJOR libamdhip64-dev libamdhip64-$ROCM_MAJOR hipcc)
 HIP_DEB_SUITES=(experimental unstable)
+# The runtime image (the test variant's runtime stage, ~ vLLM's final image, runs on it):
+# Python with venv and the C++ runtime, from the same pinned .debs, no toolchain. Small on
+# purpose: every reproducible export re-reads and re-compresses each layer of the image it
+# exports (BuildKit 0.13's rewrite-timestamp), about a minute for the HIP image here.
+RUNTIME_IMAGE=${ROCM_BAKE_HIP_RUNTIME_IMAGE:-rocm-bake/hip-runtime:test}
+RUNTIME_PACKAGES=python3,python3-venv,libstdc++6
 HIP_LOCK=${ROCM_BAKE_HIP_LOCK:-$(dirname "${BASH_SOURCE[0]}")/hip-toolchain.lock}
 # What fetch_locked says when the mirror no longer has a pinned .deb.
 # shellcheck disable=SC2034  # read by engine.sh's fetch_locked
@@ -62,8 +68,11 @@ Commands:
                     in a ROCm layout under /opt/rocm (llvm/bin/clang{,++}, bin/hipcc,
                     .info/version, include/hip, amdgcn/bitcode), labelled with its ROCm
                     version (org.rocm-bake.rocm-version) and those .debs
-                    (org.rocm-bake.hip-debs).  No-op if the image is the lock's; the
-                    tarball is kept in ROOTFS_DIR and reused offline.
+                    (org.rocm-bake.hip-debs).  Then $RUNTIME_IMAGE, the runtime
+                    image: Debian $HIP_SUITE + $RUNTIME_PACKAGES from the same .debs and
+                    the HIP runtime library (libamdhip64-$ROCM_MAJOR) in /opt/rocm/lib.
+                    No-op for an image that is the lock's; the tarballs are kept in
+                    ROOTFS_DIR and reused offline.
   rootfs            build the tarball from the fetched .debs (no engine needed); prints its path.
   lock              resolve the package set against the mirror today and rewrite the lock:
                     Debian $HIP_SUITE, and the newest ROCm $ROCM_MAJOR.x version that ${HIP_DEB_SUITES[*]}
@@ -125,8 +134,18 @@ hip_tarball() {
     local key set
     set=$(lock_set) || exit 2
     key=$(printf '%s %s %s\n' "$HIP_PACKAGES" "${HIP_DEBS[*]}" "$ROOTFS_EPOCH" |
-        cat - "$HIP_LOCK" <(declare -f rocm_layout build_hip_tarball) | sha256sum | cut -c1-12)
+        cat - "$HIP_LOCK" <(declare -f rocm_layout build_hip_tarball rootfs_tarball) | sha256sum | cut -c1-12)
     printf '%s/hip-debian-%s-rocm%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$HIP_SUITE" "$(head -n1 <<<"$set")" "$key"
+}
+
+# The runtime image's cached tarball, named after a hash of the lock, its packages and the
+# code that builds it.
+runtime_tarball() {
+    local key
+    key=$(printf '%s %s\n' "$RUNTIME_PACKAGES" "$ROOTFS_EPOCH" |
+        cat - "$HIP_LOCK" <(declare -f rootfs_tarball build_runtime_tarball runtime_layout) |
+        sha256sum | cut -c1-12)
+    printf '%s/runtime-debian-%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$HIP_SUITE" "$key"
 }
 
 # The ROCm layout of ROCm VERSION inside ROOT (a customize hook of mmdebstrap: runs on the host).
@@ -157,9 +176,13 @@ rocm_layout() {
     printf '%s\n' "$version" >"$root/opt/rocm/.info/version"
 }
 
-build_hip_tarball() {
-    local out=$1 tmp keep include sha path v version hooks=()
-    version=$(lock_set | head -n1) || exit 2
+# rootfs_tarball OUT INCLUDE [HOOK...]: Debian HIP_SUITE (minbase) into the tarball OUT,
+# offline, by mmdebstrap from a local repository of the lock's installed .debs: the packages
+# INCLUDE (comma-separated; "all": every package of the lock) and the extra customize HOOKs;
+# file times ROOTFS_EPOCH.
+rootfs_tarball() {
+    local out=$1 want=$2 tmp keep include hooks=()
+    shift 2
     command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap not installed; run 'engine.sh install'"
     command -v dpkg-scanpackages >/dev/null 2>&1 || die "dpkg-scanpackages not installed (apt-get install dpkg-dev)"
     mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
@@ -174,13 +197,57 @@ build_hip_tarball() {
     TMP_PATHS+=("$keep")
     chmod 755 "$keep"
     include=$(local_repo "$HIP_LOCK" "$keep/repo" "$HIP_SUITE")
-    # mmdebstrap bind-mounts the repository into the chroot at its own path (its
-    # file-mirror-automount hooks); the empty mount point directories go afterwards.
+    [ "$want" = all ] || include=$want
     hooks+=(--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount)
     # mmdebstrap copies the host's resolv.conf and hostname: the same content on any machine.
     # shellcheck disable=SC2016  # "$1" is mmdebstrap's, expanded by its hook
     hooks+=(--customize-hook='printf "nameserver 127.0.0.1\n" > "$1/etc/resolv.conf"'
-        --customize-hook='printf "rocm-bake\n" > "$1/etc/hostname"')
+        --customize-hook='printf "rocm-bake\n" > "$1/etc/hostname"' "$@")
+    # No apt source (the image was built from the lock, not from an archive).
+    # shellcheck disable=SC2016  # "$1" is mmdebstrap's, expanded by its hook
+    hooks+=(--customize-hook='rm -f "$1/etc/apt/sources.list" && touch "$1/etc/apt/sources.list"')
+    log "image: mmdebstrap $HIP_SUITE ($want) from the pinned .debs of ${HIP_LOCK##*/} (offline, once)"
+    SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase \
+        --include="$include" --aptopt='Acquire::Languages "none"' \
+        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
+        "$HIP_SUITE" "$tmp" "deb [trusted=yes] file://$keep/repo ./" >&2 || die "mmdebstrap $HIP_SUITE failed"
+    mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
+}
+
+# The ROCm runtime layout of ROCm VERSION inside ROOT: the HIP runtime library in
+# /opt/rocm/lib and .info/version (a customize hook of mmdebstrap: runs on the host).
+runtime_layout() {
+    local root=$1 version=$2 lib
+    [ -e "$root/usr/lib/x86_64-linux-gnu/libamdhip64.so.$ROCM_MAJOR" ] ||
+        die "no libamdhip64.so.$ROCM_MAJOR (libamdhip64-$ROCM_MAJOR) in the rootfs"
+    mkdir -p "$root/opt/rocm/.info" "$root/opt/rocm/lib"
+    for lib in "$root"/usr/lib/x86_64-linux-gnu/libamdhip64.so*; do
+        ln -s "${lib#"$root"}" "$root/opt/rocm/lib/${lib##*/}"
+    done
+    printf '%s\n' "$version" >"$root/opt/rocm/.info/version"
+}
+
+# The runtime image's tarball: RUNTIME_PACKAGES and the lock's HIP runtime library.
+build_runtime_tarball() {
+    local out=$1 sha path version hooks=()
+    version=$(lock_set | head -n1) || exit 2
+    fetch_locked image "$HIP_LOCK"
+    while read -r _ sha _ path; do
+        case "${path##*/}" in
+        "libamdhip64-${ROCM_MAJOR}_"*) hooks+=(--customize-hook="dpkg-deb -x '$(locked_deb "$sha")' \"\$1\"") ;;
+        esac
+    done < <(lock_lines "$HIP_LOCK" unpack)
+    [ "${#hooks[@]}" -eq 1 ] || die "$HIP_LOCK unpacks no single libamdhip64-$ROCM_MAJOR"
+    hooks+=(--customize-hook="bash '${BASH_SOURCE[0]}' runtime-layout \"\$1\" '$version'")
+    rootfs_tarball "$out" "$RUNTIME_PACKAGES" "${hooks[@]}"
+    find "$(dirname "$out")" -maxdepth 1 -name 'runtime-debian-*.tar' ! -name "${out##*/}" -delete
+}
+
+build_hip_tarball() {
+    local out=$1 sha path v version hooks=()
+    version=$(lock_set | head -n1) || exit 2
+    fetch_locked image "$HIP_LOCK"
     while read -r _ sha _ path; do
         v=$(dpkg-deb -f "$(locked_deb "$sha")" Version)
         [ "$(rocm_upstream "$v")" = "$version" ] ||
@@ -188,18 +255,9 @@ build_hip_tarball() {
         hooks+=(--customize-hook="dpkg-deb -x '$(locked_deb "$sha")' \"\$1\"")
     done < <(lock_lines "$HIP_LOCK" unpack)
     hooks+=(--customize-hook="bash '${BASH_SOURCE[0]}' layout \"\$1\" '$version'")
-    # Which .debs were unpacked, for whoever inspects the image; no apt source (the image
-    # was built from the lock, not from an archive).
+    # Which .debs were unpacked, for whoever inspects the image.
     hooks+=(--customize-hook="mkdir -p \"\$1/opt/rocm/.info\" && awk '!/^#/ && \$1 == \"unpack\" {n = split(\$4, p, \"/\"); print p[n]}' '$HIP_LOCK' > \"\$1/opt/rocm/.info/debs\"")
-    # shellcheck disable=SC2016  # "$1" is mmdebstrap's, expanded by its hook
-    hooks+=(--customize-hook='rm -f "$1/etc/apt/sources.list" && touch "$1/etc/apt/sources.list"')
-    log "image: mmdebstrap $HIP_SUITE from the $(lock_lines "$HIP_LOCK" | wc -l) pinned .debs of ${HIP_LOCK##*/} (offline, a few minutes, once)"
-    SOURCE_DATE_EPOCH=$ROOTFS_EPOCH mmdebstrap --quiet --mode=root --variant=minbase \
-        --include="$include" --aptopt='Acquire::Languages "none"' \
-        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-        --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
-        "$HIP_SUITE" "$tmp" "deb [trusted=yes] file://$keep/repo ./" >&2 || die "mmdebstrap $HIP_SUITE failed"
-    mv -f "$tmp" "$out"   # only a complete tarball ever has the final name
+    rootfs_tarball "$out" all "${hooks[@]}"
     # Older tarballs of this image (another lock, package list or layout): ~1 GB each.
     find "$(dirname "$out")" -maxdepth 1 -name 'hip-debian-*.tar' ! -name "${out##*/}" -delete
 }
@@ -269,6 +327,7 @@ cmd_image() {
         "$HIP_IMAGE" 2>/dev/null || true)
     if [ "$have" = "${tarball##*/}" ]; then
         log "image: $HIP_IMAGE already present"
+        runtime_image
         return 0
     fi
     tarball=$(ensure_hip_tarball) || exit 2
@@ -284,6 +343,33 @@ cmd_image() {
         '/opt/rocm/llvm/bin/clang++ --version && hipcc --version && python3 -c "import setuptools, wheel"' \
         >/dev/null 2>&1 || die "$HIP_IMAGE imported but clang++/hipcc/python3 do not run in it"
     log "image: $HIP_IMAGE ready"
+    runtime_image
+}
+
+# The runtime image, imported from its tarball (built once, offline) unless the engine has it.
+runtime_image() {
+    local tarball have
+    tarball=$(runtime_tarball)
+    have=$(docker image inspect -f '{{index .Config.Labels "org.rocm-bake.runtime-tarball"}}' \
+        "$RUNTIME_IMAGE" 2>/dev/null || true)
+    if [ "$have" = "${tarball##*/}" ]; then
+        log "image: $RUNTIME_IMAGE already present"
+        return 0
+    fi
+    if [ -f "$tarball" ]; then
+        log "image: reusing $tarball"
+    else
+        build_runtime_tarball "$tarball"
+    fi
+    docker import --change 'CMD ["/bin/bash"]' \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'ENV LANG=C.UTF-8' --change 'ENV ROCM_PATH=/opt/rocm' \
+        --change "LABEL org.rocm-bake.runtime-tarball=${tarball##*/}" \
+        --change "LABEL org.rocm-bake.rocm-version=$(lock_set | head -n1)" \
+        "$tarball" "$RUNTIME_IMAGE" >/dev/null || die "docker import of $RUNTIME_IMAGE failed"
+    docker run --rm --network=none "$RUNTIME_IMAGE" python3 -c "import ensurepip, venv" \
+        >/dev/null 2>&1 || die "$RUNTIME_IMAGE imported but python3 (venv) does not run in it"
+    log "image: $RUNTIME_IMAGE ready"
 }
 
 hip_main() {
@@ -318,6 +404,10 @@ hip_main() {
     layout) # internal: the mmdebstrap customize hook
         [ "$#" -eq 2 ] || die "layout takes two arguments (ROOT VERSION)"
         rocm_layout "$1" "$2"
+        ;;
+    runtime-layout) # internal: the mmdebstrap customize hook of the runtime image
+        [ "$#" -eq 2 ] || die "runtime-layout takes two arguments (ROOT VERSION)"
+        runtime_layout "$1" "$2"
         ;;
     *) die "unknown command '$cmd' (try --help)" ;;
     esac

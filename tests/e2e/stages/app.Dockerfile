@@ -1,6 +1,11 @@
 # app.Dockerfile (test variant, ~ vllm) - a C extension built with CC="$COMPILER_LAUNCHER gcc"
-# (the autotools/meson spelling), then the runtime image: base + every wheel of the cell
-# installed + /opt/rocm-bake/versions.json, its own wheel kept in /wheels.
+# (the autotools/meson spelling), then the runtime image: every wheel of the cell installed +
+# /opt/rocm-bake/versions.json, its own wheel kept in /wheels. The runtime image is on
+# RUNTIME_IMAGE (Python and the C++ runtime, no toolchain: scripts/hip-toolchain.sh), not on
+# the HIP toolchain image: every reproducible export re-reads each layer (BuildKit 0.13's
+# rewrite-timestamp), a minute for the toolchain's 1 GB here, seconds for this.
+ARG RUNTIME_IMAGE
+
 FROM base AS build
 
 ARG APP_VERSION
@@ -29,15 +34,22 @@ FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
 COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 
-FROM base AS runtime
+FROM ${RUNTIME_IMAGE} AS runtime
 
 ARG ROCM_BAKE_PINS
 ARG SOURCE_DATE_EPOCH
 
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+ENV PATH=/opt/rocm-bake/bin:/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+COPY --from=scripts . /opt/rocm-bake/bin/
 RUN --network=none --mount=type=bind,from=core,source=/wheels,target=/deps/core \
     --mount=type=bind,from=plugin,source=/wheels,target=/deps/plugin \
     --mount=type=bind,from=wheels,source=/wheels,target=/deps/app \
-    pip install --no-cache-dir --no-index /deps/core/*.whl /deps/plugin/*.whl /deps/app/*.whl \
+    python3 -m venv --system-site-packages /opt/venv \
+    && pip install --no-cache-dir --no-index /deps/core/*.whl /deps/plugin/*.whl /deps/app/*.whl \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json /deps/core /deps/plugin /deps/app \
     && check-runtime.py --expect rb_core rb_plugin rb_app \

@@ -60,6 +60,8 @@ def bake(targets: list[str], sets: list[str], engine: str, log: Path,
     finally:
         os.chdir(cwd)
     argv = prepared.invocation.argv
+    for archive in prepared.exports.loads.values():   # buildx writes them, into a directory
+        (STAGES / archive).parent.mkdir(parents=True, exist_ok=True)
     argv = [*argv[:3], "--progress=plain", *(f"--allow={g}" for g in grants), *argv[3:]]
     with log.open("w") as handle:
         proc = subprocess.run(argv, cwd=STAGES, env={**env, **prepared.invocation.env},

@@ -1,7 +1,8 @@
 # A test variant of rocm-bake.hcl's stage graph, small enough to build on the test engine in
 # a minute, with the same patterns:
 #
-#   base -> core (~ torch) -> plugin (~ triton/aiter) -> app (~ vllm, a runtime image)
+#   base -> core (~ torch) -> plugin (~ triton/aiter) -> app (~ vllm, a runtime image on
+#   RUNTIME_IMAGE: Python and the C++ runtime, no toolchain)
 #   wheels-<arch> collects every wheel + versions.json of a cell into DIST/<arch>/
 #
 # - every compile stage writes wheels to /wheels; later stages install earlier wheels with
@@ -31,6 +32,12 @@ variable "BASE_IMAGE" {
   type        = string
   default     = "rocm-bake/hip:test"
   description = "The real HIP toolchain image from scripts/hip-toolchain.sh image (a local image)."
+}
+
+variable "RUNTIME_IMAGE" {
+  type        = string
+  default     = "rocm-bake/hip-runtime:test"
+  description = "The runtime image's base from scripts/hip-toolchain.sh image: Python and the C++ runtime from the HIP image's pinned .debs, no toolchain (a local image)."
 }
 
 variable "ROCM_VERSION" {
@@ -101,6 +108,7 @@ ARCH_ARGS = { for a in ALL_ARCHS : a => {
 
 PINS = {
   BASE_IMAGE        = BASE_IMAGE
+  RUNTIME_IMAGE     = RUNTIME_IMAGE
   ROCM_VERSION      = ROCM_VERSION
   CORE_VERSION      = CORE_VERSION
   PLUGIN_VERSION    = PLUGIN_VERSION
@@ -170,12 +178,14 @@ target "app" {
   dockerfile = "app.Dockerfile"
   target     = "runtime"
   contexts = {
-    base   = "target:base-${arch}"
-    core   = "target:core-${arch}"
-    plugin = "target:plugin-${arch}"
+    base    = "target:base-${arch}"
+    core    = "target:core-${arch}"
+    plugin  = "target:plugin-${arch}"
+    scripts = "../../../dockerfiles/scripts"
   }
   args = {
     APP_VERSION    = APP_VERSION
+    RUNTIME_IMAGE  = RUNTIME_IMAGE
     ROCM_BAKE_PINS = jsonencode(PINS)
   }
   tags = ["rocm-bake-e2e/app:${TAG}-${arch}"]

@@ -90,8 +90,9 @@ def test_inspect_reads_what_made_the_image_from_the_registry(pushed: Pushed,
         "rb_core": "1.2.3", "rb_plugin": "0.4.0", "rb_app": "2.0.1"}
     # mode=max: the build args, the base image's digest, the Dockerfile's digest
     assert made["args"]["APP_VERSION"] == "2.0.1" and made["target"] == "runtime"
-    [base] = made["base"]
-    assert base.startswith("rocm-bake/hip:test@sha256:")
+    # The build stages' HIP toolchain image and the runtime stage's image, by digest.
+    assert sorted(b.split("@sha256:")[0] for b in made["base"]) == [
+        "rocm-bake/hip-runtime:test", "rocm-bake/hip:test"], made["base"]
     app = (STAGES / "app.Dockerfile").read_bytes()
     assert made["dockerfile"] == f"app.Dockerfile sha256:{hashlib.sha256(app).hexdigest()}"
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=STAGES, capture_output=True,

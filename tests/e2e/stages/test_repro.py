@@ -44,9 +44,9 @@ def test_the_runtime_image_is_reproducible(engine: str, rocm: Rocm, tmp_path: Pa
                                     inputs={n: ["sha256:" + "0" * 64] for n in expected.inputs})
     lines = reprodiff.compare(elsewhere, tmp_path / "build-1.tar", expected.inputs)
     assert lines[0] == f"expected sha256:{'1' * 64}, built {first.digest}"
-    assert lines[1] == (f"input rocm-bake/hip:test differs: layers "
-                        f"{expected.inputs['rocm-bake/hip:test'][0][7:19]} here, 000000000000 "
-                        "expected")
+    assert (f"input rocm-bake/hip:test differs: layers "
+            f"{expected.inputs['rocm-bake/hip:test'][0][7:19]} here, 000000000000 "
+            "expected") in lines[1:]
     # The image holds real HIP code objects, for its cell's arch only (the audit of the OCI
     # tarball inside verify-repro): core's hipcc library and plugin's CMake HIP library.
     tarball = tmp_path / "build-1.tar"
