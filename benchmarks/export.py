@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import tempfile
@@ -27,6 +26,7 @@ import time
 from pathlib import Path
 
 import _failed
+import _machine
 
 from rocm_bake.docker import bakecommand, exporters
 from rocm_bake.docker import progress as buildx_progress
@@ -103,12 +103,7 @@ def main() -> None:
             step = statistics.median(s for _, s in times[(label, mode)])
             print(f"  {label:13}  {mode:12}  bake {wall:6.2f} s  export step {step:6.2f} s"
                   f"  ({step / built:.1f}x the export as built)")
-    cpu = next((line.split(":", 1)[1].strip() for line in
-                Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
-               platform.processor())
-    print(f"machine: {os.cpu_count()} CPU(s), {cpu}; load average before "
-          f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
-          f"{' '.join(f'{x:.2f}' for x in load_after)}")
+    print(_machine.line(load_before, load_after))
 
 
 if __name__ == "__main__":

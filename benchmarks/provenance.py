@@ -19,7 +19,6 @@ import argparse
 import dataclasses
 import json
 import os
-import platform
 import statistics
 import subprocess
 import tempfile
@@ -28,6 +27,7 @@ import uuid
 from pathlib import Path
 
 import _failed
+import _machine
 
 from rocm_bake.builds import commit
 from rocm_bake.builds import request as build
@@ -99,12 +99,7 @@ def main() -> None:
     off, on = statistics.median(times["off"]), statistics.median(times["on"])
     print(f"median: provenance off {off:.2f} s, on (mode=max + versions statement) {on:.2f} s, "
           f"+{on - off:.2f} s ({(on - off) / off * 100:+.0f}%)")
-    cpu = next((line.split(":", 1)[1].strip() for line in
-                Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
-               platform.processor())
-    print(f"machine: {os.cpu_count()} CPU(s), {cpu}; load average before "
-          f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
-          f"{' '.join(f'{x:.2f}' for x in load_after)}")
+    print(_machine.line(load_before, load_after))
 
 
 if __name__ == "__main__":

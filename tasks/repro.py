@@ -90,17 +90,9 @@ def verify_repro(c: Context, target: str = "", file: list[str] | None = None,
             print(line)
         raise Exit(f"verify-repro: {target} is not reproducible", code=EXIT_DIFFERENT)
     print(f"reproducible: {verdict.images[0].digest}")
-    if verdict.unexpected:
-        for line in verdict.unexpected:
-            print(line)
-        raise Exit(f"verify-repro: {target} is not the expected image ({expect}); it "
-                   "reproduces here, so what differs above is an input or a file of the "
-                   f"build: if you changed it on purpose, record it with --record {expect}",
-                   code=EXIT_DIFFERENT)
-    if verdict.unexpected is not None:
-        print(f"as expected: {expect}")
-    if record:
-        print(f"recorded: {record}")
+    _expectation(target, verdict.unexpected, expect, record,
+                 "; it reproduces here, so what differs above is an input or a file of the "
+                 f"build: if you changed it on purpose, record it with --record {expect}")
     if verdict.exit_code:
         raise Exit(f"verify-repro: the arch audit of {target} failed (the arch: line)",
                    code=verdict.exit_code)
@@ -139,15 +131,22 @@ def _verify_cache_invariant(target: str, files: list[str], sets: list[str], keep
             print(line)
         raise Exit(f"verify-repro: the compiler cache changes {target}", code=EXIT_DIFFERENT)
     print(f"cache-invariant: {verdict.builds[0].image.digest}")
-    if verdict.unexpected:
-        for line in verdict.unexpected:
-            print(line)
-        raise Exit(f"verify-repro: {target} is not the expected image ({expect})",
-                   code=EXIT_DIFFERENT)
-    if verdict.unexpected is not None:
-        print(f"as expected: {expect}")
-    if record:
-        print(f"recorded: {record}")
+    _expectation(target, verdict.unexpected, expect, record)
     if verdict.warm_misses:
         raise Exit(f"verify-repro: {', '.join(verdict.warm_misses)} compiled instead of "
                    "hitting the cache", code=EXIT_DIFFERENT)
+
+
+def _expectation(target: str, unexpected: tuple[str, ...] | None, expect: str, record: str,
+                 why: str = "") -> None:
+    """How the build compares with --expect (each difference, then exit 1) and what --record
+    wrote."""
+    if unexpected:
+        for line in unexpected:
+            print(line)
+        raise Exit(f"verify-repro: {target} is not the expected image ({expect}){why}",
+                   code=EXIT_DIFFERENT)
+    if unexpected is not None:
+        print(f"as expected: {expect}")
+    if record:
+        print(f"recorded: {record}")

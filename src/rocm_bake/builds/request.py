@@ -175,13 +175,13 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
                                       backend,
                                       {**prepared.url_credentials,
                                        **cache_secret.credentials(full_env)}, tool)
-    for target in exporters.unclamped(prepared.plan):
-        report(f"warning: {target} passes no SOURCE_DATE_EPOCH build arg: its image is "
-               "exported as built, not reproducibly (inv verify-repro refuses it)")
     loads = prepared.exports.loads
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
+        for target in exporters.unclamped(prepared.plan):
+            report(f"warning: {target} passes no SOURCE_DATE_EPOCH build arg: its image is "
+                   "exported as built, not reproducibly (inv verify-repro refuses it)")
         for archive in loads.values():
             archive.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="rocm-bake-metadata-") as tmp:

@@ -59,15 +59,8 @@ def image_save(reference: str, dest: Path, env: Mapping[str, str] | None = None,
                docker: str = "docker", timeout: float = SAVE_TIMEOUT) -> None:
     """Write the engine's image ``reference`` to the tarball ``dest`` (``docker image save``);
     :class:`ImageError` names the image and docker's last line when it cannot."""
-    what = f"docker image save {reference}"
-    try:
-        proc = subprocess.run([docker, "image", "save", "-o", str(dest), reference],
-                              env=dict(env) if env is not None else None, capture_output=True,
-                              text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ImageError(f"{what}: {exc}") from None
-    if proc.returncode != 0:
-        raise ImageError(f"{what}: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}")
+    _run([docker, "image", "save", "-o", str(dest), reference],
+         f"docker image save {reference}", env, timeout)
 
 
 def image_load(archive: Path, env: Mapping[str, str] | None = None,
@@ -75,13 +68,15 @@ def image_load(archive: Path, env: Mapping[str, str] | None = None,
     """Load an image archive into the engine (``docker image load``), the way a reproducible
     export reaches it (rocm_bake.docker.exporters); :class:`ImageError` names the archive and
     docker's last line when it cannot."""
-    what = f"docker image load -i {archive}"
+    _run([*docker, "image", "load", "-q", "-i", str(archive)],
+         f"docker image load -i {archive}", env, timeout)
+
+
+def _run(argv: Sequence[str], what: str, env: Mapping[str, str] | None, timeout: float) -> None:
     try:
-        proc = subprocess.run([*docker, "image", "load", "-q", "-i", str(archive)],
-                              env=dict(env) if env is not None else None, capture_output=True,
-                              text=True, timeout=timeout, check=False)
+        proc = subprocess.run(list(argv), env=dict(env) if env is not None else None,
+                              capture_output=True, text=True, timeout=timeout, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ImageError(f"{what}: {exc}") from None
     if proc.returncode != 0:
         raise ImageError(f"{what}: {error_line(proc.stderr, 'failed')}")
-

@@ -17,7 +17,7 @@ import pytest
 from rocm_bake.builds import request as build
 from rocm_bake.docker import images
 from rocm_bake.reproducible import verify as repro
-from tests.conftest import missing
+from tests.conftest import Result, missing, run_cli
 from tests.hip.conftest import Rocm, hip_image, rocm
 
 __all__ = ["hip_image", "rocm"]  # the fixtures, shared with tests/hip
@@ -40,6 +40,14 @@ class StageBuild:
 
     def image(self, arch: str) -> str:
         return f"rocm-bake-e2e/app:{self.tag}-{arch}"
+
+
+def inv_push(engine: str, image: str, rocm: str, *sets: str) -> Result:
+    """`inv push` of the gfx950 runtime image as ``image`` (more bake settings in ``sets``)."""
+    return run_cli(["inv", "push", "--file", BAKE_FILE, "--target", f"app-{ARCH}",
+                    "--set", f"app-{ARCH}.tags={image}", "--set", f"ROCM_VERSION={rocm}",
+                    *(f"--set={s}" for s in sets)],
+                   cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1800)
 
 
 def bake(targets: list[str], sets: list[str], engine: str, log: Path,

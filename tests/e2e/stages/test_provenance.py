@@ -21,7 +21,7 @@ import pytest
 from rocm_bake.model import bakefile
 from rocm_bake.oci import provenance
 from tests.conftest import Result, run_cli
-from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
+from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES, inv_push
 from tests.hip.conftest import Rocm
 from tests.loopback import http_server
 
@@ -39,21 +39,14 @@ class Pushed:
     push_log: str
 
 
-def _push(engine: str, image: str, rocm: str, *sets: str) -> Result:
-    return run_cli(["inv", "push", "--file", BAKE_FILE, "--target", CELL,
-                    "--set", f"{CELL}.tags={image}", "--set", f"ROCM_VERSION={rocm}",
-                    *(f"--set={s}" for s in sets)],
-                   cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1800)
-
-
 @pytest.fixture(scope="module")
 def pushed(engine: str, rocm: Rocm) -> Iterator[Pushed]:
     prefix = f"rocm-bake-prov-{uuid.uuid4().hex[:8]}"
     current = f"{REGISTRY}/{prefix}/current/app:{ARCH}"
     old = f"{REGISTRY}/{prefix}/old/app:{ARCH}"
-    first = _push(engine, current, rocm.version)
+    first = inv_push(engine, current, rocm.version)
     assert first.returncode == 0, first.stderr[-3000:]
-    second = _push(engine, old, rocm.version, f"APP_VERSION={OLD_APP_VERSION}")
+    second = inv_push(engine, old, rocm.version, f"APP_VERSION={OLD_APP_VERSION}")
     assert second.returncode == 0, second.stderr[-3000:]
     # The engine holds neither (a push stores nothing: rocm_bake.docker.exporters): everything
     # below reads the registry alone.

@@ -19,7 +19,7 @@ import pytest
 from rocm_bake.oci.registry import Reference, Registry, platform_images
 from rocm_bake.reproducible import diff as reprodiff
 from tests.conftest import Result, run_cli
-from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
+from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES, inv_push
 from tests.hip.conftest import Rocm
 
 pytestmark = pytest.mark.engine
@@ -37,11 +37,10 @@ class Pushed:
     log: str
 
 
-def _push(engine: str, image: str, rocm: str, *sets: str) -> Result:
-    return run_cli(["inv", "push", "--file", BAKE_FILE, "--target", CELL,
-                    "--set", f"{CELL}.tags={image}", "--set", f"ROCM_VERSION={rocm}",
-                    *(f"--set={s}" for s in sets)],
-                   cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1800)
+def verify_image(image: str, engine: str, keep: Path) -> Result:
+    """`inv verify-repro --image`: the published image rebuilt from its provenance."""
+    return run_cli(["inv", "verify-repro", "--image", image, "--file", BAKE_FILE,
+                    "--keep", str(keep)], cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1800)
 
 
 def platform_digest(image: str) -> str:
@@ -57,9 +56,9 @@ def platform_digest(image: str) -> str:
 def pushed(engine: str, rocm: Rocm) -> Iterator[Pushed]:
     prefix = f"{REGISTRY}/rocm-bake-published-{uuid.uuid4().hex[:8]}"
     good, tampered = f"{prefix}/good/app:{ARCH}", f"{prefix}/tampered/app:{ARCH}"
-    first = _push(engine, good, rocm.version)
+    first = inv_push(engine, good, rocm.version)
     assert first.returncode == 0, first.stderr[-3000:]
-    second = _push(engine, tampered, rocm.version,
+    second = inv_push(engine, tampered, rocm.version,
                    f"{CELL}.args.APP_VERSION={TAMPERED_APP_VERSION}")
     assert second.returncode == 0, second.stderr[-3000:]
     yield Pushed(good, tampered, first.stderr)
@@ -77,9 +76,7 @@ def test_the_pushed_image_is_the_reproducible_one(pushed: Pushed, engine: str) -
 
 def test_verify_repro_rebuilds_a_published_image_and_agrees(pushed: Pushed, engine: str,
                                                             tmp_path: Path) -> None:
-    result = run_cli(["inv", "verify-repro", "--image", pushed.good, "--file", BAKE_FILE,
-                      "--keep", str(tmp_path)],
-                     cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1800)
+    result = verify_image(pushed.good, engine, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     digest = reprodiff.load(EXPECTED).digest
     lines = result.stdout.splitlines()
@@ -90,9 +87,7 @@ def test_verify_repro_rebuilds_a_published_image_and_agrees(pushed: Pushed, engi
 
 def test_an_image_that_is_not_what_its_provenance_says_disagrees(pushed: Pushed, engine: str,
                                                                  tmp_path: Path) -> None:
-    result = run_cli(["inv", "verify-repro", "--image", pushed.tampered, "--file", BAKE_FILE,
-                      "--keep", str(tmp_path)],
-                     cwd=STAGES, env={"DOCKER_HOST": engine}, timeout=1800)
+    result = verify_image(pushed.tampered, engine, tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stderr.strip() == (f"verify-repro: {pushed.tampered} is not what its "
                                      "provenance rebuilds"), result.stderr
