@@ -14,4 +14,7 @@ if ! .venv/bin/python -c "import yaml" 2>/dev/null; then
     ./inv --version >/dev/null
     .venv/bin/python -m pip install --quiet --group dev
 fi
+# The machine's mount namespace, for the lane to tell its own from it (tests/lane/decoy.py).
+ROCM_BAKE_LANE_MOUNTS=$(readlink /proc/self/ns/mnt)
+export ROCM_BAKE_LANE_MOUNTS
 exec unshare --mount --propagation private -- .venv/bin/python -m tests.lane "$@"

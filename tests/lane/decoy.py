@@ -11,7 +11,7 @@ import os
 import socketserver
 import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -80,10 +80,19 @@ def serve(path: Path) -> Iterator[list[str]]:
         path.unlink(missing_ok=True)
 
 
-def private_mounts() -> bool:
-    """Whether this process has a mount namespace of its own: not the one of the process
-    that started it (``unshare --mount`` made it)."""
-    return os.readlink("/proc/self/ns/mnt") != os.readlink(f"/proc/{os.getppid()}/ns/mnt")
+# The mount namespace scripts/lane.sh ran in, before its unshare.
+MOUNTS_VARIABLE = "ROCM_BAKE_LANE_MOUNTS"
+
+
+def private_mounts(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether this process has a mount namespace of its own (``unshare --mount`` made it):
+    not the machine's, as scripts/lane.sh read it before the unshare (``MOUNTS_VARIABLE``),
+    else not its parent's. A namespace that cannot be read is not known to be another."""
+    try:
+        outer = env.get(MOUNTS_VARIABLE) or os.readlink(f"/proc/{os.getppid()}/ns/mnt")
+        return os.readlink("/proc/self/ns/mnt") != outer
+    except OSError:    # a parent that is not ours to read (init, when the launcher exited)
+        return False
 
 
 @contextmanager

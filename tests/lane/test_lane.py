@@ -222,3 +222,11 @@ def test_a_checkout_without_a_main_branch_is_its_own_base(tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"has no branch main: origin/main is its HEAD {head[:12]}" in proc.stdout
     assert proc.stdout.count(head) >= 2, proc.stdout     # origin/main and HEAD: one commit
+
+
+def test_the_machines_mount_namespace_is_told_from_the_lanes_own() -> None:
+    """scripts/lane.sh records the machine's namespace before its unshare: the lane compares
+    with that, not with its parent, which may be init (the launcher gone) and unreadable."""
+    here = os.readlink("/proc/self/ns/mnt")
+    assert decoy.private_mounts({decoy.MOUNTS_VARIABLE: here}) is False
+    assert decoy.private_mounts({decoy.MOUNTS_VARIABLE: "mnt:[1]"}) is True
