@@ -127,6 +127,14 @@ lock_set() {
     for p in "${HIP_DEBS[@]}"; do printf '%s=%s\n' "$p" "${have[$p]}"; done
 }
 
+# lock_version: the lock's ROCm version, the first line of lock_set (read whole: a pipe into
+# head could end lock_set by SIGPIPE, which pipefail makes a failure).
+lock_version() {
+    local set
+    set=$(lock_set) || exit 2
+    printf '%s\n' "${set%%$'\n'*}"
+}
+
 # The cached tarball: named after its ROCm version and a hash of the lock (the exact .debs),
 # the package list, the layout and the epoch -- not of the mirror: the lock alone says what
 # goes in.
@@ -143,7 +151,7 @@ hip_tarball() {
 runtime_tarball() {
     local key
     key=$(printf '%s %s\n' "$RUNTIME_PACKAGES" "$ROOTFS_EPOCH" |
-        cat - "$HIP_LOCK" <(declare -f rootfs_tarball build_runtime_tarball runtime_layout) |
+        cat - "$HIP_LOCK" <(declare -f rootfs_tarball build_runtime_tarball runtime_layout runtime_image) |
         sha256sum | cut -c1-12)
     printf '%s/runtime-debian-%s-%s.tar\n' "${ROOTFS_CACHE_DIR%/}" "$HIP_SUITE" "$key"
 }
@@ -231,7 +239,7 @@ runtime_layout() {
 # The runtime image's tarball: RUNTIME_PACKAGES and the lock's HIP runtime library.
 build_runtime_tarball() {
     local out=$1 sha path version hooks=()
-    version=$(lock_set | head -n1) || exit 2
+    version=$(lock_version) || exit 2
     fetch_locked image "$HIP_LOCK"
     while read -r _ sha _ path; do
         case "${path##*/}" in
@@ -246,7 +254,7 @@ build_runtime_tarball() {
 
 build_hip_tarball() {
     local out=$1 sha path v version hooks=()
-    version=$(lock_set | head -n1) || exit 2
+    version=$(lock_version) || exit 2
     fetch_locked image "$HIP_LOCK"
     while read -r _ sha _ path; do
         v=$(dpkg-deb -f "$(locked_deb "$sha")" Version)
@@ -346,9 +354,14 @@ cmd_image() {
     runtime_image
 }
 
-# The runtime image, imported from its tarball (built once, offline) unless the engine has it.
+# The runtime image, built from its tarball (built once, offline) unless the engine has it: a
+# BuildKit build with SOURCE_DATE_EPOCH=ROOTFS_EPOCH, exported with rewrite-timestamp and
+# loaded, so its config (created, history) and layer are the same on every machine (--no-cache:
+# each build is a real one, which tests/hip checks) -- an
+# imported image's history carries the time of the import, which every image built FROM it
+# inherits.
 runtime_image() {
-    local tarball have
+    local tarball have ctx version
     tarball=$(runtime_tarball)
     have=$(docker image inspect -f '{{index .Config.Labels "org.rocm-bake.runtime-tarball"}}' \
         "$RUNTIME_IMAGE" 2>/dev/null || true)
@@ -361,14 +374,22 @@ runtime_image() {
     else
         build_runtime_tarball "$tarball"
     fi
-    docker import --change 'CMD ["/bin/bash"]' \
-        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-        --change 'ENV LANG=C.UTF-8' --change 'ENV ROCM_PATH=/opt/rocm' \
-        --change "LABEL org.rocm-bake.runtime-tarball=${tarball##*/}" \
-        --change "LABEL org.rocm-bake.rocm-version=$(lock_set | head -n1)" \
-        "$tarball" "$RUNTIME_IMAGE" >/dev/null || die "docker import of $RUNTIME_IMAGE failed"
+    version=$(lock_version) || exit 2
+    ctx=$(mktemp -d /tmp/rocm-bake-runtime.XXXXXX)
+    TMP_PATHS+=("$ctx")
+    trap cleanup_install EXIT
+    cp "$tarball" "$ctx/rootfs.tar"
+    printf '%s\n' 'FROM scratch' 'ADD rootfs.tar /' \
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 ROCM_PATH=/opt/rocm' \
+        "LABEL org.rocm-bake.runtime-tarball=${tarball##*/} org.rocm-bake.rocm-version=$version" \
+        'CMD ["/bin/bash"]' >"$ctx/Dockerfile"
+    SOURCE_DATE_EPOCH=$ROOTFS_EPOCH docker buildx build --progress=quiet --provenance=false --no-cache \
+        --build-arg "SOURCE_DATE_EPOCH=$ROOTFS_EPOCH" --tag "$RUNTIME_IMAGE" \
+        --output "type=docker,dest=$ctx/image.tar,rewrite-timestamp=true" "$ctx" >&2 ||
+        die "build of $RUNTIME_IMAGE failed"
+    docker image load -q -i "$ctx/image.tar" >/dev/null || die "docker image load of $RUNTIME_IMAGE failed"
     docker run --rm --network=none "$RUNTIME_IMAGE" python3 -c "import ensurepip, venv" \
-        >/dev/null 2>&1 || die "$RUNTIME_IMAGE imported but python3 (venv) does not run in it"
+        >/dev/null 2>&1 || die "$RUNTIME_IMAGE built but python3 (venv) does not run in it"
     log "image: $RUNTIME_IMAGE ready"
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,29 @@ CACHE_TYPE=sccache SCCACHE_DIR=/w/cache COMPILER_CACHE_STATS_DIR=/w/stats \
     stats = stats_lines(proc.stdout)["launcher"]
     assert stats["compile_requests"] == 0
     assert archaudit.audit([str(tmp_path / "axpy.o")], ["gfx950"]).problems() == []
+
+
+def _image_id(name: str, engine: str) -> str:
+    proc = subprocess.run(["docker", "image", "inspect", "-f", "{{.Id}}", name],
+                          env={**os.environ, "DOCKER_HOST": engine}, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_the_runtime_image_is_the_same_image_built_again(engine: str, hip_image: str) -> None:
+    """The test variant's runtime stage is on the runtime image, and its expectation
+    (tests/e2e/stages/expected) records that image's layers and inherits its config: built a
+    second time, under another name, it is the same image (created and history at the rootfs's
+    epoch, not at the time of the build; an imported image would carry its import's time)."""
+    again = "rocm-bake/hip-runtime:again"
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "hip-toolchain.sh"), "image"],
+                          env={**os.environ, "DOCKER_HOST": engine,
+                               "ROCM_BAKE_HIP_RUNTIME_IMAGE": again},
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    try:
+        assert _image_id(again, engine) == _image_id("rocm-bake/hip-runtime:test", engine)
+    finally:
+        subprocess.run(["docker", "image", "rm", again], env={**os.environ,
+                       "DOCKER_HOST": engine}, capture_output=True, timeout=60, check=False)
