@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import tempfile
@@ -29,7 +30,6 @@ import _failed
 import _machine
 
 from rocm_bake.docker import bakecommand, exporters
-from rocm_bake.docker import progress as buildx_progress
 from rocm_bake.reproducible import verify
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,11 +70,20 @@ def _export(base: str, mode: str, rocm: str, out: Path) -> tuple[float, float]:
                        stderr=subprocess.STDOUT)
     wall = time.perf_counter() - start
     tarball.unlink()
-    steps = buildx_progress.parse_plain(proc.stdout.splitlines())
-    exported = [s for s in steps if s.name.startswith("exporting to oci image format")]
-    if not exported or exported[0].started is None or exported[0].completed is None:
+    step = _export_seconds(proc.stdout)
+    if step is None:
         raise _failed.RunError(f"no export step in the log of {' '.join(argv[:4])} ...")
-    return wall, (exported[0].completed - exported[0].started).total_seconds()
+    return wall, step
+
+
+def _export_seconds(log: str) -> float | None:
+    """The seconds buildx's plain progress gives the export step (its ``#N DONE X.Ys``)."""
+    number = next((m.group(1) for m in re.finditer(
+        r"^#(\d+) \[[^\]]+\] exporting to oci image format$", log, re.M)), None)
+    if number is None:
+        return None
+    done = re.search(rf"^#{number} DONE ([0-9.]+)s$", log, re.M)
+    return float(done.group(1)) if done else None
 
 
 def main() -> None:

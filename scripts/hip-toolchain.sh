@@ -41,9 +41,9 @@ HIP_PACKAGES=clang-$LLVM_MAJOR,lld-$LLVM_MAJOR,llvm-$LLVM_MAJOR,clang-tools-$LLV
 HIP_DEBS=(rocm-device-libs-$LLVM_MAJOR libamdhip64-dev libamdhip64-$ROCM_MAJOR hipcc)
 HIP_DEB_SUITES=(experimental unstable)
 # The runtime image (the test variant's runtime stage, ~ vLLM's final image, runs on it):
-# Python with venv and the C++ runtime, from the same pinned .debs, no toolchain. Small on
-# purpose: every reproducible export re-reads and re-compresses each layer of the image it
-# exports (BuildKit 0.13's rewrite-timestamp), about a minute for the HIP image here.
+# Python with venv and the C++ runtime, from the same pinned .debs, no toolchain, as a real
+# runtime image leaves its build tools behind (docs/reproducibility.md: what a reproducible
+# export of an image on the toolchain costs).
 RUNTIME_IMAGE=${ROCM_BAKE_HIP_RUNTIME_IMAGE:-rocm-bake/hip-runtime:test}
 RUNTIME_PACKAGES=python3,python3-venv,libstdc++6
 HIP_LOCK=${ROCM_BAKE_HIP_LOCK:-$(dirname "${BASH_SOURCE[0]}")/hip-toolchain.lock}

@@ -2,8 +2,9 @@
 # (the autotools/meson spelling), then the runtime image: every wheel of the cell installed +
 # /opt/rocm-bake/versions.json, its own wheel kept in /wheels. The runtime image is on
 # RUNTIME_IMAGE (Python and the C++ runtime, no toolchain: scripts/hip-toolchain.sh), not on
-# the HIP toolchain image: every reproducible export re-reads each layer (BuildKit 0.13's
-# rewrite-timestamp), a minute for the toolchain's 1 GB here, seconds for this.
+# the HIP toolchain image through the `base` target context: a reproducible export rewrites
+# every layer of a base that comes through a target context (a minute for the toolchain's
+# 1 GB here) and none of an image's FROM by reference (docs/reproducibility.md).
 ARG RUNTIME_IMAGE
 
 FROM base AS build
