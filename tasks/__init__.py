@@ -15,6 +15,7 @@ from tasks import (
     inspecting,
     linting,
     perf,
+    rehearsing,
     repro,
     versions,
 )
@@ -25,8 +26,8 @@ from tasks._cli import help_after_positionals
 redact.guard_output()   # no URL credential reaches the terminal, whatever prints it
 help_after_positionals()   # `inv TASK --help` is the task's help, positional arguments or not
 ns = Collection()
-for module in (auditing, building, bumping, documenting, health, inspecting, linting, perf, repro,
-               versions):
+for module in (auditing, building, bumping, documenting, health, inspecting, linting, perf,
+               rehearsing, repro, versions):
     for task in Collection.from_module(module).tasks.values():
         ns.add_task(task)
 ns.add_collection(Collection.from_module(fleet_module, name="fleet"))

@@ -22,6 +22,15 @@ if [ -n "$expected_by_caller" ] && [ "$expected_by_caller" != "$sha256" ]; then
     fail "sha256 $expected_by_caller given for sccache $version, the allow-list says $sha256"
 fi
 
+# The rehearsal (inv rehearse, docs/rehearsal.md) cannot reach GitHub: its stand-in base image
+# names a stand-in binary here, which is installed in the download's place and listed.  No
+# production base sets it.
+if [ -n "${ROCM_BAKE_REHEARSAL_SCCACHE:-}" ]; then
+    install -m 0755 "$ROCM_BAKE_REHEARSAL_SCCACHE" /usr/local/bin/sccache
+    echo "rehearsal: stand-in sccache for v${version} (${sha256}): $(sccache --version)"
+    exit 0
+fi
+
 tarball="sccache-v${version}-${target}.tar.gz"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

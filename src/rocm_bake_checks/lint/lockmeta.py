@@ -131,6 +131,12 @@ def _published(filename: str, index: str) -> Dist:
     return _metadata(pin, files[0])
 
 
+def index_files(pin: Pin, index: str = SIMPLE) -> list[dict[str, str]]:
+    """The index's files of ``pin``'s project (filename, url, sha256): the files a lock's
+    sha256s choose from (the rehearsal's wheel mirror downloads them)."""
+    return _files(pin, index)
+
+
 def _files(pin: Pin, index: str) -> list[dict[str, str]]:
     """The index's wheels of ``pin`` (filename, url, sha256), from its PEP 691 JSON page or
     else its PEP 503 HTML page."""

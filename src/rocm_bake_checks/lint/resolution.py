@@ -119,6 +119,28 @@ def _images(definition: Definition, bake_files: list[Path], targets: list[BakeTa
     return out
 
 
+def built_dists(definition: Definition, bake_files: list[Path], targets: list[BakeTarget],
+                root: Path, metadata: Metadata, runtime_files: bool = True) -> dict[str, Dist]:
+    """Every distribution the cells build, with its version and ``Requires-Dist`` read from
+    upstream (``builtmeta``; with ``runtime_files``, also vLLM's and LMCache's requirements
+    files as the snapshot holds them): the stand-in wheels of this family and of the
+    rehearsal (``rocm_bake_checks.rehearse``)."""
+    variables = {v.name: v.value for v in definition.variables()}
+    config = conformance.with_components(upstream.load_config(metadata.settings.config),
+                                         definition)
+    runtime = (lockinputs.runtime_requires(definition, bake_files, targets, root, metadata,
+                                           config) if runtime_files else {})
+    owner = {d: c for c, ds in conformance.context_dists(definition).items() for d in ds}
+    built = {}
+    for dist, entry in config.built.items():
+        read = builtmeta.requires(dist, config, metadata, variables, root)
+        variable = entry.version or f"{owner.get(dist, dist).upper().replace('-', '_')}_REF"
+        version = str(variables.get(variable) or "")
+        built[dist] = Dist(dist, _version(version),
+                           tuple(dict.fromkeys((*read.requires, *runtime.get(dist, ())))))
+    return built
+
+
 @dataclass
 class _Context:
     root: Path
@@ -142,24 +164,12 @@ class _Context:
         except RocmBakeError:
             return None
         variables = {v.name: v.value for v in definition.variables()}
-        config = conformance.with_components(upstream.load_config(metadata.settings.config),
-                                             definition)
-        runtime = lockinputs.runtime_requires(definition, bake_files, targets, root, metadata,
-                                              config)
-        dists = conformance.context_dists(definition)
-        owner = {d: c for c, ds in dists.items() for d in ds}
-        built = {}
-        for dist, entry in config.built.items():
-            read = builtmeta.requires(dist, config, metadata, variables, root)
-            variable = entry.version or f"{owner.get(dist, dist).upper().replace('-', '_')}_REF"
-            version = str(variables.get(variable) or "")
-            built[dist] = Dist(dist, _version(version),
-                               tuple(dict.fromkeys((*read.requires, *runtime.get(dist, ())))))
+        built = built_dists(definition, bake_files, targets, root, metadata)
         return cls(root, {t.name: t for t in targets},
                    {c.target: c.component for c in cells if c.target}, built,
                    lockmeta.load(root / lockmeta.SNAPSHOT),
                    str(variables.get("PYTHON_VERSION") or "3.12"),
-                   lockinputs.platform(variables), dists=dists)
+                   lockinputs.platform(variables), dists=conformance.context_dists(definition))
 
     # -- the install steps of an image ---------------------------------------------------
     def stages(self, target: BakeTarget) -> list[str]:

@@ -1,0 +1,201 @@
+"""The rehearsal's package index: the **real** locked distributions, served on loopback.
+
+Every ``pip install --require-hashes`` of the real Dockerfiles runs against it as against PyPI:
+for each pin of ``dockerfiles/locks/*.txt`` the one file pip would take on the real image
+(CPython 3.12, manylinux_2_35 x86_64: what the locks are made for) among the files whose
+sha256 the lock records, downloaded once from PyPI into a content-addressed cache
+(``<cache>/files/<sha256>``, checked on download and on every use) and listed in a PEP 503
+page per project.  A pin with no such file is an error naming it (the lock is then not what
+the image can install).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+import requests
+from packaging import tags
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+
+from rocm_bake.core import atomic
+from rocm_bake.core.errors import RocmBakeError
+from rocm_bake_checks.lint import lockmeta
+
+PYTHON = (3, 12)
+GLIBC = (2, 35)   # Ubuntu 22.04, the real base image's release (the locks' header says so)
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class File:
+    """One distribution file of the mirror."""
+
+    project: str      # canonical name
+    version: str
+    filename: str
+    sha256: str
+    url: str
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Mirror:
+    """What the mirror holds and how much of it this run downloaded."""
+
+    files: tuple[File, ...]
+    downloaded: int          # files fetched from the index in this run
+    downloaded_bytes: int
+
+    def projects(self) -> dict[str, list[File]]:
+        out: dict[str, list[File]] = {}
+        for file in self.files:
+            out.setdefault(file.project, []).append(file)
+        return out
+
+
+def target_tags() -> list[tags.Tag]:
+    """The tags pip accepts on the real image, most preferred first."""
+    platforms = [f"manylinux_{GLIBC[0]}_{minor}_x86_64" for minor in range(GLIBC[1], 16, -1)]
+    platforms += ["manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64",
+                  "linux_x86_64"]
+    abi = f"cp{PYTHON[0]}{PYTHON[1]}"
+    return [*tags.cpython_tags(PYTHON, abis=[abi, "abi3", "none"], platforms=platforms),
+            *tags.compatible_tags(PYTHON, interpreter=abi, platforms=platforms)]
+
+
+def choose(files: Sequence[dict[str, str]], hashes: Iterable[str]) -> dict[str, str] | None:
+    """The file pip would install among ``files`` whose sha256 is one of ``hashes``."""
+    allowed = set(hashes)
+    rank = {tag: n for n, tag in enumerate(target_tags())}
+    best: tuple[int, dict[str, str]] | None = None
+    for file in files:
+        if file["sha256"] not in allowed or not file["filename"].endswith(".whl"):
+            continue
+        try:
+            _, _, _, wheel_tags = parse_wheel_filename(file["filename"])
+        except InvalidWheelFilename:
+            continue
+        score = min((rank[t] for t in wheel_tags if t in rank), default=None)
+        if score is not None and (best is None or score < best[0]):
+            best = (score, file)
+    return best[1] if best else None
+
+
+def pins_of(locks: Iterable[Path]) -> list[lockmeta.Pin]:
+    """Every ``name==version`` of the locks, once (the union of their sha256s)."""
+    pins: dict[tuple[str, str], lockmeta.Pin] = {}
+    for lock in locks:
+        for pin in lockmeta.lock_pins(lock.read_text(encoding="utf-8")).values():
+            key = (pin.name, pin.version)
+            known = pins[key].hashes if key in pins else ()
+            pins[key] = lockmeta.Pin(pin.name, pin.version, pin.line,
+                                     tuple(dict.fromkeys(known + pin.hashes)))
+    return [pins[k] for k in sorted(pins)]
+
+
+Lister = Callable[[lockmeta.Pin], list[dict[str, str]]]
+
+
+def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[File]:
+    """The file of each pin (an index look-up per project); a pin without one is an error."""
+    listing: Lister = lister or lockmeta.index_files
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        listed = list(pool.map(_listed(listing), pins))
+    out, missing = [], []
+    for pin, files in zip(pins, listed, strict=True):
+        chosen = choose(files, pin.hashes)
+        if chosen is None:
+            missing.append(f"{pin.name}=={pin.version}")
+            continue
+        out.append(File(pin.name, pin.version, chosen["filename"], chosen["sha256"],
+                        chosen["url"]))
+    if missing:
+        raise RocmBakeError("no file for CPython 3.12 manylinux_2_35 x86_64 among the sha256s "
+                            f"the locks record: {', '.join(missing)} (re-lock: inv lock)")
+    return out
+
+
+def _listed(listing: Lister) -> Callable[[lockmeta.Pin], list[dict[str, str]]]:
+    def run(pin: lockmeta.Pin) -> list[dict[str, str]]:
+        try:
+            return listing(pin)
+        except requests.RequestException as exc:
+            raise RocmBakeError(f"cannot list {pin.name} on the package index: "
+                                f"{type(exc).__name__}") from None
+    return run
+
+
+def cached(cache: Path, sha256: str) -> Path:
+    return cache / "files" / sha256
+
+
+def fill(files: Sequence[File], cache: Path,
+         fetch: Callable[[str], requests.Response] | None = None) -> Mirror:
+    """Every file in the cache, downloaded where it lacks it (each checked by sha256)."""
+    get = fetch or (lambda url: requests.get(url, stream=True, timeout=60))
+    todo = [f for f in files if not _valid(cached(cache, f.sha256), f.sha256)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        sizes = list(pool.map(lambda f: _download(f, cache, get), todo))
+    done = tuple(File(f.project, f.version, f.filename, f.sha256, f.url,
+                      cached(cache, f.sha256).stat().st_size) for f in files)
+    return Mirror(done, len(todo), sum(sizes))
+
+
+def _valid(path: Path, sha256: str) -> bool:
+    return path.is_file() and _digest(path) == sha256
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(_CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _download(file: File, cache: Path, get: Callable[[str], requests.Response]) -> int:
+    target = cached(cache, file.sha256)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    h = hashlib.sha256()
+    try:
+        with get(file.url) as answer:
+            answer.raise_for_status()
+            with part.open("wb") as out:
+                for block in answer.iter_content(_CHUNK):
+                    h.update(block)
+                    out.write(block)
+        if h.hexdigest() != file.sha256:
+            raise RocmBakeError(f"{file.filename}: the index served sha256 {h.hexdigest()}, "
+                                f"the lock records {file.sha256}")
+        part.replace(target)
+        return target.stat().st_size
+    except requests.RequestException as exc:
+        raise RocmBakeError(f"cannot download {file.filename}: {type(exc).__name__}") from None
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def write_index(mirror: Mirror, root: Path, extra: Iterable[tuple[str, str, Path]] = ()) -> None:
+    """PEP 503 pages under ``root/simple/<project>/``; files are served from ``/files/<sha256>/
+    <filename>``.  ``extra`` adds (project, filename, path) files (the stand-in wheels the
+    rehearsal's wheel mirror must not hold are never here: only the locks' files are)."""
+    pages: dict[str, list[tuple[str, str]]] = {}
+    for file in mirror.files:
+        pages.setdefault(file.project, []).append((file.filename, file.sha256))
+    for project, filename, path in extra:
+        pages.setdefault(canonicalize_name(project), []).append((filename, _digest(path)))
+    for project, entries in pages.items():
+        links = "\n".join(f'<a href="/files/{sha}/{escape(name)}#sha256={sha}">'
+                          f"{escape(name)}</a><br>" for name, sha in sorted(entries))
+        atomic.write_text(root / "simple" / project / "index.html",
+                          f"<!DOCTYPE html>\n<html><body>\n{links}\n</body></html>\n")
+    names = "\n".join(f'<a href="/simple/{p}/">{p}</a><br>' for p in sorted(pages))
+    atomic.write_text(root / "simple" / "index.html",
+                      f"<!DOCTYPE html>\n<html><body>\n{names}\n</body></html>\n")
