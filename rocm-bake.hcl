@@ -1282,6 +1282,7 @@ target "lmcache" {
     base   = "target:base-${arch}"
     torch  = "target:torch-${arch}"
     triton = "target:triton-${arch}"
+    aiter  = contains(ARCHS["aiter"], arch) ? "target:aiter-${arch}" : "target:empty"
     cupy   = contains(ARCHS["cupy"], arch) ? "target:cupy-${arch}" : "target:empty"
     vllm   = "target:vllm-${arch}"
   }

@@ -1,6 +1,7 @@
 # lmcache.Dockerfile - LMCache built for HIP (BUILD_WITH_HIP=1) for one cell
-# (target lmcache-<arch>, stage runtime).  Named contexts: base, torch, triton, cupy, vllm
-# (the cell's vLLM runtime image).
+# (target lmcache-<arch>, stage runtime).  Named contexts: base, torch, triton, aiter, cupy,
+# vllm (the cell's vLLM runtime image); aiter and cupy may be the `empty` target for cells
+# that skip them.
 #   build    builds the lmcache wheel in an environment that already holds the cell's vLLM
 #   wheels   just that wheel (FROM scratch)
 #   runtime  the vLLM runtime image + CuPy + LMCache, its versions manifest extended with
@@ -24,14 +25,25 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 # resolved together and constrained to the vllm lock's pins, so the runtime stage below
 # installs it over the vLLM image without moving anything vLLM installed; the vllm lock in turn
 # honours LMCache's caps, e.g. opentelemetry-api<=1.40.0, prometheus_client<=0.24.1).
+# The vLLM wheel requires each wheel its build pinned (vllm.Dockerfile's build stage, upstream's
+# tools/vllm-rocm/pin_rocm_dependencies.py): torch, torchvision, torchaudio, triton, amd-aiter,
+# amdsmi and flash-attn at the cell's versions, none of them on PyPI at those versions.  So this
+# stage installs every one of them from the cell: the vllm context's /wheels carries vllm,
+# amdsmi and flash-attn (vllm.Dockerfile's wheels stage), torch and triton come from their
+# contexts, amd-aiter from the aiter context, as vllm-project/vllm docker/Dockerfile.rocm
+# (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) installs its release wheel
+# only where the base wheels are installed (final stage, line 860: `uv pip install --system -r
+# requirements/rocm.txt` of export_vllm, whose pins name them, over Dockerfile.rocm_base's
+# wheels; its debs_wheel_release, line 279, carries build_aiter's wheel among them).
 COPY locks/lmcache.txt /opt/rocm-bake/locks/lmcache.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
+    --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=cupy,source=/wheels,target=/deps/cupy \
     --mount=type=bind,from=vllm,source=/wheels,target=/deps/vllm \
     shopt -s nullglob \
     && write-constraints.py --wheels /tmp/cell-wheels.txt /opt/rocm-bake/constraints.txt \
-        /deps/torch /deps/triton /deps/cupy /deps/vllm \
+        /deps/torch /deps/triton /deps/aiter /deps/cupy /deps/vllm \
     && PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt \
        pip install --no-cache-dir --require-hashes -r /opt/rocm-bake/locks/lmcache.txt \
         -r /tmp/cell-wheels.txt

@@ -95,18 +95,29 @@ ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 # torchvision and torchaudio against that torch (FORCE_CUDA=1: there is no GPU
 # at build time, and without it torchvision skips its HIP extension).
+# Both built with PYTORCH_VERSION out of the environment (`env -u`): pytorch/vision setup.py
+# (get_requirements) and pytorch/audio setup.py (_get_pytorch_version) turn it into their
+# wheels' Requires-Dist torch==PYTORCH_VERSION, which no cell's torch (2.12.0+git<hex>) meets.
+# vllm-project/vllm docker/Dockerfile.rocm_base (commit
+# 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) builds them in build_torchvision (line
+# 171) and build_torchaudio (line 191), stages on build_pytorch_runtime that declare no
+# PYTORCH_VERSION, so its wheels require plain `torch`.
 WORKDIR /src/vision
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
-    FORCE_CUDA=1 USE_ROCM=1 \
+    FORCE_CUDA=1 USE_ROCM=1 env -u PYTORCH_VERSION \
     with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels .
 WORKDIR /src/audio
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
-    USE_ROCM=1 \
+    USE_ROCM=1 env -u PYTORCH_VERSION \
     with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels . \
+    && python -P -c "import glob, zipfile; \
+pinned = [w for w in glob.glob('/wheels/torch[av]*.whl') for z in [zipfile.ZipFile(w)] for n in z.namelist() \
+if n.endswith('.dist-info/METADATA') and 'Requires-Dist: torch==' in z.read(n).decode()]; \
+assert not pinned, f'{pinned} require torch==PYTORCH_VERSION'" \
     && ls -l /wheels
 
 FROM scratch AS wheels

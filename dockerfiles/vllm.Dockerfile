@@ -139,13 +139,16 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 # (read by setup.py's should_require_rust_frontend) makes its extensions non-optional, so a
 # missing artifact fails the build instead of setuptools-rust skipping it, and the wheel is
 # checked to carry both.
-# The wheel requires exactly the cell's own torch, torchvision, torchaudio, triton, amdsmi and
-# amd-aiter, as vllm-project/vllm docker/Dockerfile.rocm (commit
+# The wheel requires exactly the cell's own torch, torchvision, torchaudio, triton, amdsmi,
+# amd-aiter and flash-attn, as vllm-project/vllm docker/Dockerfile.rocm (commit
 # 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT; build_vllm_wheel_release, lines
 # 651-655) makes its release wheel: upstream's own tools/vllm-rocm/pin_rocm_dependencies.py,
 # run from the source tree, writes `name==version` of each wheel in one directory at the top of
 # requirements/rocm.txt (setup.py's install_requires on ROCm); check-requires.py then fails the
-# build unless the wheel's Requires-Dist names every one of them at that version.
+# build unless the wheel's Requires-Dist names every one of them at that version.  That
+# directory is upstream's /install, the base wheels of Dockerfile.rocm_base's debs_wheel_release
+# (build_fa's flash_attn wheel among them; pin_rocm_dependencies.py maps `flash_attn-` to
+# flash-attn), so the flash-attn context goes in too (`empty` where the cell skips it: no pin).
 FROM deps AS build
 
 ARG VLLM_REF
@@ -168,12 +171,13 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
     --mount=type=bind,from=aiter,source=/wheels,target=/deps/aiter \
     --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
+    --mount=type=bind,from=flash-attn,source=/wheels,target=/deps/flash-attn \
     shopt -s nullglob \
     && python use_existing_torch.py \
     && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
     && mkdir /tmp/rocm-wheels \
     && ln -s /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl /deps/amdsmi/*.whl \
-        /tmp/rocm-wheels/ \
+        /deps/flash-attn/*.whl /tmp/rocm-wheels/ \
     && python tools/vllm-rocm/pin_rocm_dependencies.py /tmp/rocm-wheels requirements/rocm.txt \
     && test -n "${PYTORCH_ROCM_ARCH}" \
     && VLLM_TARGET_DEVICE=rocm VLLM_REQUIRE_RUST_FRONTEND=1 \
@@ -209,7 +213,8 @@ ARG SOURCE_DATE_EPOCH
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi), everything else
-# from the vllm lock (locks/vllm.txt).
+# from the vllm lock (locks/vllm.txt), uv among them (requirements/vllm-runtime.txt: upstream's
+# final image has uv from its base stage).
 COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
@@ -228,7 +233,8 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
         /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
     && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser \
     && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)" \
-    && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs"
+    && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs" \
+    && uv --version
 # Images built FROM this one (lmcache) keep installing against the cell's wheels.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
@@ -250,6 +256,12 @@ ENV HSA_NO_SCRATCH_RECLAIM=1 \
     PYTORCH_NVML_BASED_CUDA_CHECK=1 \
     KINETO_CONFIG=/opt/rocm-bake/libkineto.conf
 
+# vLLM's benchmark scripts and examples from the source at VLLM_COMMIT, where
+# vllm-project/vllm docker/Dockerfile.rocm (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a)
+# puts them in its final image (lines 873-875: "Copy over the benchmark scripts as well",
+# ${COMMON_WORKDIR}/vllm/{benchmarks,examples}, COMMON_WORKDIR=/app).
+COPY --from=deps /src/vllm/benchmarks /app/vllm/benchmarks
+COPY --from=deps /src/vllm/examples /app/vllm/examples
 COPY --from=wheels /wheels/ /wheels/
 WORKDIR /
 ENTRYPOINT ["vllm", "serve"]

@@ -226,9 +226,10 @@ def test_no_index_after_the_lock_is_locked_and_its_file_an_input_of_the_lock(tmp
     assert lint_locks(tmp_path / "a", LOCKED) == [
         "Dockerfile:3: lock-inputs: pip install --no-index -r requirements.txt: the source's "
         "requirements.txt is no input of the lock (no upstream.toml [[component]] for "
-        "Dockerfile lists it in `installs`), so the lock is checked against it only when the "
-        "image is built: record the file at the pin in the snapshot (`inv lint --online "
-        "--record`), declare it, then `inv lock`"]
+        "Dockerfile lists it in `installs`, no [[nearest-copy]] stands in for it), so the lock "
+        "is checked against it only when the image is built: record the file at the pin in "
+        "the snapshot (`inv lint --online --record`) and declare it, or, where it cannot be "
+        "had, record the nearest stored copies' lines; then `inv lock`"]
     # declared in upstream.toml: `inv lock` resolves the lock from it
     declared = ('[[component]]\nname = "app"\ndockerfile = "Dockerfile"\n'
                 'base = "https://example.invalid/app"\nbuild-system = "pyproject.toml"\n'

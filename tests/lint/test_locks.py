@@ -267,3 +267,107 @@ def test_the_repositorys_lock_inputs_follow_its_stages() -> None:
     assert "flydsl==0.2.4" in vllm and "pybind11>=3.0.1" in vllm     # AITER's setup.py
     assert every["vllm"].platform == "x86_64-manylinux_2_35"     # rocm/dev-ubuntu-22.04
     assert "torch" in every["vllm"].excluded
+    # pybind11 as upstream's 'pybind11<3.1.0' gives it, in the base and over AITER's floor
+    assert "pybind11==3.0.4" in every["base"].requirements and "pybind11==3.0.4" in vllm
+    assert "uv==0.13.9" in vllm                  # the runtime image's uv, as upstream's has
+    # torch's requirement files at PYTORCH_COMMIT, read from their nearest stored copies: every
+    # line but the cmake and ninja the stage's loop drops first, each copy named in the origins
+    torch = every["torch"]
+    assert {"six==1.17.0", "requests==2.32.5", "mkl-static==2024.2.0", "expecttest>=0.3.0",
+            "optree>=0.13.0", "psutil", "hypothesis", "astunparse"} <= set(torch.requirements)
+    assert "cmake==4.0.0" not in torch.requirements
+    assert "ninja==1.11.1.3" not in torch.requirements
+    assert "cmake>=3.27" in torch.requirements        # pyproject.toml's: no stage drops it
+    copies = [o for o in torch.origins if "a stored copy standing in for" in o]
+    assert [o.split(" (", 1)[0] for o in copies] == [
+        "ROCm/pytorch requirements-build.txt at 15c2741d9a8e72a4c29febb79450b0ebb36f0c79",
+        "pytorch/pytorch requirements-build.txt at 1975038f332668ee1be1c0dd630bf4adec09ee73",
+        "pytorch/pytorch requirements.txt at 017c7072716b68762d75986e192f7ad74d266fcb",
+        "pytorch/pytorch pyproject.toml at 0034f545bb95a408bd09c53db4b97cd7d02ba556",
+        "ROCm/pytorch pyproject.toml at 0262eb75417190f64b7c8702cc9a8ba734b9f1e3"]
+
+
+# -- a source file read from its nearest stored copies (upstream.toml [[nearest-copy]]) -------
+COPY_COMMIT = "ab" * 20
+NEAREST = f'''[[nearest-copy]]
+dockerfile = "dockerfiles/app.Dockerfile"
+file = "requirements.txt"
+pin = "APP_COMMIT"
+repo = "example/app"
+path = "requirements.txt"
+commit = "{COPY_COMMIT}"
+nearest = "the newest stored copy"
+requires = ["beta>=1.0", "cmake==4.0.0", "ninja"]
+'''
+# the source's requirements.txt, checked --no-index after the lock; cmake and ninja dropped
+# from it first in a shell loop, as torch.Dockerfile does
+NO_INDEX_APP = (
+    "FROM base AS app\n"
+    "COPY locks/app.txt /opt/locks/app.txt\n"
+    "RUN for file in requirements.txt requirements-build.txt; do \\\n"
+    "        for tool in cmake ninja; do \\\n"
+    '            drop-requirement.py "${file}" "${tool}"; \\\n'
+    "        done; \\\n"
+    "    done \\\n"
+    "    && pip install --require-hashes -r /opt/locks/app.txt \\\n"
+    "    && pip install --no-index -r requirements.txt\n")
+
+
+def nearest_project(tmp_path: Path, declared: str) -> tuple[Path, upstream.Settings]:
+    root = tmp_path / "project"
+    bake = BAKE.replace('variable "GPU_ARCHS"',
+                        f'variable "APP_COMMIT" {{\n  default = "{"cd" * 20}"\n}}\n'
+                        'variable "GPU_ARCHS"')
+    write(root, {**PROJECT, "docker-bake.hcl": bake,
+                 "dockerfiles/app.Dockerfile": NO_INDEX_APP, "upstream.toml": declared})
+    return root, upstream.Settings(config=root / "upstream.toml")
+
+
+def test_a_file_read_from_its_nearest_copy_is_an_input_of_the_lock(tmp_path: Path,
+                                                                    index: str) -> None:
+    root, settings = nearest_project(tmp_path, NEAREST)
+    written = {w.component: w for w in locks.lock(root, [root / "docker-bake.hcl"], (), index,
+                                                  metadata=settings)}
+    assert written["app"].resolved
+    text = (root / "dockerfiles/locks/app.txt").read_text()
+    # the copy's lines, less what the stage's loop drops (cmake==4.0.0 is on no index here)
+    assert lockfile.pins(text) == {"alpha": "1.0", "beta": "2.0", "gamma": "1.0"}
+    assert (f"#   example/app requirements.txt at {COPY_COMMIT} (a stored copy standing in for "
+            f"requirements.txt at APP_COMMIT {'cd' * 6}: the newest stored copy)") \
+        in text.splitlines()
+    found = lint.run(root, [root / "docker-bake.hcl"], ["locks"], root / "no-policy.toml",
+                     settings)
+    assert [str(f) for f in found] == []
+
+
+def test_a_no_index_file_no_copy_stands_in_for_is_no_input(tmp_path: Path) -> None:
+    root, settings = nearest_project(tmp_path, NEAREST.replace('"requirements.txt"\npin',
+                                                               '"requirements-build.txt"\npin'))
+    found = [str(f) for f in lint.run(root, [root / "docker-bake.hcl"], ["locks"],
+                                      root / "no-policy.toml", settings)]
+    assert ("dockerfiles/app.Dockerfile:3: lock-inputs: pip install --no-index -r "
+            "requirements.txt: the source's requirements.txt is no input of the lock (no "
+            "upstream.toml [[component]] for dockerfiles/app.Dockerfile lists it in "
+            "`installs`, no [[nearest-copy]] stands in for it), so the lock is checked against "
+            "it only when the image is built: record the file at the pin in the snapshot (`inv "
+            "lint --online --record`) and declare it, or, where it cannot be had, record the "
+            "nearest stored copies' lines; then `inv lock`") in found, found
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    (('"beta>=1.0", ', '"beta>=>1.0", '),
+     "'beta>=>1.0' is no requirement (PEP 508)"),
+    ((f'commit = "{COPY_COMMIT}"', 'commit = "abab"'),
+     "commit 'abab' is not a full 40-hex commit"),
+    (("requires = [", "requires = []\nignored = ["),
+     "`requires` must list the copy's requirement lines"),
+])
+def test_a_malformed_nearest_copy_is_one_line_naming_it(tmp_path: Path,
+                                                        change: tuple[str, str],
+                                                        error: str) -> None:
+    path = tmp_path / "upstream.toml"
+    path.write_text(NEAREST.replace(*change))
+    with pytest.raises(lint.LintError) as raised:
+        upstream.load_config(path)
+    assert str(raised.value) == (f"{path}: [[nearest-copy]] example/app requirements.txt: "
+                                 f"{error}")

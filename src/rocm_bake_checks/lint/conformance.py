@@ -46,7 +46,10 @@ from rocm_bake_checks.lint.upstream import Built, Component, Config, Metadata, c
 # A local requirements file or lock a Dockerfile names (``requirements/x.txt``, ``locks/x.txt``).
 LOCAL_REQUIREMENTS = re.compile(r"(requirements|locks)/([A-Za-z0-9_.-]+\.txt)")
 _PIN = re.compile(r"[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\"'\\]+)")
-_DROP = re.compile(r"drop-requirement\.py\s+(\S+)((?:\s+[A-Za-z0-9][A-Za-z0-9._-]*)+)")
+_DROP = re.compile(r"drop-requirement\.py((?:\s+[^\s;&|\\]+)+)")
+_LOOP = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;]*);\s*do\b")
+_SHELL_VARIABLE = re.compile(r"^\$\{?([A-Za-z_]\w*)\}?$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SET = re.compile(r"set-requirement\.py\s+(\S+)\s+'([^']+)'\s+'([^']+)'")
 _BUILD = re.compile(r"\bpip3?\s+wheel\b|\bbdist_wheel\b|-m\s+build\b|\bpip3?\s+install\s+\.")
 _CHECKING_FRONTEND = re.compile(r"-m\s+build\b[^&|;]*--no-isolation")
@@ -154,15 +157,31 @@ def _stage(path: Path, files: Dockerfiles, root: Path, variables: Mapping[str, o
 
 
 def stage_drops(parsed: Dockerfile) -> dict[str, set[str]]:
-    """upstream file -> the requirement names ``drop-requirement.py`` removes from it."""
+    """upstream file -> the requirement names ``drop-requirement.py`` removes from it.  A call
+    inside shell ``for VAR in WORD...; do`` loops of its RUN (``drop-requirement.py "${file}"
+    "${tool}"``) drops every combination of the loops' words."""
     drops: dict[str, set[str]] = {}
     for st in parsed.stages:
         for instruction in st.instructions:
             if instruction.keyword == "RUN":
+                loops = {m.group(1): m.group(2).split()
+                         for m in _LOOP.finditer(instruction.body)}
                 for match in _DROP.finditer(instruction.body):
-                    names = {canonical(n) for n in match.group(2).split()}
-                    drops.setdefault(match.group(1).strip("\"'"), set()).update(names)
+                    words = [_words(w, loops) for w in match.group(1).split()]
+                    names = {canonical(n) for w in words[1:] for n in w if _NAME.match(n)}
+                    for file in words[0] if names else ():
+                        drops.setdefault(file, set()).update(names)
     return drops
+
+
+def _words(token: str, loops: Mapping[str, list[str]]) -> list[str]:
+    """A shell word of a drop-requirement.py call: a loop variable's words, else itself (an
+    unknown variable: none)."""
+    word = token.strip("\"'")
+    variable = _SHELL_VARIABLE.match(word)
+    if variable is None:
+        return [word]
+    return loops.get(variable.group(1), [])
 
 
 def stage_sets(parsed: Dockerfile) -> dict[str, dict[str, str]]:

@@ -12,8 +12,11 @@ component has a lock when its Dockerfile runs ``pip install``.  Its inputs, in l
 - its own: the local ``requirements/*.txt`` files its Dockerfile names (``${VARIABLE}``
   replaced by the bake variable's value), the upstream files it installs and those that
   become its wheel's install_requires (``upstream.toml``, read through the replayable
-  snapshot ``upstream.Metadata``), less what the stage drops first (``drop-requirement.py``,
-  ``use_existing_torch.py``) and with what ``set-requirement.py`` rewrites.
+  snapshot ``upstream.Metadata``), or, for a file whose copy at the pin could not be had, the
+  requirement lines of the stored copies standing in for it (``upstream.toml``
+  ``[[nearest-copy]]``, each named with its repository, path and commit in the lock's header),
+  less what the stage drops first (``drop-requirement.py``, ``use_existing_torch.py``) and
+  with what ``set-requirement.py`` rewrites.
 
 An exact ``==`` pin of a later layer replaces the exact pins of earlier layers on that
 distribution (a stage's own tool version over the base image's, as its ``pip install`` does),
@@ -361,6 +364,7 @@ class _Deriver:
                 text = conformance.expand(local.read_text(encoding="utf-8"), self.variables)
                 lines = [line for line, _ in conformance.requirement_lines(text, str(local))]
                 out.append(Layer(relative(local, self.root), tuple(lines)))
+        out += self._copies(relative(target.dockerfile, self.root), parsed)
         declared = self.upstream.get(relative(target.dockerfile, self.root))
         if declared is not None:
             stage = conformance.stage_drops(parsed)
@@ -369,6 +373,24 @@ class _Deriver:
             for path in (*declared.installs, *declared.runtime):
                 out.append(self.file(f"{base}/{path}", stage.get(path, set()),
                                      conformance.drops_torch(parsed), sets.get(path)))
+        return out
+
+    def _copies(self, dockerfile: str, parsed: Dockerfile) -> list[Layer]:
+        """The stored copies standing in for source files the stage installs whose copy at
+        the pin could not be had (upstream.toml ``[[nearest-copy]]``), less what the stage
+        drops from those files first."""
+        drops = conformance.stage_drops(parsed)
+        out = []
+        for copy in self.config.copies:
+            if copy.dockerfile != dockerfile:
+                continue
+            if not self.variables.get(copy.pin):
+                raise LintError(f"upstream.toml [[nearest-copy]] {copy.repo} {copy.path}: pin "
+                                f"{copy.pin} is not a non-empty bake variable")
+            dropped = drops.get(copy.file, set())
+            out.append(Layer(copy.origin(self.variables), tuple(
+                line for line in copy.requires
+                if canonical(Requirement(line).name) not in dropped)))
         return out
 
     def _built(self, dist: str) -> list[Layer]:

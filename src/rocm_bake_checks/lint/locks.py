@@ -16,7 +16,9 @@ lock (``dockerfiles/locks/<component>.txt``, made by ``inv lock``), by version a
   installed -- a requirement the lock lacks fails the step, naming it.
 - ``lock-inputs``: such a ``--no-index -r FILE`` of the source's own requirements is declared
   in ``upstream.toml`` (the component's ``installs``), so ``inv lock`` resolves the lock from
-  FILE at the pin; undeclared, the lock is only checked against it when the image is built.
+  FILE at the pin, or, where FILE at the pin cannot be had, a ``[[nearest-copy]]`` stands in
+  for it (the lines of the nearest stored copies, with where each was read); undeclared, the
+  lock is only checked against it when the image is built.
 """
 
 from __future__ import annotations
@@ -236,6 +238,8 @@ def check_declared(paths: list[Path], files: Dockerfiles, root: Path,
     """Every source requirement file installed ``--no-index`` against a lock is one of the
     lock's inputs: declared in upstream.toml's ``installs`` for that Dockerfile."""
     declared = {c.dockerfile: set(c.installs) for c in config.components}
+    for copy in config.copies:   # a stored copy standing in for the file at the pin
+        declared.setdefault(copy.dockerfile, set()).add(copy.file)
     found: list[Finding] = []
     for name, _, instruction in files.instructions(paths, root):
         if instruction.keyword != "RUN":
@@ -249,10 +253,11 @@ def check_declared(paths: list[Path], files: Dockerfiles, root: Path,
                 found.append(Finding(
                     name, instruction.line, "lock-inputs",
                     f"pip install --no-index -r {file}: the source's {file} is no input of the "
-                    f"lock (no upstream.toml [[component]] for {name} lists it in `installs`), "
-                    "so the lock is checked against it only when the image is built: record "
-                    "the file at the pin in the snapshot (`inv lint --online --record`), "
-                    "declare it, then `inv lock`"))
+                    f"lock (no upstream.toml [[component]] for {name} lists it in `installs`, "
+                    "no [[nearest-copy]] stands in for it), so the lock is checked against it "
+                    "only when the image is built: record the file at the pin in the snapshot "
+                    "(`inv lint --online --record`) and declare it, or, where it cannot be "
+                    "had, record the nearest stored copies' lines; then `inv lock`"))
     return found
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.drift import snapshot as snapshots
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
@@ -46,10 +48,33 @@ class Built:
 
 
 @dataclass(frozen=True)
+class NearestCopy:
+    """A source file a stage installs, read where its copy at the pin could not be had: the
+    requirement lines of another stored copy (``repo``/``path`` at ``commit``), standing in
+    for ``file`` at the bake variable ``pin`` (upstream.toml ``[[nearest-copy]]``)."""
+
+    dockerfile: str
+    file: str
+    pin: str
+    repo: str
+    path: str
+    commit: str
+    nearest: str
+    requires: tuple[str, ...]
+
+    def origin(self, variables: Mapping[str, object]) -> str:
+        """Where the lines come from, for the lock's header."""
+        pinned = str(variables.get(self.pin) or "")
+        return (f"{self.repo} {self.path} at {self.commit} (a stored copy standing in for "
+                f"{self.file} at {self.pin} {pinned[:12]}: {self.nearest})")
+
+
+@dataclass(frozen=True)
 class Config:
     components: tuple[Component, ...]
     built: Mapping[str, Built]
     pypi_packages: Mapping[str, tuple[str, ...]]
+    copies: tuple[NearestCopy, ...] = ()
 
 
 @dataclass
@@ -94,9 +119,30 @@ def load_config(path: Path = CONFIG) -> Config:
                                      tuple(str(r) for r in v.get("without-marker", [])))
                  for k, v in data.get("built", {}).items()}
         pypi = {canonical(k): tuple(v) for k, v in data.get("pypi-packages", {}).items()}
+        copies = tuple(_copy(c, path) for c in data.get("nearest-copy", []))
     except (KeyError, TypeError, AttributeError) as exc:
         raise LintError(f"{path}: malformed entry ({exc})") from None
-    return Config(components, built, pypi)
+    return Config(components, built, pypi, copies)
+
+
+def _copy(entry: Mapping[str, object], path: Path) -> NearestCopy:
+    requires = entry["requires"]
+    if not isinstance(requires, list) or not requires:
+        raise LintError(f"{path}: [[nearest-copy]] {entry.get('repo')} {entry.get('path')}: "
+                        "`requires` must list the copy's requirement lines")
+    for line in requires:
+        try:
+            Requirement(str(line))
+        except InvalidRequirement:
+            raise LintError(f"{path}: [[nearest-copy]] {entry['repo']} {entry['path']}: "
+                            f"{line!r} is no requirement (PEP 508)") from None
+    commit = str(entry["commit"])
+    if not re.fullmatch(r"[0-9a-f]{40}", commit):
+        raise LintError(f"{path}: [[nearest-copy]] {entry['repo']} {entry['path']}: commit "
+                        f"{commit!r} is not a full 40-hex commit")
+    return NearestCopy(str(entry["dockerfile"]), str(entry["file"]), str(entry["pin"]),
+                       str(entry["repo"]), str(entry["path"]), commit, str(entry["nearest"]),
+                       tuple(str(line) for line in requires))
 
 
 @dataclass(frozen=True)
