@@ -24,7 +24,9 @@ ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
 RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_REF}" "${TRITON_COMMIT}" /src/triton
 
-# setup.py moved from python/ to the repository root in Triton 3.x.
+# setup.py moved from python/ to the repository root in Triton 3.x; the older layout is
+# built from ./python (a bare `python` is read by pip as a requirement's name, not a
+# directory: `inv rehearse` found it, "No matching distribution found for python").
 # Built with Triton's profiler (Proton), as vllm-project/vllm docker/Dockerfile.rocm_base
 # (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT; stage build_triton, line 118)
 # builds it: TRITON_BUILD_PROTON left at Triton's default (ON), so the wheel carries
@@ -36,7 +38,7 @@ WORKDIR /src/triton
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \
     --mount=type=secret,id=sccache \
-    src=. && if [ ! -f setup.py ]; then src=python; fi \
+    src=. && if [ ! -f setup.py ]; then src=./python; fi \
     && with-compiler-cache.sh pip wheel --no-build-isolation --no-deps -w /wheels "${src}" \
     && python -c "import glob, zipfile; w = glob.glob('/wheels/triton-*.whl')[0]; \
 assert any(n.startswith('triton/profiler/') for n in zipfile.ZipFile(w).namelist()), \

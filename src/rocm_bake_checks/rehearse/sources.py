@@ -31,12 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake_checks.lint import lockmeta
+from rocm_bake_checks.lint import lockmeta, upstream
 from rocm_bake_checks.lint.resolution import Dist
 from rocm_bake_checks.rehearse import mirror
 from rocm_bake_checks.rehearse.base import STANDIN
 
-FACTS = Path(__file__).parent / "facts.toml"
 _DATE = "2025-01-01T00:00:00+00:00"
 _GIT_ENV = {"GIT_AUTHOR_NAME": "rocm-bake rehearsal", "GIT_AUTHOR_EMAIL": "rehearsal@localhost",
             "GIT_COMMITTER_NAME": "rocm-bake rehearsal",
@@ -60,11 +59,20 @@ class Repo:
     rewrites: dict[str, str] = field(default_factory=dict)  # path -> pin whose commit it names
 
 
-def facts() -> dict[str, Any]:
-    """Upstream facts read from files only GitHub has (requirement lines, build requires),
-    each with the copy it was read from: ``facts.toml``."""
-    with FACTS.open("rb") as stream:
-        return tomllib.load(stream)
+def torch_files() -> tuple[dict[str, list[str]], list[str]]:
+    """torch's requirement files as the stage reads them, from the stored copies upstream.toml
+    records for them (``[[nearest-copy]]``: the first copy of each file), and where each came
+    from: the same lines its lock is made from."""
+    files: dict[str, list[str]] = {}
+    origins: list[str] = []
+    for copy in upstream.load_config().copies:
+        if copy.dockerfile.endswith("torch.Dockerfile") and copy.file not in files:
+            files[copy.file] = list(copy.requires)
+            origins.append(f"{copy.file} = {copy.repo} {copy.path} at {copy.commit[:12]}")
+    if "requirements.txt" not in files or "pyproject.toml" not in files:
+        raise RocmBakeError("upstream.toml records no copy of torch's requirements.txt and "
+                            "pyproject.toml ([[nearest-copy]]): the stand-in torch tree needs them")
+    return files, origins
 
 
 def _spec(name: str, stands_for: str, version: Mapping[str, str], packages: list[str],
@@ -90,7 +98,7 @@ def _plain(requires: tuple[str, ...], drop: set[str] = frozenset()) -> list[str]
 
 
 def torch_repos(variables: Mapping[str, str], built: Mapping[str, Dist]) -> list[Repo]:
-    torch = facts()["torch"]
+    copies, origins = torch_files()
     version = variables["PYTORCH_VERSION"]
     spec = _spec("torch", "the torch wheel of tools/amd_build + setup.py (a HIP compile)",
                  {"file": "version.txt", "suffix": "+git{sha7}"},
@@ -100,15 +108,16 @@ def torch_repos(variables: Mapping[str, str], built: Mapping[str, Dist]) -> list
                           "torch/version.py": '__version__ = "{version}"\nhip = "{rocm}"\n',
                           "torch/distributed/__init__.py":
                               "def is_mpi_available():\n    return {mpi}\n"})
-    files = _standin_tree(spec, list(torch["build-system-requires"]))
+    files = _standin_tree(spec, copies.pop("pyproject.toml"))
     files["version.txt"] = version + "\n"
-    files["requirements.txt"] = "\n".join(torch["requirements"]) + "\n"
+    for name, lines in copies.items():
+        files[name] = "\n".join(lines) + "\n"
     files["tools/amd_build/build_amd.py"] = (
         "# The rehearsal's stand-in for torch's hipify step (part of the compile).\n"
         'print("rehearsal: hipify stand-in")\n')
     out = [Repo("PYTORCH", "pytorch", files,
-                f"torch {version}: stand-in tree; requirements.txt and [build-system] from "
-                f"{torch['source']}")]
+                f"torch {version}: stand-in tree; its requirement files and [build-system] "
+                f"from the stored copies ({'; '.join(origins)})")]
     for pin, name, dist in (("TORCHVISION", "vision", "torchvision"),
                             ("TORCHAUDIO", "audio", "torchaudio")):
         ref = variables.get(f"{pin}_REF", "").removeprefix("v")
