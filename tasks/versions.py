@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from typing import NoReturn
+
 from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
@@ -79,6 +82,7 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
     With --images: every published cell image (its provenance in the registry) against the bake
     file and upstream; exit 0 all current, 1 one stale, 2 one could not be checked.
     """
+    from rocm_bake.core.errors import StoppedError
     from rocm_bake_checks.drift import cli
 
     options = cli.Options(
@@ -93,11 +97,30 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
         images=None if images is None or images is False else
         "" if images is True else str(images),
         images_out=images_out, fleet=fleet, locks=locks)
-    if locks:
-        from rocm_bake_checks.lint import locknewer
+    try:
+        if locks:
+            from rocm_bake_checks.lint import locknewer
 
-        code = locknewer.run(options)
-    else:
-        code = cli.run(options)
+            code = locknewer.run(options)
+        else:
+            code = cli.run(options)
+    except (KeyboardInterrupt, StoppedError) as exc:
+        _stop(str(exc) if isinstance(exc, StoppedError) else cli.INTERRUPTED)
     if code:
         raise Exit(code=code)
+
+
+def _stop(message: str) -> NoReturn:
+    """Ctrl-C: one line and exit status 130 now. The requests still in flight are on worker
+    threads the interpreter would wait for at exit (each until its timeout): the process
+    ends without waiting (the git processes are killed already)."""
+    import os
+    import sys
+
+    from rocm_bake_checks.drift.sources import gitrun
+
+    gitrun.stop_all()
+    print(f"error: {message}", file=sys.stderr, flush=True)
+    with contextlib.suppress(OSError):
+        sys.stdout.flush()
+    os._exit(130)   # 128 + SIGINT, StoppedError's exit status

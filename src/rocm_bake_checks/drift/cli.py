@@ -11,7 +11,7 @@ from pathlib import Path
 from rocm_bake.core import redact
 from rocm_bake.core.atomic import OutputError
 from rocm_bake.core.clock import SYSTEM, Clock
-from rocm_bake.core.errors import UsageError
+from rocm_bake.core.errors import StoppedError, UsageError
 from rocm_bake_checks.drift import explain, render, snapshot
 from rocm_bake_checks.drift.model import Report
 from rocm_bake_checks.drift.session import Session, Settings
@@ -21,6 +21,7 @@ from rocm_bake_checks.drift.web import WebSettings
 DEFAULT_GITHUB_API = "https://api.github.com"
 DEFAULT_PYPI = "https://pypi.org"
 CACHE_OFF = "off"
+INTERRUPTED = "interrupted: every upstream request stopped, nothing written"
 
 
 @dataclass
@@ -69,6 +70,9 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
 
             report = session.check(bakefile.load(files, environ))
             session.remember(files)
+    except KeyboardInterrupt:
+        session.abort()
+        raise StoppedError(INTERRUPTED) from None
     finally:
         session.close()
     if settings.record is not None:
