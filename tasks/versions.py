@@ -23,7 +23,8 @@ _HELP = {
     "pr": "report only drift introduced since this git ref (e.g. origin/main): the pins added or "
           "changed since it, and every coherence rule that reads a changed variable (e.g. "
           "X_REF~COMMIT when only X_REF changed), checked on both sides; unchanged pins are "
-          "not reported",
+          "not reported; a ref that moved on since the change forked (not an ancestor of "
+          "HEAD) is read at their merge base, with a warning saying so",
     "record": "write a snapshot of everything fetched to this file",
     "offline": "check against a snapshot file instead of the network (deterministic)",
     "docs": "write docs/reference/variables.md (with --check: fail if it is stale)",
@@ -75,6 +76,8 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
                   images: str | bool | None = None, images_out: str = "",
                   fleet: str = "fleet.toml", locks: bool = False) -> None:
     """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check.
+
+    Ctrl-C stops at once: every upstream request abandoned, one line, exit 130.
 
     With --locks: the locks' pins against the index's newest releases; report only, exit 0, or
     2 when the index could not be asked.

@@ -191,7 +191,7 @@ def verify(options: Options, text: str, values: dict[str, str]) -> bakefile.Defi
 
 
 def _buildx_variables(options: Options, path: Path) -> dict[str, str]:
-    argv = [options.docker, "buildx", "bake", "--file", path.name,
+    argv = [options.docker, "buildx", "bake", f"--file={path.name}",
             "--list=type=variables,format=json"]
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(path.parent),
            "DOCKER_CONFIG": str(path.parent / ".docker")}
