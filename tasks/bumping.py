@@ -16,8 +16,10 @@ STEPS = "snapshot,lock,regen,lint,drift"
 
 @task(iterable=["rewrite"], auto_shortflags=False, help={
     "vllm": "the vLLM release to follow, e.g. v0.33.0 (default: the newest on PyPI)",
-    "dry_run": "print the summary only; write nothing",
-    "branch": "commit the result on this new branch (gitpython)",
+    "dry_run": "print the summary only; write nothing (exit 1 when it lists something that "
+               "needs a person)",
+    "branch": "commit the result on this new branch: the commit holds exactly what the bump "
+              "wrote (a work tree with untracked files that are not ignored is refused)",
     "only": "bump one coherence group only: rocm, torch (with torchvision, torchaudio, triton), "
             "aiter, flash-attn, mori, nixl (UCX with NIXL), vllm, lmcache; refused when the "
             "set breaks a coherence rule of version-check",
@@ -43,8 +45,12 @@ def bump(c: Context, rewrite: list[str], vllm: str = "", dry_run: bool = False,
     Every name upstream's recipe pins is resolved (commits by git, versions at the commit,
     the base image's digest by its registry); only the default values of the bake file are
     rewritten. Exit status: 0 bumped and clean, 1 bumped with findings for a person (listed),
-    2 nothing written (the one line says which pin and what was asked).
+    2 nothing written (the one line says which pin and what was asked). A dry run's status is
+    the same: 1 when its summary lists findings for a person.
     """
+    from rocm_bake.core import extras
+
+    extras.require("lint", "inv bump")   # the recipe's Dockerfiles are read as inv lint reads
     from rocm_bake_checks.bump import abbreviated
     from rocm_bake_checks.bump import run as bumping
 
@@ -56,7 +62,14 @@ def bump(c: Context, rewrite: list[str], vllm: str = "", dry_run: bool = False,
         code, text = abbreviated.resolve(options)
     else:
         code, text = bumping.run(options, _regen)
-    print(text, end="")
+    from rocm_bake_checks.drift.cli import print_report
+
+    try:
+        print_report(text)
+    except BrokenPipeError:   # `inv bump | head`: the reader left, keep the status
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if code:
         raise Exit(code=code)
 

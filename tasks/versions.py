@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from typing import NoReturn
+
 from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
@@ -20,7 +23,8 @@ _HELP = {
     "pr": "report only drift introduced since this git ref (e.g. origin/main): the pins added or "
           "changed since it, and every coherence rule that reads a changed variable (e.g. "
           "X_REF~COMMIT when only X_REF changed), checked on both sides; unchanged pins are "
-          "not reported",
+          "not reported; a ref that moved on since the change forked (not an ancestor of "
+          "HEAD) is read at their merge base, with a warning saying so",
     "record": "write a snapshot of everything fetched to this file",
     "offline": "check against a snapshot file instead of the network (deterministic)",
     "docs": "write docs/reference/variables.md (with --check: fail if it is stale)",
@@ -73,12 +77,15 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
                   fleet: str = "fleet.toml", locks: bool = False) -> None:
     """Pin drift: compare every pin with upstream; exit 0 ok, 1 drift, 2 could not check.
 
+    Ctrl-C stops at once: every upstream request abandoned, one line, exit 130.
+
     With --locks: the locks' pins against the index's newest releases; report only, exit 0, or
     2 when the index could not be asked.
 
     With --images: every published cell image (its provenance in the registry) against the bake
     file and upstream; exit 0 all current, 1 one stale, 2 one could not be checked.
     """
+    from rocm_bake.core.errors import StoppedError
     from rocm_bake_checks.drift import cli
 
     options = cli.Options(
@@ -93,11 +100,30 @@ def version_check(c: Context, file: list[str], rewrite: list[str], only: list[st
         images=None if images is None or images is False else
         "" if images is True else str(images),
         images_out=images_out, fleet=fleet, locks=locks)
-    if locks:
-        from rocm_bake_checks.lint import locknewer
+    try:
+        if locks:
+            from rocm_bake_checks.lint import locknewer
 
-        code = locknewer.run(options)
-    else:
-        code = cli.run(options)
+            code = locknewer.run(options)
+        else:
+            code = cli.run(options)
+    except (KeyboardInterrupt, StoppedError) as exc:
+        _stop(str(exc) if isinstance(exc, StoppedError) else cli.INTERRUPTED)
     if code:
         raise Exit(code=code)
+
+
+def _stop(message: str) -> NoReturn:
+    """Ctrl-C: one line and exit status 130 now. The requests still in flight are on worker
+    threads the interpreter would wait for at exit (each until its timeout): the process
+    ends without waiting (the git processes are killed already)."""
+    import os
+    import sys
+
+    from rocm_bake_checks.drift.sources import gitrun
+
+    gitrun.stop_all()
+    print(f"error: {message}", file=sys.stderr, flush=True)
+    with contextlib.suppress(OSError):
+        sys.stdout.flush()
+    os._exit(130)   # 128 + SIGINT, StoppedError's exit status

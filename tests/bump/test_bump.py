@@ -49,7 +49,7 @@ def test_the_recipe_read_from_git_at_the_tag_gives_the_same_set(checkout: Checko
 
 def test_dry_run_prints_the_summary_and_writes_nothing(checkout: Checkout) -> None:
     result = checkout.bump(dry_run=True)
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err     # its summary lists what needs a person
     assert "(dry run: nothing written)" in result.out
     assert "| `VLLM_REF` | `v0.28.0` | `v0.33.0` |" in result.out
     assert checkout.file.read_text() == (BUMP / "old.hcl").read_text()
@@ -57,7 +57,7 @@ def test_dry_run_prints_the_summary_and_writes_nothing(checkout: Checkout) -> No
 
 def test_newest_release_when_none_is_asked(checkout: Checkout) -> None:
     result = checkout.bump(vllm="", dry_run=True)
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err
     assert result.out.startswith("## Bump to vLLM v0.33.0")
 
 

@@ -36,3 +36,9 @@ class HCLError(RocmBakeError):
 
 class UsageError(RocmBakeError):
     """Bad input on the command line (an unknown target, a malformed override...)."""
+
+
+class StoppedError(RocmBakeError):
+    """The user stopped the command (Ctrl-C): what it started is stopped, nothing written."""
+
+    exit_code = 130

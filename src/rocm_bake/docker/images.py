@@ -28,7 +28,7 @@ def image_id(name: str, env: Mapping[str, str] | None = None, docker: str = "doc
     engine does not hold it; :class:`ImageError` when docker cannot run or does not answer
     within ``timeout``."""
     try:
-        proc = subprocess.run([docker, "image", "inspect", "--format", "{{.Id}}", name],
+        proc = subprocess.run([docker, "image", "inspect", "--format", "{{.Id}}", "--", name],
                               env=dict(env) if env is not None else None, capture_output=True,
                               text=True, timeout=timeout, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -42,7 +42,7 @@ def image_layers(name: str, env: Mapping[str, str] | None = None, docker: str = 
     its ID, which an import's timestamp changes), None when the engine does not hold it."""
     try:
         proc = subprocess.run([docker, "image", "inspect", "--format", "{{json .RootFS.Layers}}",
-                               name], env=dict(env) if env is not None else None,
+                               "--", name], env=dict(env) if env is not None else None,
                               capture_output=True, text=True, timeout=timeout, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ImageError(f"docker image inspect {name}: {exc}") from None
@@ -59,7 +59,7 @@ def image_save(reference: str, dest: Path, env: Mapping[str, str] | None = None,
                docker: str = "docker", timeout: float = SAVE_TIMEOUT) -> None:
     """Write the engine's image ``reference`` to the tarball ``dest`` (``docker image save``);
     :class:`ImageError` names the image and docker's last line when it cannot."""
-    _run([docker, "image", "save", "-o", str(dest), reference],
+    _run([docker, "image", "save", "-o", str(dest), "--", reference],
          f"docker image save {reference}", env, timeout)
 
 

@@ -60,8 +60,10 @@ def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
                          f"{', '.join(sorted(declared.groups))})")
     if options.source not in ("sdist", "git"):
         raise UsageError(f"--source {options.source}: sdist or git")
+    if options.branch:
+        branch_name(options.root, options.branch)
     if not options.dry_run:
-        _clean(options.root)
+        _clean(options.root, untracked=bool(options.branch))
     definition = bakefile.load([options.file], {})
     session = Session(drift_cli.prepare(drift_cli.Options(
         files=[str(options.file)], rewrites=list(options.rewrites), pypi=options.pypi,
@@ -69,9 +71,9 @@ def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
     try:   # open to the end: the snapshot step reads the release's files through it
         plan, text, files = _plan(options, declared, definition, session)
         if options.dry_run:
-            return 0, summary.render(plan, "dry run: nothing written")
+            return _status(plan), summary.render(plan, "dry run: nothing written")
         if not plan.changed():
-            return 0, summary.render(plan, "nothing to change: nothing written")
+            return _status(plan), summary.render(plan, "nothing to change: nothing written")
         if options.branch:
             _branch(options.root, options.branch)
         atomic.write_text(options.file, text)
@@ -84,7 +86,12 @@ def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
         session.close()
     if options.branch:
         _commit(options.root, plan)
-    return (1 if plan.needs else 0), summary.render(plan)
+    return _status(plan), summary.render(plan)
+
+
+def _status(plan: Plan) -> int:
+    """1 when the summary lists something that needs a person (a dry run too), else 0."""
+    return 1 if plan.needs else 0
 
 
 def _plan(options: Options, declared: config.Config, definition: bakefile.Definition,
@@ -184,7 +191,7 @@ def verify(options: Options, text: str, values: dict[str, str]) -> bakefile.Defi
 
 
 def _buildx_variables(options: Options, path: Path) -> dict[str, str]:
-    argv = [options.docker, "buildx", "bake", "--file", path.name,
+    argv = [options.docker, "buildx", "bake", f"--file={path.name}",
             "--list=type=variables,format=json"]
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(path.parent),
            "DOCKER_CONFIG": str(path.parent / ".docker")}
@@ -200,7 +207,10 @@ def _buildx_variables(options: Options, path: Path) -> dict[str, str]:
     return {str(r["name"]): str(r.get("value", "")) for r in records}
 
 
-def _clean(root: Path) -> None:
+def _clean(root: Path, untracked: bool) -> None:
+    """A work tree the bump may write: nothing modified (index or work tree) and, when it
+    commits (``untracked``), no untracked file that is not ignored: the commit holds what the
+    bump wrote and nothing else (it stages every change of the work tree)."""
     import git  # noqa: PLC0415 (gitpython: only a bump that writes)
 
     try:
@@ -213,18 +223,39 @@ def _clean(root: Path) -> None:
     if dirty:
         raise BumpError(f"the work tree is not clean ({sorted(set(dirty))[0]} modified): "
                         "commit or stash first")
+    strays = sorted(repo.untracked_files) if untracked else []
+    if strays:
+        more = f" and {len(strays) - 1} more" if len(strays) > 1 else ""
+        raise BumpError(f"the work tree has untracked files ({strays[0]}{more}) that --branch "
+                        "would commit: commit, remove or ignore them first")
+
+
+def branch_name(root: Path, name: str) -> None:
+    """``--branch NAME``: a new, valid branch name (``git check-ref-format --branch``), checked
+    before anything is asked or written; never read by git as an option."""
+    try:
+        done = subprocess.run(["git", "check-ref-format", "--branch", name], cwd=root,
+                              capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BumpError(f"cannot run git check-ref-format: {exc}") from None
+    if done.returncode != 0 or done.stdout.strip() != name or name.startswith("-"):
+        raise UsageError(f"--branch {name!r}: not a valid branch name (git check-ref-format)")
+    listed = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "--end-of-options",
+                             f"refs/heads/{name}"], cwd=root, capture_output=True, text=True,
+                            timeout=60, check=False)
+    if listed.returncode == 0:
+        raise UsageError(f"--branch {name}: the branch exists already")
 
 
 def _branch(root: Path, name: str) -> None:
     import git  # noqa: PLC0415
 
-    repo = git.Repo(root)
-    if name in repo.heads:
-        raise BumpError(f"--branch {name}: the branch exists already")
-    repo.create_head(name).checkout()
+    git.Repo(root).git.checkout("-b", name)   # the name checked by branch_name
 
 
 def _commit(root: Path, plan: Plan) -> None:
+    """The bump's commit: every change of the work tree, which held none before the bump
+    (_clean), so exactly what the bump and its steps wrote."""
     import git  # noqa: PLC0415
 
     repo = git.Repo(root)

@@ -11,7 +11,7 @@ from pathlib import Path
 from rocm_bake.core import redact
 from rocm_bake.core.atomic import OutputError
 from rocm_bake.core.clock import SYSTEM, Clock
-from rocm_bake.core.errors import UsageError
+from rocm_bake.core.errors import StoppedError, UsageError
 from rocm_bake_checks.drift import explain, render, snapshot
 from rocm_bake_checks.drift.model import Report
 from rocm_bake_checks.drift.session import Session, Settings
@@ -21,6 +21,7 @@ from rocm_bake_checks.drift.web import WebSettings
 DEFAULT_GITHUB_API = "https://api.github.com"
 DEFAULT_PYPI = "https://pypi.org"
 CACHE_OFF = "off"
+INTERRUPTED = "interrupted: every upstream request stopped, nothing written"
 
 
 @dataclass
@@ -69,6 +70,9 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
 
             report = session.check(bakefile.load(files, environ))
             session.remember(files)
+    except KeyboardInterrupt:
+        session.abort()
+        raise StoppedError(INTERRUPTED) from None
     finally:
         session.close()
     if settings.record is not None:
@@ -124,7 +128,8 @@ def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str
 
     head = bakefile.load(files, environ)
     with prdiff.temporary() as tmp:
-        base = prdiff.base_definition(files, ref, environ, Path(tmp))
+        base = prdiff.base_definition(files, ref, environ, Path(tmp),
+                                      lambda line: print(f"warning: {line}", file=sys.stderr))
     changed, unchanged = prdiff.changed_pins(head, base)
     touched = {*changed, *prdiff.changed_variables(head, base)}   # the rules they touch
     report = prdiff.only_introduced(session.check(head, touched), session.check(base, touched))
@@ -267,6 +272,10 @@ def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Setting
         rewrites.append((DEFAULT_PYPI, options.pypi.rstrip("/")))
         origins.append("--pypi")
     cache = _cache(options.cache_dir) if options.cache_dir else _default_cache(env)
+    if cache is not None:
+        _usable_cache(cache, "--cache-dir" if options.cache_dir else
+                      "ROCM_BAKE_DRIFT_CACHE" if env.get("ROCM_BAKE_DRIFT_CACHE") else
+                      "the default cache directory")
     web = WebSettings(github_api=DEFAULT_GITHUB_API, pypi=DEFAULT_PYPI,
                       token=env.get("GITHUB_TOKEN", ""), timeout=options.timeout,
                       retries=options.retries, max_wait=options.max_wait, cache_dir=cache,
@@ -305,6 +314,16 @@ def _rewrite(text: str) -> tuple[str, str]:
 def _cache(value: str) -> Path | None:
     """``--cache-dir`` / ``ROCM_BAKE_DRIFT_CACHE``: a directory, or ``off`` for none."""
     return None if value == CACHE_OFF else Path(value)
+
+
+def _usable_cache(path: Path, option: str) -> None:
+    """The cache directory, or where it will be made: every part of it that exists is a
+    directory (a regular file there is exit 2 in one line, before anything is asked)."""
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise UsageError(f"{option} {path}: {part} is not a directory")
+            return
 
 
 def _default_cache(env: Mapping[str, str]) -> Path | None:

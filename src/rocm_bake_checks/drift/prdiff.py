@@ -7,7 +7,7 @@ touches no pin asks upstream nothing."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import git
@@ -20,19 +20,25 @@ from rocm_bake_checks.drift.model import Finding, Report
 
 
 def base_definition(files: Sequence[Path], ref: str, env: Mapping[str, str],
-                    workdir: Path) -> Definition:
-    """The bake files as they are at ``ref``, evaluated with the same environment."""
+                    workdir: Path, note: Callable[[str], None] = lambda line: None
+                    ) -> Definition:
+    """The bake files as they are at ``ref``, evaluated with the same environment. ``ref``
+    must name a commit (never read as an option); when it is not an ancestor of HEAD (the
+    base branch moved on since the change forked), the files are read at their merge base,
+    so the base's own later changes are not reported as the change's, and ``note`` is told
+    so in one line."""
     first = files[0].resolve()
     try:
         repo = git.Repo(first.parent, search_parent_directories=True)
     except (InvalidGitRepositoryError, NoSuchPathError):
         raise UsageError(f"--pr {ref}: {first.parent} is not in a git repository") from None
     top = Path(str(repo.working_tree_dir)).resolve()
+    commit = _base_commit(repo, ref, note, first.relative_to(top).as_posix())
     copies: list[Path] = []
     for path in files:
         relative = path.resolve().relative_to(top).as_posix()
         try:
-            text = repo.git.show(f"{ref}:{relative}")
+            text = repo.git.show(f"{commit}:{relative}", "--")
         except GitCommandError as exc:
             reason = str(exc.stderr).strip().splitlines()[-1:] or ["unknown revision"]
             raise UsageError(f"--pr {ref}: cannot read {relative} at {ref} "
@@ -42,6 +48,36 @@ def base_definition(files: Sequence[Path], ref: str, env: Mapping[str, str],
         copy.write_text(text + "\n", encoding="utf-8")
         copies.append(copy)
     return bakefile.load(copies, env)
+
+
+def _base_commit(repo: git.Repo, ref: str, note: Callable[[str], None], first: str) -> str:
+    """The commit ``ref`` names (``git rev-parse --verify --end-of-options REF^{commit}``), or
+    its merge base with HEAD when it is not an ancestor of HEAD."""
+    try:
+        commit = str(repo.git.rev_parse("--verify", "--quiet", "--end-of-options",
+                                        f"{ref}^{{commit}}")).strip()
+    except GitCommandError:
+        raise UsageError(f"--pr {ref}: cannot read {first} at {ref} (it names no commit of "
+                         "this repository)") from None
+    try:
+        repo.git.merge_base("--is-ancestor", commit, "HEAD")
+        return commit
+    except GitCommandError as exc:
+        if exc.status != 1:
+            raise UsageError(f"--pr {ref}: cannot compare it with HEAD "
+                             f"({_last_line(exc)})") from None
+    try:
+        base = str(repo.git.merge_base(commit, "HEAD")).strip()
+    except GitCommandError:
+        raise UsageError(f"--pr {ref}: it shares no history with HEAD") from None
+    note(f"--pr {ref}: {commit[:12]} is not an ancestor of HEAD (it moved on since this change "
+         f"forked): compared with their merge base {base[:12]}")
+    return base
+
+
+def _last_line(exc: GitCommandError) -> str:
+    lines = str(exc.stderr).strip().splitlines()
+    return lines[-1].strip() if lines else f"exit status {exc.status}"
 
 
 def changed_pins(head: Definition, base: Definition) -> tuple[list[str], list[str]]:

@@ -75,13 +75,23 @@ class Session:
             settings.record.recorded_at = self.checked_at
         self.pool = cf.ThreadPoolExecutor(max_workers=max(1, settings.workers),
                                           thread_name_prefix="drift")
+        self.aborted = False
 
     def close(self) -> None:
         """Stop the pool; with a temporary git directory, wait for the git processes still
         at work in it (each bounded by --timeout and the deadline), then remove it."""
-        self.pool.shutdown(wait=bool(self.scratch), cancel_futures=True)
+        self.pool.shutdown(wait=bool(self.scratch) and not self.aborted, cancel_futures=True)
         if self.scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def abort(self) -> None:
+        """Stop now (Ctrl-C): every git process killed, no new one started, nothing waited
+        for; the requests in flight are left to the process's end (``close`` waits for none)."""
+        from rocm_bake_checks.drift.sources import gitrun  # noqa: PLC0415
+
+        self.aborted = True
+        gitrun.stop_all()
+        self.close()
 
     # -- the plan of the last run (warmup.py) ----------------------------------------------
     def _planned(self) -> bool:

@@ -99,6 +99,9 @@ class Declarations:
     blocks: list[BlockDecl] = field(default_factory=list)
 
 
+BOM = "\ufeff"
+
+
 def read(paths: list[Path]) -> Declarations:
     """Parse each file and merge what they declare, in order."""
     declared = Declarations()
@@ -112,6 +115,7 @@ def read(paths: list[Path]) -> Declarations:
             raise HCLError(f"cannot read bake file: {exc.strerror}", str(path)) from None
         except UnicodeDecodeError:
             raise HCLError("bake file is not UTF-8 text", str(path)) from None
+        text = text.removeprefix(BOM)   # buildx reads an HCL file past a UTF-8 byte order mark
         tree = parse(text, str(path))
         check_layout(tree.body, str(path), text)
         _read_file(tree, str(path), declared, text)

@@ -95,7 +95,8 @@ class GitSource:
                 self._require_smart_http(url)
                 with self.hosts.slot(self.fetched(url).url):
                     self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
-                                     "--no-write-fetch-head", "origin", *refspecs], url)
+                                     "--no-write-fetch-head", "--end-of-options", "origin",
+                                     *refspecs], url)
                 self._synced[url] = ""
             except UnavailableError as exc:
                 self._synced[url] = str(exc)
@@ -176,7 +177,8 @@ class GitSource:
     def _ls_remote(self, url: str) -> tuple[dict[str, Any], str]:
         address = self.fetched(url).url
         with self.hosts.slot(address):
-            output = self._git(None, ["ls-remote", "--tags", "--heads", address], url)
+            output = self._git(None, ["ls-remote", "--tags", "--heads", "--end-of-options",
+                                      address], url)
         refs = parse_ls_remote(output)
         return refs, f"{_refs_seen(refs)} listed by ls-remote of {self.asked(url)}"
 
@@ -222,8 +224,8 @@ class GitSource:
     def _relations(self, repo: Path, url: str, commit: str, releases: Sequence[str],
                    branch: str) -> dict[str, Any]:
         release_set = set(releases)
-        merged = self._lines(repo, ["tag", "--merged", commit], url)
-        containing = self._lines(repo, ["tag", "--contains", commit], url)
+        merged = self._lines(repo, ["tag", f"--merged={commit}"], url)
+        containing = self._lines(repo, ["tag", f"--contains={commit}"], url)
         out: dict[str, Any] = {
             "present": True,
             "merged": [t for t in releases if t in set(merged)],
@@ -236,7 +238,8 @@ class GitSource:
         return out
 
     def _counts(self, repo: Path, url: str, commit: str, ref: str) -> dict[str, int]:
-        text = self._git(repo, ["rev-list", "--left-right", "--count", f"{commit}...{ref}"], url)
+        text = self._git(repo, ["rev-list", "--left-right", "--count", "--end-of-options",
+                                f"{commit}...{ref}"], url)
         ahead, behind = (int(n) for n in text.split())
         return {"behind": behind, "ahead": ahead}
 
@@ -275,7 +278,8 @@ class GitSource:
                                    f"{self.where(url)}: {', '.join(sorted(candidates))}")
         full = candidates[0]
         try:
-            self._git(repo, ["merge-base", "--is-ancestor", full, f"refs/heads/{branch}"], url,
+            self._git(repo, ["merge-base", "--is-ancestor", "--end-of-options", full,
+                             f"refs/heads/{branch}"], url,
                       quiet_fail=True)
         except _MissingError:
             raise UnavailableError(f"commit {full[:12]} ({name}) is not on branch {branch} of "
@@ -294,7 +298,7 @@ class GitSource:
         if not self._has_commit(repo, commit) and not self._fetch_commit(repo, commit, url):
             raise UnavailableError(f"commit {commit[:12]} not found in {self.where(url)}")
         try:
-            text = self._git(repo, ["cat-file", "-p", f"{commit}:{path}"], url,
+            text = self._git(repo, ["cat-file", "-p", "--end-of-options", f"{commit}:{path}"], url,
                              quiet_fail=True)
         except _MissingError:
             return None, f"{path} does not exist at {commit[:12]}"
@@ -320,13 +324,14 @@ class GitSource:
             atomic.write_text(path / "config", CACHE_CONFIG.format(url=_quoted(fetched_from)))
             atomic.write_text(path / "HEAD", "ref: refs/heads/main\n")
         elif f"\turl = {_quoted(fetched_from)}\n" not in (path / "config").read_text():
-            self._git(path, ["config", "remote.origin.url", fetched_from], url)
+            self._git(path, ["config", "--end-of-options", "remote.origin.url", fetched_from], url)
         return path
 
     def _has_commit(self, repo: Path, commit: str) -> bool:
         """True only for a commit object: a tag object's id is not a commit pin."""
         try:
-            kind = self._git(repo, ["cat-file", "-t", commit], "", quiet_fail=True)
+            kind = self._git(repo, ["cat-file", "-t", "--end-of-options", commit], "",
+                             quiet_fail=True)
         except _MissingError:
             return False
         return kind.strip() == "commit"
@@ -334,9 +339,10 @@ class GitSource:
     def _tag_object(self, repo: Path, oid: str) -> str:
         """The commit an annotated tag object ``oid`` points at, or "" when it is none."""
         try:
-            if self._git(repo, ["cat-file", "-t", oid], "", quiet_fail=True).strip() != "tag":
+            if self._git(repo, ["cat-file", "-t", "--end-of-options", oid], "",
+                         quiet_fail=True).strip() != "tag":
                 return ""
-            return self._git(repo, ["rev-parse", f"{oid}^{{commit}}"], "",
+            return self._git(repo, ["rev-parse", "--end-of-options", f"{oid}^{{commit}}"], "",
                              quiet_fail=True).strip()
         except _MissingError:
             return ""
@@ -344,7 +350,8 @@ class GitSource:
     def _fetch_commit(self, repo: Path, commit: str, url: str) -> bool:
         try:
             self._git(repo, ["fetch", "--progress", "--filter=blob:none", "--no-tags",
-                             "--no-write-fetch-head", "origin", commit], url, quiet_fail=True)
+                             "--no-write-fetch-head", "--end-of-options", "origin", commit], url,
+                      quiet_fail=True)
         except _MissingError:
             return False
         return self._has_commit(repo, commit)

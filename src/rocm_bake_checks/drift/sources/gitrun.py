@@ -40,6 +40,29 @@ class GitTimeoutError(Exception):
     """The watchdog killed git; the message names the limit that fired."""
 
 
+class _Live:
+    """The git processes at work, so a run that is stopped (Ctrl-C) kills them all at once:
+    each runs in a session of its own and never sees the terminal's SIGINT. Once stopped, no
+    new one starts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.procs: set[subprocess.Popen[bytes]] = set()
+        self.stopped = False
+
+
+_LIVE = _Live()
+
+
+def stop_all() -> None:
+    """Kill every git process at work (and the helpers each started); start no new one."""
+    with _LIVE.lock:
+        _LIVE.stopped = True
+        procs = list(_LIVE.procs)
+    for proc in procs:
+        _kill_group(proc)
+
+
 def environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """git's environment: no prompts (terminal, askpass, ssh), C locale."""
     ssh = os.environ.get("GIT_SSH_COMMAND", "ssh")
@@ -66,9 +89,22 @@ class _Pump(threading.Thread):
 def run(args: list[str], env: Mapping[str, str], seconds: float, reason: str,
         cwd: str | None = None) -> GitResult:
     """``git ARGS``; raises GitTimeoutError(``reason``) when it is not done in ``seconds``."""
-    proc = subprocess.Popen(["git", *args], env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)   # its helpers die with it
+    with _LIVE.lock:
+        if _LIVE.stopped:
+            raise GitTimeoutError("stopped")
+        proc = subprocess.Popen(["git", *args], env=dict(env), cwd=cwd,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                start_new_session=True)   # its helpers die with it
+        _LIVE.procs.add(proc)
+    try:
+        return _finish(proc, seconds, reason)
+    finally:
+        with _LIVE.lock:
+            _LIVE.procs.discard(proc)
+
+
+def _finish(proc: subprocess.Popen[bytes], seconds: float, reason: str) -> GitResult:
     assert proc.stdout is not None and proc.stderr is not None
     pumps = [_Pump(proc.stdout), _Pump(proc.stderr)]
     for pump in pumps:
