@@ -37,7 +37,7 @@ import certifi
 
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.net.body import MAX_BYTES, Reader, Window
-from rocm_bake.net.credentials import origin
+from rocm_bake.net.credentials import same_origin
 from rocm_bake.net.errors import (
     ConnectionFailedError,
     RedirectLoopError,
@@ -89,7 +89,7 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
                          msg: str, headers: http.client.HTTPMessage, newurl: str,
                          ) -> urllib.request.Request | None:
         new = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if new is not None and origin(new.full_url) != origin(req.full_url):
+        if new is not None and not same_origin(new.full_url, req.full_url):
             new.remove_header("Authorization")
         return new
 

@@ -153,7 +153,8 @@ def _digest(session: Session, repository: str, tag: str, options: Options) -> st
     if reference.startswith(DOCKER_HUB[0] + "/"):
         reference = DOCKER_HUB[1] + reference[len(DOCKER_HUB[0]):]
     where, _, path = reference.partition("/")
-    registry = Registry(where, timeout=options.timeout)
+    registry = Registry(where, timeout=options.timeout, clock=session.deadline.clock,
+                        run=session.deadline)
     _, digest = registry.manifest(path, tag)
     return digest
 
