@@ -40,7 +40,7 @@ class RedirectLoopError(NetError):
 
 def megabytes(count: int) -> str:
     """``count`` bytes in MB as messages say it (``64 MB``, ``0.5 MB``)."""
-    return f"{count / MB:g} MB"
+    return f"{round(count / MB, 1):g} MB"
 
 
 def short_reason(error: object) -> str:
