@@ -19,7 +19,7 @@ class TimeoutExceededError(NetError):
 
     def __init__(self, seconds: float, url: str) -> None:
         self.seconds = seconds
-        super().__init__(f"timed out after {seconds:g} s reading {redact.text(url)}")
+        super().__init__(f"timed out after {duration(seconds)} reading {redact.text(url)}")
 
 
 class TooLargeError(NetError):
@@ -36,6 +36,12 @@ class ConnectionFailedError(NetError):
 
 class RedirectLoopError(NetError):
     """More redirects than a request may follow."""
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as messages say it: ``5 s`` (a limit cut by a few microseconds of a run's
+    deadline still reads as the limit), ``0.5 s``, ``120 s``."""
+    return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.3g} s"
 
 
 def megabytes(count: int) -> str:

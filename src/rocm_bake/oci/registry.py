@@ -34,7 +34,7 @@ from rocm_bake.core import redact
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.net.body import MAX_BYTES, Reader, Window
-from rocm_bake.net.errors import NetError
+from rocm_bake.net.errors import NetError, duration
 
 TIMEOUT = 60.0
 INDEX_TYPES = ("application/vnd.oci.image.index.v1+json",
@@ -180,16 +180,16 @@ class Registry:
         stream = kwargs.pop("stream", False)
         window = self._window()
         if window.passed():
-            raise RegistryError(f"{what}: timed out after {window.seconds:g} s")
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}")
         try:
             response = self.session.request(method, self.base + path, timeout=window.left(),
                                             headers=headers, stream=True, **kwargs)
         except requests.ConnectionError as exc:
             if isinstance(exc, requests.ReadTimeout) or window.passed():
-                raise RegistryError(f"{what}: timed out after {window.seconds:g} s") from None
+                raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
             raise RegistryError(f"{what}: cannot connect (is the registry running?)") from None
         except requests.Timeout:
-            raise RegistryError(f"{what}: timed out after {window.seconds:g} s") from None
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
         except requests.RequestException as exc:
             raise RegistryError(f"{what}: {redact.text(str(exc))}") from None
         if not stream:
@@ -341,7 +341,7 @@ def _read_whole(response: requests.Response, window: Window, max_bytes: int, url
     except Exception as exc:   # urllib3's timeouts and protocol errors
         response.close()
         if window.passed() or "timed out" in str(exc):
-            raise RegistryError(f"{what}: timed out after {window.seconds:g} s") from None
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
         raise RegistryError(f"{what}: {type(exc).__name__}") from None
     response._content = body
 
