@@ -49,7 +49,7 @@ class WebSettings:
     pypi: str = "https://pypi.org"
     token: str = ""
     timeout: float = 60.0
-    max_bytes: int = 64 * 1024 * 1024   # one answer
+    max_bytes: int = 128 * 1024 * 1024   # one answer (PyPI's JSON of the largest: tens of MB)
     retries: int = 2
     max_wait: float = 60.0
     cache_dir: Path | None = None
