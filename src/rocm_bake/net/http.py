@@ -177,13 +177,15 @@ def _watchdog(window: Window, sockets: _Sockets) -> Iterator[None]:
 
 @contextlib.contextmanager
 def open_url(url: str, headers: dict[str, str], timeout: float, clock: Clock = SYSTEM,
-             max_bytes: int = MAX_BYTES) -> Iterator[Answer]:
-    """``GET url``, whatever its status (a 304 or a 500 is an answer too), its body to be read
-    within ``timeout`` (from now, the request's whole time) and ``max_bytes``."""
+             max_bytes: int = MAX_BYTES, method: str = "GET") -> Iterator[Answer]:
+    """``GET url`` (or ``method``), whatever its status (a 304 or a 500 is an answer too), its
+    body to be read within ``timeout`` (from now, the request's whole time) and
+    ``max_bytes``."""
     window = Window(timeout, clock)
     sockets = _Sockets()
     opener = urllib.request.build_opener(_Redirects(), _Http(sockets), _Https(sockets))
-    request = urllib.request.Request(url, headers={**headers, "Accept-Encoding": "gzip"})
+    request = urllib.request.Request(url, headers={**headers, "Accept-Encoding": "gzip"},
+                                     method=method)
     with _watchdog(window, sockets):
         answer, status, reason = _open(opener, request, window, url)
         with contextlib.closing(answer):
