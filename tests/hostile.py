@@ -163,3 +163,21 @@ def pypi_json(project: str, version: str, data: bytes, url: str) -> bytes:
     entry = {"filename": f"{project}-{version}.tar.gz", "url": url,
              "digests": {"sha256": hashlib.sha256(data).hexdigest()}}
     return json.dumps({"info": {"version": version}, "releases": {version: [entry]}}).encode()
+
+
+def trickled_headers(pause: float = 0.1, count: int = 200) -> Answer:
+    """A status line, then headers a byte every ``pause`` seconds of real time (``count``
+    bytes: 20 s), each byte well within a per-read timeout: only a deadline for the whole
+    request ends it. (The one hostile answer paced by the real clock: a watchdog is.)"""
+
+    def answer(handler: BaseHTTPRequestHandler, _: Server) -> None:
+        gap = threading.Event()
+        with contextlib.suppress(OSError):
+            handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            handler.wfile.flush()
+            for _ in range(count):
+                handler.wfile.write(b"X")
+                handler.wfile.flush()
+                gap.wait(pause)
+
+    return answer

@@ -17,6 +17,7 @@ import pytest
 from rocm_bake.net import archive, http
 from rocm_bake.net.body import Window
 from rocm_bake.net.credentials import Address, same_origin
+from rocm_bake.oci.registry import Registry, RegistryError
 from tests import hostile
 from tests.hostile import MB, Server, ServerClock
 
@@ -129,3 +130,17 @@ def _redirect(target: str) -> hostile.Answer:
         handler.end_headers()
 
     return answer
+
+
+def test_headers_that_trickle_in_end_at_the_timeout() -> None:
+    """Real time, and only a watchdog can end it: every byte comes well within a per-read
+    timeout, the headers never end (the server stops after 20 s)."""
+    with hostile.serving() as server:
+        server.routes["/slow"] = hostile.trickled_headers()
+        server.routes["/v2/r/manifests/t"] = hostile.trickled_headers()
+        with pytest.raises(http.TimeoutExceededError, match=r"^timed out after 1 s reading "):
+            http.get(f"{server.url}/slow", {}, 1.0)
+        host = server.url.removeprefix("http://")
+        with pytest.raises(RegistryError) as caught:
+            Registry(host, timeout=1.0, credentials=None).manifest("r", "t")
+    assert str(caught.value) == f"registry {host}: GET /v2/r/manifests/t: timed out after 1 s"

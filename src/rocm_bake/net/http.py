@@ -22,9 +22,7 @@ import functools
 import http.client
 import os
 import re
-import socket
 import ssl
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -45,6 +43,7 @@ from rocm_bake.net.errors import (
     TooLargeError,
     short_reason,
 )
+from rocm_bake.net.watchdog import Sockets, watch
 
 __all__ = ["MAX_BYTES", "MAX_REDIRECTS", "Answer", "ConnectionFailedError", "RedirectLoopError",
            "Response", "TimeoutExceededError", "TooLargeError", "get", "open_url"]
@@ -100,34 +99,7 @@ def _tls() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=bundle or certifi.where())
 
 
-class _Sockets:
-    """The sockets of one request's connections (a redirect opens another), for the
-    watchdog: shut at the request's end, a blocked read returns at once."""
-
-    def __init__(self) -> None:
-        self._open: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self.shut = False
-
-    def add(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._open.append(sock)
-            if self.shut:
-                _shutdown(sock)
-
-    def shut_all(self) -> None:
-        with self._lock:
-            self.shut = True
-            for sock in self._open:
-                _shutdown(sock)
-
-
-def _shutdown(sock: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        sock.shutdown(socket.SHUT_RDWR)
-
-
-def _recording(base: type[http.client.HTTPConnection], sockets: _Sockets,
+def _recording(base: type[http.client.HTTPConnection], sockets: Sockets,
                ) -> type[http.client.HTTPConnection]:
     class Recorded(base):  # type: ignore[valid-type,misc]
         def connect(self) -> None:
@@ -138,7 +110,7 @@ def _recording(base: type[http.client.HTTPConnection], sockets: _Sockets,
 
 
 class _Http(urllib.request.HTTPHandler):
-    def __init__(self, sockets: _Sockets) -> None:
+    def __init__(self, sockets: Sockets) -> None:
         super().__init__()
         self.sockets = sockets
 
@@ -149,7 +121,7 @@ class _Http(urllib.request.HTTPHandler):
 class _Https(urllib.request.HTTPSHandler):
     """Loads the certificate bundle (about 20 ms) at the first https request, not before."""
 
-    def __init__(self, sockets: _Sockets) -> None:
+    def __init__(self, sockets: Sockets) -> None:
         super().__init__()
         self.sockets = sockets
 
@@ -159,34 +131,17 @@ class _Https(urllib.request.HTTPSHandler):
 
 
 @contextlib.contextmanager
-def _watchdog(window: Window, sockets: _Sockets) -> Iterator[None]:
-    """At the window's end (real time), the window expired and its connections shut."""
-
-    def fire() -> None:
-        window.expire()
-        sockets.shut_all()
-
-    timer = threading.Timer(max(0.0, window.left()), fire)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
-@contextlib.contextmanager
 def open_url(url: str, headers: dict[str, str], timeout: float, clock: Clock = SYSTEM,
              max_bytes: int = MAX_BYTES, method: str = "GET") -> Iterator[Answer]:
     """``GET url`` (or ``method``), whatever its status (a 304 or a 500 is an answer too), its
     body to be read within ``timeout`` (from now, the request's whole time) and
     ``max_bytes``."""
     window = Window(timeout, clock)
-    sockets = _Sockets()
+    sockets = Sockets()
     opener = urllib.request.build_opener(_Redirects(), _Http(sockets), _Https(sockets))
     request = urllib.request.Request(url, headers={**headers, "Accept-Encoding": "gzip"},
                                      method=method)
-    with _watchdog(window, sockets):
+    with watch(window, sockets):
         answer, status, reason = _open(opener, request, window, url)
         with contextlib.closing(answer):
             gzip = answer.headers.get("Content-Encoding", "").strip().lower() == "gzip"

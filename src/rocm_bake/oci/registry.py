@@ -29,12 +29,15 @@ from pathlib import Path
 from typing import Any
 
 import requests
+import urllib3
+from requests.adapters import HTTPAdapter
 
 from rocm_bake.core import redact
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.net.body import MAX_BYTES, Reader, Window
 from rocm_bake.net.errors import NetError, duration
+from rocm_bake.net.watchdog import Sockets, watch
 
 TIMEOUT = 60.0
 INDEX_TYPES = ("application/vnd.oci.image.index.v1+json",
@@ -123,7 +126,8 @@ class Registry:
         self.host = host
         scheme = "http" if host.startswith(_LOOPBACK) else "https"
         self.base = f"{scheme}://{host}/v2/"
-        self.session = session or requests.Session()
+        self._sockets = Sockets()
+        self.session = session or _watched_session(self._sockets)
         self.timeout = timeout
         self.clock = clock
         self.run = run
@@ -182,8 +186,10 @@ class Registry:
         if window.passed():
             raise RegistryError(f"{what}: timed out after {duration(window.seconds)}")
         try:
-            response = self.session.request(method, self.base + path, timeout=window.left(),
-                                            headers=headers, stream=True, **kwargs)
+            with watch(window, self._sockets):   # headers that trickle in end at the window
+                response = self.session.request(method, self.base + path,
+                                                timeout=window.left(), headers=headers,
+                                                stream=True, **kwargs)
         except requests.ConnectionError as exc:
             if isinstance(exc, requests.ReadTimeout) or window.passed():
                 raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
@@ -192,6 +198,9 @@ class Registry:
             raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
         except requests.RequestException as exc:
             raise RegistryError(f"{what}: {redact.text(str(exc))}") from None
+        if window.passed():   # the watchdog shut it mid-headers: whatever parsed is no answer
+            response.close()
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}")
         if not stream:
             _read_whole(response, window, self.max_bytes, self.base + path, what)
         return response
@@ -326,11 +335,12 @@ def _read_whole(response: requests.Response, window: Window, max_bytes: int, url
     content (``response.content``, ``.json()``)."""
     raw = response.raw
     sock = getattr(getattr(raw, "connection", None), "sock", None)
+    read = getattr(raw, "read1", None) or raw.read   # urllib3 2: what is there; 1: up to size
 
     def read1(size: int) -> bytes:   # no blocking read outlasts the window
         if sock is not None:
             sock.settimeout(max(0.001, window.left()))
-        return bytes(raw.read1(size))
+        return bytes(read(size))
 
     gzip = response.headers.get("Content-Encoding", "").strip().lower() == "gzip"
     try:
@@ -344,6 +354,40 @@ def _read_whole(response: requests.Response, window: Window, max_bytes: int, url
             raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
         raise RegistryError(f"{what}: {type(exc).__name__}") from None
     response._content = body
+
+
+def _watched_session(sockets: Sockets) -> requests.Session:
+    """A session whose every connection's socket is recorded in ``sockets``, for the
+    watchdog of each request (a proxy's connections are not: per-read timeouts bound them)."""
+    session = requests.Session()
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, _WatchedAdapter(sockets))
+    return session
+
+
+class _WatchedAdapter(HTTPAdapter):
+    def __init__(self, sockets: Sockets) -> None:
+        self._sockets = sockets
+        super().__init__()
+
+    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False,
+                         **pool_kwargs: Any) -> None:
+        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _recording_pool(urllib3.HTTPConnectionPool, self._sockets),
+            "https": _recording_pool(urllib3.HTTPSConnectionPool, self._sockets)}
+
+
+def _recording_pool(pool: type[urllib3.HTTPConnectionPool], sockets: Sockets,
+                    ) -> type[urllib3.HTTPConnectionPool]:
+    base = pool.ConnectionCls
+
+    class Connection(base):  # type: ignore[valid-type,misc]
+        def connect(self) -> None:
+            super().connect()
+            sockets.add(self.sock)
+
+    return type(f"Watched{pool.__name__}", (pool,), {"ConnectionCls": Connection})
 
 
 def canonical(document: dict[str, Any]) -> bytes:
