@@ -175,7 +175,7 @@ def trickled_headers(pause: float = 0.1, count: int = 200) -> Answer:
         with contextlib.suppress(OSError):
             handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
             handler.wfile.flush()
-            for _ in range(count):
+            for _byte in range(count):
                 handler.wfile.write(b"X")
                 handler.wfile.flush()
                 gap.wait(pause)

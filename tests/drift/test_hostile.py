@@ -42,7 +42,7 @@ def test_images_keeps_the_timeout(checker: Checker) -> None:
                              clock=registry.clock)
     assert result.code == 2, result
     assert result.err == (f"error: registry {host}: GET /v2/_catalog?n=1000: timed out after "
-                          f"3 s reading http://{host}/v2/_catalog?n=1000\n"), result
+                          "3 s\n"), result
 
 
 TAGS = 100_000

@@ -144,3 +144,12 @@ def test_headers_that_trickle_in_end_at_the_timeout() -> None:
         with pytest.raises(RegistryError) as caught:
             Registry(host, timeout=1.0, credentials=None).manifest("r", "t")
     assert str(caught.value) == f"registry {host}: GET /v2/r/manifests/t: timed out after 1 s"
+
+
+def test_a_registry_answer_that_never_ends_stops_at_its_cap() -> None:
+    with hostile.serving() as server:
+        server.routes["/v2/r/manifests/t"] = hostile.endless(limit=256 * MB)
+        host = server.url.removeprefix("http://")
+        with pytest.raises(RegistryError) as caught:
+            Registry(host, credentials=None, max_bytes=MB).manifest("r", "t")
+    assert str(caught.value) == f"registry {host}: GET /v2/r/manifests/t: answer over 1 MB"

@@ -36,7 +36,13 @@ from rocm_bake.core import redact
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.net.body import MAX_BYTES, Reader, Window
-from rocm_bake.net.errors import NetError, duration
+from rocm_bake.net.errors import (
+    NetError,
+    TimeoutExceededError,
+    TooLargeError,
+    duration,
+    megabytes,
+)
 from rocm_bake.net.watchdog import Sockets, watch
 
 TIMEOUT = 60.0
@@ -345,6 +351,12 @@ def _read_whole(response: requests.Response, window: Window, max_bytes: int, url
     gzip = response.headers.get("Content-Encoding", "").strip().lower() == "gzip"
     try:
         body = Reader(read1, url, window, max_bytes, gzip).read()
+    except TimeoutExceededError:
+        response.close()
+        raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
+    except TooLargeError:
+        response.close()
+        raise RegistryError(f"{what}: answer over {megabytes(max_bytes)}") from None
     except NetError as exc:
         response.close()
         raise RegistryError(f"{what}: {exc}") from None
