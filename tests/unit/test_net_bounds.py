@@ -153,3 +153,14 @@ def test_a_registry_answer_that_never_ends_stops_at_its_cap() -> None:
         with pytest.raises(RegistryError) as caught:
             Registry(host, credentials=None, max_bytes=MB).manifest("r", "t")
     assert str(caught.value) == f"registry {host}: GET /v2/r/manifests/t: answer over 1 MB"
+
+
+def test_a_url_with_user_info_is_not_fetched_and_its_secret_never_shown() -> None:
+    with hostile.serving() as server:
+        server.routes["/x"] = hostile.body(b"{}")
+        url = server.url.replace("://", "://user:SECRET@") + "/x"
+        with pytest.raises(http.ConnectionFailedError) as caught:
+            http.get(url, {}, 5.0)
+    assert "SECRET" not in str(caught.value)
+    assert str(caught.value).endswith("/x: a URL with user-info is not fetched")
+    assert server.requests == []

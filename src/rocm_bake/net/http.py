@@ -33,6 +33,7 @@ from typing import IO, Any
 
 import certifi
 
+from rocm_bake.core import redact
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.net.body import MAX_BYTES, Reader, Window
 from rocm_bake.net.credentials import same_origin
@@ -136,6 +137,8 @@ def open_url(url: str, headers: dict[str, str], timeout: float, clock: Clock = S
     """``GET url`` (or ``method``), whatever its status (a 304 or a 500 is an answer too), its
     body to be read within ``timeout`` (from now, the request's whole time) and
     ``max_bytes``."""
+    if redact.has_credentials(url):   # they travel apart, to their origin only
+        raise ConnectionFailedError(f"{redact.text(url)}: a URL with user-info is not fetched")
     window = Window(timeout, clock)
     sockets = Sockets()
     opener = urllib.request.build_opener(_Redirects(), _Http(sockets), _Https(sockets))
@@ -166,7 +169,7 @@ def _open(opener: urllib.request.OpenerDirector, request: urllib.request.Request
         if isinstance(error.reason, TimeoutError) or window.passed():
             raise TimeoutExceededError(window.seconds, url) from None
         raise ConnectionFailedError(short_reason(error.reason)) from None
-    except (http.client.HTTPException, OSError) as error:
+    except (http.client.HTTPException, OSError, ValueError) as error:   # InvalidURL too
         if window.passed():
             raise TimeoutExceededError(window.seconds, url) from None
         raise ConnectionFailedError(short_reason(error)) from None

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 from urllib.parse import urljoin
 
+from rocm_bake.core import redact
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.net import archive
 from rocm_bake.net.body import Window
@@ -134,20 +135,21 @@ def sdist(web: Web, project: str, version: str) -> Sdist:
         raise RecipeError(f"{web.where(url)}: {name} has no sha256")
     address = web.settings.fetched(url)
     link = urljoin(address.url, str(entry.get("url", "")))
+    shown = redact.text(link)   # an answer may name a link with user-info: never printed
     window = Window(max(0.05, min(web.settings.timeout, web.deadline.remaining())), web.clock)
     top = f"{project}-{version}"
     try:
         with tempfile.TemporaryFile() as body:
             digest, size = _download(link, address, window, body)
             if digest != sha256:
-                raise RecipeError(f"{link}: sha256 is not PyPI's {sha256}")
+                raise RecipeError(f"{shown}: sha256 is not PyPI's {sha256}")
             body.seek(0)
-            found = archive.read(body, size, f"{name} ({link})",
+            found = archive.read(body, size, f"{name} ({shown})",
                                  lambda member: member.startswith(top + "/"),
                                  SDIST_LIMITS, window)
     except NetError as exc:
         raise RecipeError(str(exc)) from None
-    return _sdist(found, top, f"{name} ({link})")
+    return _sdist(found, top, f"{name} ({shown})")
 
 
 def _json(web: Web, url: str) -> dict[str, Any]:
@@ -177,7 +179,7 @@ def _download(url: str, address: Address, window: Window, into: IO[bytes]) -> tu
     size = 0
     with http.open_url(url, headers, window.left(), window.clock, SDIST_BYTES) as answer:
         if answer.status != 200:
-            raise RecipeError(f"{url}: HTTP {answer.status}")
+            raise RecipeError(f"{redact.text(url)}: HTTP {answer.status}")
         for chunk in answer.body.chunks():
             digest.update(chunk)
             into.write(chunk)
