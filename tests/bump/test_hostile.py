@@ -83,7 +83,9 @@ except recipe.RecipeError as exc:
     print(exc)
 finally:
     session.close()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)   # KiB
+status = open("/proc/self/status").read().split("VmHWM:")[1]
+print(status.split()[0])   # KiB: this process's peak RSS since its exec (ru_maxrss would
+                           # count the RSS of the process it was spawned from)
 """
 
 

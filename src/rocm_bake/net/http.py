@@ -160,8 +160,8 @@ def _open(opener: urllib.request.OpenerDirector, request: urllib.request.Request
         return answer, answer.status, answer.reason
     except urllib.error.HTTPError as error:
         if error.msg.startswith(urllib.request.HTTPRedirectHandler.inf_msg):
-            raise RedirectLoopError(f"redirect loop (over {MAX_REDIRECTS} redirects)") \
-                from None
+            raise RedirectLoopError(f"redirect loop at {redact.text(url)} (over "
+                                    f"{MAX_REDIRECTS} redirects)") from None
         return error, error.code, str(error.reason)
     except TimeoutError:
         raise TimeoutExceededError(window.seconds, url) from None
