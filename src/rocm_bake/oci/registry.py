@@ -214,8 +214,9 @@ class Registry:
     def _get_realm(self, realm: str, fields: dict[str, str]) -> requests.Response:
         """The token service's answer, read like every other."""
         window = self._window()
-        answer = self.session.get(realm, params=fields, auth=self._credentials,
-                                  timeout=window.left(), stream=True)
+        with watch(window, self._sockets):
+            answer = self.session.get(realm, params=fields, auth=self._credentials,
+                                      timeout=window.left(), stream=True)
         _read_whole(answer, window, self.max_bytes, realm, f"token service {realm}")
         return answer
 
