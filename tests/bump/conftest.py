@@ -13,6 +13,7 @@ from typing import Any
 import git
 import pytest
 
+from rocm_bake.core.clock import SYSTEM
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.bump import abbreviated
 from rocm_bake_checks.bump import run as bumping
@@ -55,13 +56,14 @@ class Checkout:
                                     "timeout": 60.0, "steps": ()}
         defaults.update(options)
         resolve = defaults.pop("resolve", False)
+        clock = defaults.pop("clock", SYSTEM)
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 if resolve:
                     code, text = abbreviated.resolve(bumping.Options(**defaults))
                 else:
-                    code, text = bumping.run(bumping.Options(**defaults))
+                    code, text = bumping.run(bumping.Options(**defaults), clock=clock)
                 print(text, end="")
             except RocmBakeError as exc:
                 print(f"error: {exc}", file=err)

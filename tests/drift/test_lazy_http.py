@@ -1,5 +1,5 @@
-"""The HTTP client (the standard library's urllib, through ``drift.httpget``) is imported at the
-first request: an offline run never imports it, and no run imports requests."""
+"""The HTTP client (the standard library's urllib, through ``rocm_bake.net.http``) is imported
+at the first request: an offline run never imports it, and no run imports requests."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ OURS = ("rocm_bake", "rocm_bake_checks", "rocm_bake_docs", "tasks")
 
 # Bottom to top; a unit may import its own layer and those below.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("foundation", {"rocm_bake", "rocm_bake.core"}),
+    ("foundation", {"rocm_bake", "rocm_bake.core", "rocm_bake.net"}),
     ("bake model", {"rocm_bake.model"}),
     ("tools", {"rocm_bake.docker", "rocm_bake.oci", "rocm_bake.compilercache",
                "rocm_bake.archaudit"}),

@@ -7,6 +7,12 @@ loopback registry (127.0.0.1, localhost, ::1) is spoken to over http, any other 
 Credentials are the ones ``docker login`` stored for the host (``$DOCKER_CONFIG/config.json``,
 ``auths``): sent as Basic authorization, or exchanged for a bearer token when the registry asks
 for one; they stay in memory and never print.
+
+Every answer read whole (a manifest, a blob, a listing) is read through
+:class:`rocm_bake.net.body.Reader`: within ``timeout`` for the request (and what is left of
+``run``, the caller's whole run, when that ends first) on ``clock``, and at most ``max_bytes``.
+A manifest is trusted (its digest given) only when it is one: JSON, an object, of an index's or
+an image manifest's media type and form.
 """
 
 from __future__ import annotations
@@ -23,9 +29,21 @@ from pathlib import Path
 from typing import Any
 
 import requests
+import urllib3
+from requests.adapters import HTTPAdapter
 
 from rocm_bake.core import redact
+from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError, UsageError
+from rocm_bake.net.body import MAX_BYTES, Reader, Window
+from rocm_bake.net.errors import (
+    NetError,
+    TimeoutExceededError,
+    TooLargeError,
+    duration,
+    megabytes,
+)
+from rocm_bake.net.watchdog import Sockets, watch
 
 TIMEOUT = 60.0
 INDEX_TYPES = ("application/vnd.oci.image.index.v1+json",
@@ -108,12 +126,18 @@ class Registry:
     """One registry host; ``credentials`` (user, password), by default docker login's."""
 
     def __init__(self, host: str, session: requests.Session | None = None,
-                 timeout: float = TIMEOUT, credentials: tuple[str, str] | None = None) -> None:
+                 timeout: float = TIMEOUT, credentials: tuple[str, str] | None = None,
+                 clock: Clock = SYSTEM, run: Window | None = None,
+                 max_bytes: int = MAX_BYTES) -> None:
         self.host = host
         scheme = "http" if host.startswith(_LOOPBACK) else "https"
         self.base = f"{scheme}://{host}/v2/"
-        self.session = session or requests.Session()
+        self._sockets = Sockets()
+        self.session = session or _watched_session(self._sockets)
         self.timeout = timeout
+        self.clock = clock
+        self.run = run
+        self.max_bytes = max_bytes
         self._credentials = credentials or docker_credentials(host)
         self._authorization: dict[str, str] = {}     # the header a challenge asked for
 
@@ -121,6 +145,7 @@ class Registry:
                  **kwargs: Any) -> requests.Response:
         response = self._send(method, path, **kwargs)
         if response.status_code == 401 and self._answer(response):
+            response.close()
             response = self._send(method, path, **kwargs)
         if response.status_code not in ok:
             raise RegistryError(f"registry {self.host}: {method} /v2/{path}: "
@@ -143,39 +168,74 @@ class Registry:
         if not realm:
             return False
         try:
-            answer = self.session.get(realm, params=fields, auth=self._credentials,
-                                      timeout=self.timeout)
+            answer = self._get_realm(realm, fields)
             token = answer.json().get("token") or answer.json().get("access_token")
-        except (requests.RequestException, ValueError):
+        except (requests.RequestException, ValueError, AttributeError, RegistryError):
             return False
         if answer.status_code != 200 or not token:
             return False
         self._authorization = {"Authorization": f"Bearer {token}"}
         return True
 
+    def _window(self) -> Window:
+        """One request's time: ``timeout``, or what is left of the run when that is less."""
+        seconds = self.timeout if self.run is None else min(self.timeout, self.run.left())
+        return Window(max(0.05, seconds), self.clock)
+
     def _send(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        """The answer, its body read within the request's time and ``max_bytes`` unless
+        ``stream`` asks for it unread."""
         what = f"registry {self.host}: {method} /v2/{path}"
         headers = {**kwargs.pop("headers", {}), **self._authorization}
+        stream = kwargs.pop("stream", False)
+        window = self._window()
+        if window.passed():
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}")
         try:
-            return self.session.request(method, self.base + path, timeout=self.timeout,
-                                        headers=headers, **kwargs)
-        except requests.ConnectionError:
+            with watch(window, self._sockets):   # headers that trickle in end at the window
+                response = self.session.request(method, self.base + path,
+                                                timeout=window.left(), headers=headers,
+                                                stream=True, **kwargs)
+        except requests.ConnectionError as exc:
+            if isinstance(exc, requests.ReadTimeout) or window.passed():
+                raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
             raise RegistryError(f"{what}: cannot connect (is the registry running?)") from None
+        except requests.Timeout:
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
         except requests.RequestException as exc:
             raise RegistryError(f"{what}: {redact.text(str(exc))}") from None
+        if window.passed():   # the watchdog shut it mid-headers: whatever parsed is no answer
+            response.close()
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}")
+        if not stream:
+            _read_whole(response, window, self.max_bytes, self.base + path, what)
+        return response
+
+    def _get_realm(self, realm: str, fields: dict[str, str]) -> requests.Response:
+        """The token service's answer, read like every other."""
+        window = self._window()
+        with watch(window, self._sockets):
+            answer = self.session.get(realm, params=fields, auth=self._credentials,
+                                      timeout=window.left(), stream=True)
+        _read_whole(answer, window, self.max_bytes, realm, f"token service {realm}")
+        return answer
 
     # ------------------------------------------------------------------ reading
 
     def manifest(self, repository: str, ref: str) -> tuple[dict[str, Any], str]:
-        """The manifest (index or image) and its digest."""
+        """The manifest (index or image) and its digest; a body that is not a manifest (not
+        JSON, not an object, not of a manifest's media type and form) is an error, never a
+        digest."""
         response = self._request("GET", f"{repository}/manifests/{ref}",
                                  headers={"Accept": ACCEPT})
         body = response.content
+        where = f"registry {self.host}: manifest {repository}:{ref}" if not \
+            ref.startswith("sha256:") else f"registry {self.host}: manifest {repository}@{ref}"
+        document = manifest_document(body, response.headers.get("Content-Type", ""), where)
         digest = digest_of(body)
         if ref.startswith("sha256:") and digest != ref:
-            raise RegistryError(f"registry {self.host}: manifest {repository}@{ref} "
-                                f"has digest {digest}")
-        return json.loads(body), digest
+            raise RegistryError(f"{where} has digest {digest}")
+        return document, digest
 
     def blob(self, repository: str, digest: str) -> bytes:
         """A blob, checked against its digest."""
@@ -201,7 +261,14 @@ class Registry:
         out: list[str] = []
         while path:
             response = self._request("GET", path)
-            out += [str(item) for item in response.json().get(key) or []]
+            try:
+                items = response.json().get(key) or []
+            except (ValueError, AttributeError):
+                raise RegistryError(f"registry {self.host}: GET /v2/{path}: not a JSON object") \
+                    from None
+            if not isinstance(items, list):
+                raise RegistryError(f"registry {self.host}: GET /v2/{path}: {key} is not a list")
+            out += [str(item) for item in items]
             following = response.links.get("next", {}).get("url", "")
             path = following.split("/v2/", 1)[1] if "/v2/" in following else ""
         return out
@@ -240,6 +307,100 @@ class Registry:
         self._request("PUT", f"{repository}/manifests/{ref}", ok=(201,), data=body,
                       headers={"Content-Type": str(manifest["mediaType"])})
         return digest_of(body)
+
+
+def manifest_document(body: bytes, content_type: str, where: str) -> dict[str, Any]:
+    """``body`` as a manifest: JSON, an object, schemaVersion 2, an index (``manifests``, each
+    with a digest) or an image manifest (``config`` with a digest, ``layers``) by its
+    ``mediaType``, else by the answer's Content-Type; RegistryError naming what it is not."""
+    try:
+        document = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise RegistryError(f"{where}: not JSON ({len(body)} bytes): not a manifest") from None
+    if not isinstance(document, dict):
+        raise RegistryError(f"{where}: JSON {type(document).__name__}, not a manifest object")
+    kind = document.get("mediaType") or content_type.split(";", maxsplit=1)[0].strip()
+    if document.get("schemaVersion") != 2 or kind not in (*INDEX_TYPES, *IMAGE_TYPES):
+        raise RegistryError(f"{where}: not an image manifest or index (schemaVersion "
+                            f"{document.get('schemaVersion')!r}, media type {kind!r})")
+    if kind in INDEX_TYPES:
+        entries = document.get("manifests")
+        good = isinstance(entries, list) and all(
+            isinstance(e, dict) and _DIGEST.match(str(e.get("digest", ""))) for e in entries)
+    else:
+        config = document.get("config")
+        good = isinstance(config, dict) and bool(_DIGEST.match(str(config.get("digest", "")))) \
+            and isinstance(document.get("layers"), list)
+    if not good:
+        raise RegistryError(f"{where}: a {kind} without the form of one")
+    return document
+
+
+def _read_whole(response: requests.Response, window: Window, max_bytes: int, url: str,
+                what: str) -> None:
+    """The body of a streamed answer read within ``window`` and ``max_bytes``, kept as its
+    content (``response.content``, ``.json()``)."""
+    raw = response.raw
+    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    read = getattr(raw, "read1", None) or raw.read   # urllib3 2: what is there; 1: up to size
+
+    def read1(size: int) -> bytes:   # no blocking read outlasts the window
+        if sock is not None:
+            sock.settimeout(max(0.001, window.left()))
+        return bytes(read(size))
+
+    gzip = response.headers.get("Content-Encoding", "").strip().lower() == "gzip"
+    try:
+        body = Reader(read1, url, window, max_bytes, gzip).read()
+    except TimeoutExceededError:
+        response.close()
+        raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
+    except TooLargeError:
+        response.close()
+        raise RegistryError(f"{what}: answer over {megabytes(max_bytes)}") from None
+    except NetError as exc:
+        response.close()
+        raise RegistryError(f"{what}: {exc}") from None
+    except Exception as exc:   # urllib3's timeouts and protocol errors
+        response.close()
+        if window.passed() or "timed out" in str(exc):
+            raise RegistryError(f"{what}: timed out after {duration(window.seconds)}") from None
+        raise RegistryError(f"{what}: {type(exc).__name__}") from None
+    response._content = body
+
+
+def _watched_session(sockets: Sockets) -> requests.Session:
+    """A session whose every connection's socket is recorded in ``sockets``, for the
+    watchdog of each request (a proxy's connections are not: per-read timeouts bound them)."""
+    session = requests.Session()
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, _WatchedAdapter(sockets))
+    return session
+
+
+class _WatchedAdapter(HTTPAdapter):
+    def __init__(self, sockets: Sockets) -> None:
+        self._sockets = sockets
+        super().__init__()
+
+    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False,
+                         **pool_kwargs: Any) -> None:
+        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _recording_pool(urllib3.HTTPConnectionPool, self._sockets),
+            "https": _recording_pool(urllib3.HTTPSConnectionPool, self._sockets)}
+
+
+def _recording_pool(pool: type[urllib3.HTTPConnectionPool], sockets: Sockets,
+                    ) -> type[urllib3.HTTPConnectionPool]:
+    base = pool.ConnectionCls
+
+    class Connection(base):  # type: ignore[valid-type,misc]
+        def connect(self) -> None:
+            super().connect()
+            sockets.add(self.sock)
+
+    return type(f"Watched{pool.__name__}", (pool,), {"ConnectionCls": Connection})
 
 
 def canonical(document: dict[str, Any]) -> bytes:

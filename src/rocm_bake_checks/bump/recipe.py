@@ -4,21 +4,23 @@ carries ``docker/``) or from git at the tag, and the ARGs they declare."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
-import tarfile
+import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 from urllib.parse import urljoin
 
-import requests
-
+from rocm_bake.core import redact
 from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.net import archive
+from rocm_bake.net.body import Window
+from rocm_bake.net.credentials import Address
+from rocm_bake.net.errors import NetError, megabytes
 from rocm_bake_checks.drift.fetch import UnavailableError
 from rocm_bake_checks.drift.model import Explanation
 from rocm_bake_checks.drift.sources.git import GitSource
-from rocm_bake_checks.drift.web import JSON_ACCEPT, Web
+from rocm_bake_checks.drift.web import JSON_ACCEPT, USER_AGENT, Web
 
 # ARG NAME=value, ARG NAME="value", ARG NAME='value', optionally followed by "# comment"
 # (BuildKit reads the comment as more ARG names; upstream writes the branch there).
@@ -26,6 +28,8 @@ _ARG = re.compile(r"""^\s*ARG\s+([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|'([^']*)'|(\
                   r"""(?:\s+#\s*(.*))?\s*$""")
 _BRANCH_NOTE = re.compile(r"^(\S+)\s+as of\b")
 _SDIST_COMMIT = re.compile(r"""commit_id\s*=\s*['"]g?([0-9a-f]{7,40})['"]""")
+SDIST_BYTES = 256 * 1024 * 1024   # the sdist as downloaded
+SDIST_LIMITS = archive.Limits()   # what it expands to, each file kept, all of them
 
 
 class RecipeError(RocmBakeError):
@@ -77,8 +81,12 @@ class Sdist:
     where: str
     members: dict[str, bytes] = field(default_factory=dict)
     commit_hint: str = ""
+    oversized: dict[str, int] = field(default_factory=dict)   # not kept: path -> size
 
     def text(self, path: str) -> str | None:
+        if path in self.oversized:
+            raise RecipeError(f"{path} in {self.where}: {self.oversized[path]} bytes, over the "
+                              f"{megabytes(SDIST_LIMITS.member_bytes)} a file may have here")
         data = self.members.get(path)
         return data.decode("utf-8") if data is not None else None
 
@@ -127,10 +135,21 @@ def sdist(web: Web, project: str, version: str) -> Sdist:
         raise RecipeError(f"{web.where(url)}: {name} has no sha256")
     address = web.settings.fetched(url)
     link = urljoin(address.url, str(entry.get("url", "")))
-    body = _download(link, address.authorization(), web.settings.timeout)
-    if hashlib.sha256(body).hexdigest() != sha256:
-        raise RecipeError(f"{link}: sha256 is not PyPI's {sha256}")
-    return _open(body, f"{project}-{version}", f"{name} ({link})")
+    shown = redact.text(link)   # an answer may name a link with user-info: never printed
+    window = Window(max(0.05, min(web.settings.timeout, web.deadline.remaining())), web.clock)
+    top = f"{project}-{version}"
+    try:
+        with tempfile.TemporaryFile() as body:
+            digest, size = _download(link, address, window, body)
+            if digest != sha256:
+                raise RecipeError(f"{shown}: sha256 is not PyPI's {sha256}")
+            body.seek(0)
+            found = archive.read(body, size, f"{name} ({shown})",
+                                 lambda member: member.startswith(top + "/"),
+                                 SDIST_LIMITS, window)
+    except NetError as exc:
+        raise RecipeError(str(exc)) from None
+    return _sdist(found, top, f"{name} ({shown})")
 
 
 def _json(web: Web, url: str) -> dict[str, Any]:
@@ -147,29 +166,31 @@ def _json(web: Web, url: str) -> dict[str, Any]:
     return body
 
 
-def _download(url: str, authorization: str, timeout: float) -> bytes:
-    headers = {"Authorization": authorization} if authorization else {}
-    try:
-        answer = requests.get(url, headers=headers, timeout=timeout)
-    except requests.RequestException as exc:
-        raise RecipeError(f"{url}: {type(exc).__name__}") from None
-    if answer.status_code != 200:
-        raise RecipeError(f"{url}: HTTP {answer.status_code}")
-    return answer.content
+def _download(url: str, address: Address, window: Window, into: IO[bytes]) -> tuple[str, int]:
+    """``url`` streamed into ``into`` within ``window`` and ``SDIST_BYTES``: (its sha256, its
+    size). ``address``'s credentials go only to its own origin (PyPI's JSON may name a file
+    anywhere)."""
+    from rocm_bake.net import http  # noqa: PLC0415 (only a bump that downloads)
+
+    headers = {"User-Agent": USER_AGENT}
+    if address.authorization_for(url):
+        headers["Authorization"] = address.authorization_for(url)
+    digest = hashlib.sha256()
+    size = 0
+    with http.open_url(url, headers, window.left(), window.clock, SDIST_BYTES) as answer:
+        if answer.status != 200:
+            raise RecipeError(f"{redact.text(url)}: HTTP {answer.status}")
+        for chunk in answer.body.chunks():
+            digest.update(chunk)
+            into.write(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
 
 
-def _open(body: bytes, top: str, where: str) -> Sdist:
-    members: dict[str, bytes] = {}
-    try:
-        with tarfile.open(fileobj=io.BytesIO(body), mode="r:gz") as archive:
-            for member in archive.getmembers():
-                if not member.isfile() or not member.name.startswith(top + "/"):
-                    continue
-                handle = archive.extractfile(member)
-                if handle is not None:
-                    members[member.name.removeprefix(top + "/")] = handle.read()
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise RecipeError(f"{where}: not a gzip'd tar ({exc})") from None
+def _sdist(found: archive.Members, top: str, where: str) -> Sdist:
+    prefix = top + "/"
+    members = {name.removeprefix(prefix): data for name, data in found.kept.items()}
+    oversized = {name.removeprefix(prefix): size for name, size in found.oversized.items()}
     version_py = members.get("vllm/_version.py", b"").decode("utf-8", "replace")
-    found = _SDIST_COMMIT.search(version_py)
-    return Sdist(where, members, found.group(1) if found else "")
+    match = _SDIST_COMMIT.search(version_py)
+    return Sdist(where, members, match.group(1) if match else "", oversized)

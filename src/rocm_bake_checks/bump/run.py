@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_bake.core import atomic
+from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.model import bakefile
 from rocm_bake_checks.bump import checks, config, hcledit, recipe, serve, summary
@@ -48,9 +49,10 @@ class Options:
 Step = Callable[[Path, list[Path]], list[str]]   # (root, bake files) -> findings left
 
 
-def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
+def run(options: Options, regen: Step | None = None, clock: Clock = SYSTEM) -> tuple[int, str]:
     """(exit status, summary): 0 bumped (or nothing to bump), 1 bumped with findings that
-    need a person; every failure before writing is a BumpError (exit 2, nothing written)."""
+    need a person; every failure before writing is a BumpError (exit 2, nothing written).
+    ``clock`` keeps ``--timeout`` and ``--deadline`` (a test drives it)."""
     unknown = sorted(set(options.steps) - set(STEPS))
     if unknown:
         raise UsageError(f"--steps {unknown[0]}: no such step (valid: {', '.join(STEPS)})")
@@ -67,7 +69,8 @@ def run(options: Options, regen: Step | None = None) -> tuple[int, str]:
     definition = bakefile.load([options.file], {})
     session = Session(drift_cli.prepare(drift_cli.Options(
         files=[str(options.file)], rewrites=list(options.rewrites), pypi=options.pypi,
-        cache_dir=options.cache_dir, timeout=options.timeout, deadline=options.deadline), {}))
+        cache_dir=options.cache_dir, timeout=options.timeout, deadline=options.deadline), {},
+        clock))
     try:   # open to the end: the snapshot step reads the release's files through it
         plan, text, files = _plan(options, declared, definition, session)
         if options.dry_run:
@@ -160,7 +163,8 @@ def _digest(session: Session, repository: str, tag: str, options: Options) -> st
     if reference.startswith(DOCKER_HUB[0] + "/"):
         reference = DOCKER_HUB[1] + reference[len(DOCKER_HUB[0]):]
     where, _, path = reference.partition("/")
-    registry = Registry(where, timeout=options.timeout)
+    registry = Registry(where, timeout=options.timeout, clock=session.deadline.clock,
+                        run=session.deadline)
     _, digest = registry.manifest(path, tag)
     return digest
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from rocm_bake_checks.bump.recipe import Files
+from rocm_bake_checks.bump.recipe import Files, RecipeError
 
 RAW = "https://raw.githubusercontent.com/vllm-project/vllm/"
 
@@ -23,8 +23,12 @@ def _handler(files: Files, commit: str) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             prefix = f"/{commit}/"
-            text = files.text(self.path[len(prefix):]) if self.path.startswith(prefix) \
-                else None
+            try:
+                text = files.text(self.path[len(prefix):]) if self.path.startswith(prefix) \
+                    else None
+            except RecipeError as exc:   # a file over its cap, git failing: the asker's 502
+                self.send_error(502, explain=str(exc))
+                return
             if text is None:
                 self.send_error(404)
                 return

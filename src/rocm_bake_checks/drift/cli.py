@@ -92,7 +92,9 @@ def _images(options: Options, session: Session, environ: Mapping[str, str],
 
     host, _, prefix = (options.images or _fleet_registry(options.fleet)).partition("/")
     try:
-        report = images.check(Registry(host), options.files, environ,
+        registry = Registry(host, timeout=options.timeout, clock=settings.clock,
+                            run=session.deadline)   # --timeout per request, --deadline in all
+        report = images.check(registry, options.files, environ,
                               lambda definition, names: session.check(definition,
                                                                       names).findings,
                               prefix.strip("/"))

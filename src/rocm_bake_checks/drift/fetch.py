@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_bake.core import redact
-from rocm_bake.core.clock import SYSTEM, Clock
+from rocm_bake.net.body import Window
 from rocm_bake_checks.drift.cache import DiskCache
 from rocm_bake_checks.drift.model import Explanation, Query
 from rocm_bake_checks.drift.snapshot import Snapshot
@@ -21,14 +21,11 @@ class UnavailableError(Exception):
     """Something could not be checked; the message is the reason, on one line."""
 
 
-class Deadline:
-    def __init__(self, seconds: float, clock: Clock = SYSTEM) -> None:
-        self.seconds = seconds
-        self.clock = clock
-        self.end = clock.monotonic() + seconds
+class Deadline(Window):
+    """The whole run's time (``--deadline``), a ``Window`` every request's own is cut to."""
 
     def remaining(self) -> float:
-        return self.end - self.clock.monotonic()
+        return self.left()
 
     def check(self) -> float:
         left = self.remaining()

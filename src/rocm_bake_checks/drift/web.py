@@ -14,8 +14,9 @@
   cache is keyed by the address without it, and every message names the address fetched
   (after ``--rewrite``), credentials masked.
 
-The request itself is ``httpget.get`` (the standard library's urllib), imported at the first
-request: an offline run never pays for it.
+The request itself is ``rocm_bake.net.http.get`` (the standard library's urllib, every answer
+within its time and ``max_bytes``: a larger one is reported, never retried), imported at the
+first request: an offline run never pays for it.
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rocm_bake.net.credentials import Address, Keyring, clean
+from rocm_bake.net.polite import HostLimits
 from rocm_bake_checks.drift.cache import DiskCache
-from rocm_bake_checks.drift.credentials import Address, Keyring, clean
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
-from rocm_bake_checks.drift.polite import HostLimits
 
 if TYPE_CHECKING:
-    from rocm_bake_checks.drift.httpget import Response
+    from rocm_bake.net.http import Response
 
 JSON_ACCEPT = "application/json"
 PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
@@ -48,6 +49,7 @@ class WebSettings:
     pypi: str = "https://pypi.org"
     token: str = ""
     timeout: float = 60.0
+    max_bytes: int = 128 * 1024 * 1024   # one answer (PyPI's JSON of the largest: tens of MB)
     retries: int = 2
     max_wait: float = 60.0
     cache_dir: Path | None = None
@@ -176,7 +178,7 @@ class Web:
 
     def _attempt(self, address: Address, declared: str, accept: str, budget: _Budget,
                  ) -> tuple[dict[str, Any], str] | _Failed:
-        from rocm_bake_checks.drift import httpget  # noqa: PLC0415 (offline runs never import it)
+        from rocm_bake.net import http as httpget  # noqa: PLC0415 (offline runs never import it)
 
         url = address.url
         cached = self._cached(url, accept)
@@ -194,12 +196,15 @@ class Web:
                 limit = "--deadline" if left < budget.left else "--timeout"
                 started = self.clock.monotonic()
                 try:
-                    response = httpget.get(url, headers, timeout, self.clock)
+                    response = httpget.get(url, headers, timeout, self.clock,
+                                           self.settings.max_bytes)
                 finally:
                     budget.left -= self.clock.monotonic() - started
         except httpget.RedirectLoopError:
             raise UnavailableError(f"redirect loop at {address.shown} (over "
                                    f"{httpget.MAX_REDIRECTS} redirects)") from None
+        except httpget.TooLargeError as exc:
+            raise UnavailableError(f"{exc} (not read further)") from None
         except httpget.TimeoutExceededError:
             return _Failed(f"timed out after {timeout:.1f} s", timed_out=True,
                            limit=limit)

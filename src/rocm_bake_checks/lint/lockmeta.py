@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from email.parser import HeaderParser
 from pathlib import Path
-
-import requests
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin
 
 from rocm_bake.core import atomic
 from rocm_bake_checks.lint.findings import LintError
@@ -31,6 +31,10 @@ SIMPLE = "https://pypi.org/simple"
 _JSON = "application/vnd.pypi.simple.v1+json"
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(\S+)")
 _HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
+TIMEOUT = 30.0   # one request, in all (rocm_bake.net: every read within it, every answer capped)
+
+if TYPE_CHECKING:
+    from rocm_bake.net.http import Response
 
 
 @dataclass(frozen=True)
@@ -140,16 +144,20 @@ def index_files(pin: Pin, index: str = SIMPLE) -> list[dict[str, str]]:
 def _files(pin: Pin, index: str) -> list[dict[str, str]]:
     """The index's wheels of ``pin`` (filename, url, sha256), from its PEP 691 JSON page or
     else its PEP 503 HTML page."""
-    page = requests.get(f"{index}/{pin.name}/", headers={"Accept": f"{_JSON}, text/html;q=0.1"},
-                        timeout=30)
-    page.raise_for_status()
+    where = f"{index}/{pin.name}/"
+    page = _get(where, {"Accept": f"{_JSON}, text/html;q=0.1"})
+    if page.status != 200:
+        raise LintError(f"{where}: HTTP {page.status} {page.reason}")
     if page.headers.get("Content-Type", "").startswith(_JSON):
-        return [{"filename": f["filename"], "url": f["url"],
-                 "sha256": f.get("hashes", {}).get("sha256", "")}
-                for f in page.json().get("files", [])]
+        try:
+            return [{"filename": f["filename"], "url": f["url"],
+                     "sha256": f.get("hashes", {}).get("sha256", "")}
+                    for f in json.loads(page.text).get("files", [])]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise LintError(f"{where}: not a PEP 691 project page") from None
     out = []
     for href, name in re.findall(r'<a [^>]*href="([^"]+)"[^>]*>([^<]+)</a>', page.text):
-        url = requests.compat.urljoin(f"{index}/{pin.name}/", href)
+        url = urljoin(where, href)
         digest = re.search(r"#sha256=([0-9a-f]{64})", href)
         out.append({"filename": name.strip(), "url": url,
                     "sha256": digest.group(1) if digest else ""})
@@ -169,12 +177,13 @@ def _fetch(pin: Pin, index: str) -> Dist:
 def _metadata(pin: Pin, chosen: Mapping[str, str]) -> Dist:
     wheel = chosen["url"].split("#")[0]
     url = f"{wheel}.metadata"
-    answer = requests.get(url, timeout=30)
-    if answer.status_code == 404:   # no PEP 658 file: the METADATA member, by byte ranges
+    answer = _get(url)
+    if answer.status == 404:   # no PEP 658 file: the METADATA member, by byte ranges
         url = f"{wheel}#METADATA"
         text = _member(wheel, chosen["filename"])
+    elif answer.status != 200:
+        raise LintError(f"{url}: HTTP {answer.status} {answer.reason}")
     else:
-        answer.raise_for_status()
         text = answer.text
     headers = HeaderParser().parsestr(text)
     if canonical(str(headers.get("Name", ""))) != pin.name or headers.get("Version") is None:
@@ -183,14 +192,27 @@ def _metadata(pin: Pin, chosen: Mapping[str, str]) -> Dist:
                 str(headers.get("Requires-Python") or ""), url)
 
 
+def _get(url: str, headers: dict[str, str] | None = None) -> Response:
+    from rocm_bake.net import http  # noqa: PLC0415 (only inv lock records)
+
+    return http.get(url, headers or {}, TIMEOUT)
+
+
 class _Ranges:
-    """A remote file read by HTTP byte ranges (what ``zipfile`` seeks to and reads)."""
+    """A remote file read by HTTP byte ranges (what ``zipfile`` seeks to and reads); a server
+    that ignores ranges is read only up to the end of the range asked, never whole."""
 
     def __init__(self, url: str) -> None:
-        self.url, self.session, self.pos = url, requests.Session(), 0
-        head = self.session.head(url, timeout=30, allow_redirects=True)
-        head.raise_for_status()
-        self.size = int(head.headers["Content-Length"])
+        from rocm_bake.net import http  # noqa: PLC0415
+
+        self.http = http
+        self.url, self.pos = url, 0
+        with http.open_url(url, {}, TIMEOUT, method="HEAD") as head:
+            length = head.headers.get("Content-Length", "")
+            if head.status != 200 or not length.isdigit():
+                raise LintError(f"{url}: HTTP {head.status} {head.reason} (no length to read "
+                                "its METADATA by ranges)")
+        self.size = int(length)
 
     def seekable(self) -> bool:
         return True
@@ -206,10 +228,18 @@ class _Ranges:
         end = self.size if size < 0 else min(self.size, self.pos + size)
         if end <= self.pos:
             return b""
-        answer = self.session.get(self.url, timeout=60,
-                                  headers={"Range": f"bytes={self.pos}-{end - 1}"})
-        answer.raise_for_status()
-        content = answer.content if answer.status_code == 206 else answer.content[self.pos:end]
+        headers = {"Range": f"bytes={self.pos}-{end - 1}"}
+        with self.http.open_url(self.url, headers, 2 * TIMEOUT,
+                                max_bytes=end + 65536) as answer:   # read only to the end
+            if answer.status not in (200, 206):
+                raise LintError(f"{self.url}: HTTP {answer.status} {answer.reason}")
+            start = self.pos if answer.status == 200 else 0   # 200: the file from its start
+            data = bytearray()
+            for chunk in answer.body.chunks():
+                data += chunk
+                if len(data) >= start + end - self.pos:
+                    break
+        content = bytes(data[start:start + end - self.pos])
         self.pos += len(content)
         return content
 

@@ -28,10 +28,10 @@ import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import requests
 from packaging.requirements import Requirement
 
 from rocm_bake.model.bakefile import Definition
+from rocm_bake.net.errors import NetError
 from rocm_bake_checks.lint import (
     bakemodel,
     builtmeta,
@@ -110,7 +110,7 @@ def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX,
     wheels = builtmeta.published(upstream.load_config(config), dists)
     try:
         return lockmeta.record(paths, root / lockmeta.SNAPSHOT, index_url.rstrip("/"), wheels)
-    except requests.RequestException as exc:
+    except NetError as exc:
         raise lockfile.LockError(f"the locked distributions' metadata: {exc}") from None
 
 

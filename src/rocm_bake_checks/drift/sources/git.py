@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from rocm_bake.core import atomic
-from rocm_bake_checks.drift.credentials import Address, clean
+from rocm_bake.net.credentials import Address, clean
+from rocm_bake.net.errors import NetError
+from rocm_bake.net.polite import HostLimits
 from rocm_bake_checks.drift.fetch import Deadline, Fetcher, UnavailableError
 from rocm_bake_checks.drift.model import Explanation
-from rocm_bake_checks.drift.polite import HostLimits
 from rocm_bake_checks.drift.sources import Listing, gitrun
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
@@ -112,7 +113,7 @@ class GitSource:
         address = self.fetched(url)
         if not address.url.startswith(("http://", "https://")):
             return
-        from rocm_bake_checks.drift import httpget  # noqa: PLC0415 (http(s) repositories only)
+        from rocm_bake.net import http as httpget  # noqa: PLC0415 (http(s) repositories only)
 
         headers = {"User-Agent": "git/2 (rocm-bake-version-check)"}
         if address.authorization():
@@ -122,16 +123,16 @@ class GitSource:
         try:
             with self.hosts.slot(address.url):
                 started = clock.monotonic()
-                try:
-                    response = httpget.get(probe, headers, max(0.05, min(
-                        self._budget(url), self.deadline.check())), clock)
+                try:   # the headers tell; the body (every ref) is not read
+                    with httpget.open_url(probe, headers, max(0.05, min(
+                            self._budget(url), self.deadline.check())), clock) as response:
+                        status = response.status
+                        kind = response.headers.get_content_type()
                 finally:
                     self._spend(url, clock.monotonic() - started)
-        except (httpget.TimeoutExceededError, httpget.ConnectionFailedError,
-                httpget.RedirectLoopError):
+        except NetError:
             return
-        kind = response.headers.get_content_type()
-        if response.status == 200 and kind != SMART_HTTP:
+        if status == 200 and kind != SMART_HTTP:
             raise UnavailableError(
                 f"{address.shown} speaks only git's dumb HTTP protocol (info/refs is {kind}, "
                 f"not {SMART_HTTP}): commit history needs smart HTTP")
@@ -223,13 +224,12 @@ class GitSource:
 
     def _relations(self, repo: Path, url: str, commit: str, releases: Sequence[str],
                    branch: str) -> dict[str, Any]:
-        release_set = set(releases)
-        merged = self._lines(repo, ["tag", f"--merged={commit}"], url)
-        containing = self._lines(repo, ["tag", f"--contains={commit}"], url)
-        out: dict[str, Any] = {
+        merged = set(self._lines(repo, ["tag", f"--merged={commit}"], url))
+        containing = set(self._lines(repo, ["tag", f"--contains={commit}"], url))
+        out: dict[str, Any] = {   # one pass over the releases (a set built once, not per tag)
             "present": True,
-            "merged": [t for t in releases if t in set(merged)],
-            "contained_in": [t for t in releases if t in set(containing) & release_set],
+            "merged": [t for t in releases if t in merged],
+            "contained_in": [t for t in releases if t in containing],
         }
         if releases:
             out["newest"] = self._counts(repo, url, commit, f"refs/tags/{releases[0]}")

@@ -1,5 +1,5 @@
-"""httpget on a real loopback server: gzip bodies, declared charsets, GitHub's Link pagination,
-and a refused connection named in a few words."""
+"""rocm_bake.net.http on a real loopback server: gzip bodies, declared charsets, GitHub's Link
+pagination, and a refused connection named in a few words."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from rocm_bake_checks.drift import httpget
+from rocm_bake.net import http as httpget
 from tests import loopback
 
 BODY = "naïve café — ünïcode".encode("latin-1", "replace")

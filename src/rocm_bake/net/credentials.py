@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 from rocm_bake.core import redact
 
+_PORTS = {"http": 80, "https": 443}
+
 
 @dataclass(frozen=True)
 class Address:
@@ -42,6 +44,12 @@ class Address:
         pair = f"{self.user}:{self.password}".encode()
         return "Basic " + base64.b64encode(pair).decode("ascii")
 
+    def authorization_for(self, url: str) -> str:
+        """The ``Authorization`` header value for a request to ``url``: these credentials when
+        ``url`` is of this address's origin (scheme, host, port), else "" (a link an answer
+        names elsewhere never receives them)."""
+        return self.authorization() if same_origin(url, self.url) else ""
+
     def git_environment(self, base: dict[str, str]) -> dict[str, str]:
         """Config for one git process, through its environment: the Authorization header for
         this address's origin (git sends it with every request to that origin)."""
@@ -57,6 +65,22 @@ class Address:
 def origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme.lower()}://{parts.netloc.rpartition('@')[2].lower()}"
+
+
+def same_origin(one: str, other: str) -> bool:
+    """Whether two URLs have one origin: scheme, host and port (a scheme's default port
+    spelt out or not)."""
+    return _origin_key(one) == _origin_key(other)
+
+
+def _origin_key(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    return scheme, (parts.hostname or "").lower(), _PORTS.get(scheme) if port is None else port
 
 
 def clean(url: str) -> str:
