@@ -17,19 +17,22 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from html import escape
+from http import HTTPStatus
 from pathlib import Path
 
-import requests
 from packaging import tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
 from rocm_bake.core import atomic
 from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.net import http
 from rocm_bake_checks.lint import lockmeta
 
 PYTHON = (3, 12)
 GLIBC = (2, 35)   # Ubuntu 22.04, the real base image's release (the locks' header says so)
 _CHUNK = 1 << 20
+DOWNLOAD_SECONDS = 900.0   # one file, start to end (the largest locked wheel is 73 MB)
+MAX_FILE_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -103,10 +106,11 @@ Lister = Callable[[lockmeta.Pin], list[dict[str, str]]]
 
 
 def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[File]:
-    """The file of each pin (an index look-up per project); a pin without one is an error."""
+    """The file of each pin (an index look-up per project, through the one bounded fetch
+    layer); a pin without one is an error."""
     listing: Lister = lister or lockmeta.index_files
     with ThreadPoolExecutor(max_workers=8) as pool:
-        listed = list(pool.map(_listed(listing), pins))
+        listed = list(pool.map(listing, pins))
     out, missing = [], []
     for pin, files in zip(pins, listed, strict=True):
         chosen = choose(files, pin.hashes)
@@ -121,27 +125,15 @@ def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[
     return out
 
 
-def _listed(listing: Lister) -> Callable[[lockmeta.Pin], list[dict[str, str]]]:
-    def run(pin: lockmeta.Pin) -> list[dict[str, str]]:
-        try:
-            return listing(pin)
-        except requests.RequestException as exc:
-            raise RocmBakeError(f"cannot list {pin.name} on the package index: "
-                                f"{type(exc).__name__}") from None
-    return run
-
-
 def cached(cache: Path, sha256: str) -> Path:
     return cache / "files" / sha256
 
 
-def fill(files: Sequence[File], cache: Path,
-         fetch: Callable[[str], requests.Response] | None = None) -> Mirror:
+def fill(files: Sequence[File], cache: Path, timeout: float = DOWNLOAD_SECONDS) -> Mirror:
     """Every file in the cache, downloaded where it lacks it (each checked by sha256)."""
-    get = fetch or (lambda url: requests.get(url, stream=True, timeout=60))
     todo = [f for f in files if not _valid(cached(cache, f.sha256), f.sha256)]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        sizes = list(pool.map(lambda f: _download(f, cache, get), todo))
+        sizes = list(pool.map(lambda f: _download(f, cache, timeout), todo))
     done = tuple(File(f.project, f.version, f.filename, f.sha256, f.url,
                       cached(cache, f.sha256).stat().st_size) for f in files)
     return Mirror(done, len(todo), sum(sizes))
@@ -159,16 +151,20 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _download(file: File, cache: Path, get: Callable[[str], requests.Response]) -> int:
+def _download(file: File, cache: Path, timeout: float) -> int:
+    """One file into the cache through the bounded fetch layer, streamed and hashed; only a
+    file of the lock's sha256 takes its place (a partial one never does)."""
     target = cached(cache, file.sha256)
     target.parent.mkdir(parents=True, exist_ok=True)
     part = target.with_name(f"{target.name}.{os.getpid()}.part")
     h = hashlib.sha256()
     try:
-        with get(file.url) as answer:
-            answer.raise_for_status()
+        with http.open_url(file.url, {}, timeout, max_bytes=MAX_FILE_BYTES) as answer:
+            if answer.status != HTTPStatus.OK:
+                raise RocmBakeError(f"cannot download {file.filename}: HTTP {answer.status} "
+                                    f"{answer.reason}")
             with part.open("wb") as out:
-                for block in answer.iter_content(_CHUNK):
+                for block in answer.body.chunks():
                     h.update(block)
                     out.write(block)
         if h.hexdigest() != file.sha256:
@@ -176,8 +172,6 @@ def _download(file: File, cache: Path, get: Callable[[str], requests.Response]) 
                                 f"the lock records {file.sha256}")
         part.replace(target)
         return target.stat().st_size
-    except requests.RequestException as exc:
-        raise RocmBakeError(f"cannot download {file.filename}: {type(exc).__name__}") from None
     finally:
         part.unlink(missing_ok=True)
 

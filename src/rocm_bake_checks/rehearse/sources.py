@@ -195,10 +195,7 @@ def sdist_tree(project: str, version: str, cache: Path) -> tuple[Files, str]:
     cache) and a line naming it."""
     pin = lockmeta.Pin(project, version, 0, ())
     wanted = f"{project}-{version}.tar.gz"
-    try:
-        found = [f for f in lockmeta.index_files(pin) if f["filename"] == wanted]
-    except Exception as exc:  # requests' and the index's failures alike
-        raise RocmBakeError(f"cannot list {project} on PyPI: {type(exc).__name__}") from None
+    found = [f for f in lockmeta.index_files(pin) if f["filename"] == wanted]
     if not found or not found[0]["sha256"]:
         raise RocmBakeError(f"PyPI has no sdist {wanted} with a sha256")
     file = mirror.File(project, version, wanted, found[0]["sha256"], found[0]["url"])
