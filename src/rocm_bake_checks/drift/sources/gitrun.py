@@ -81,6 +81,7 @@ def run(args: list[str], env: Mapping[str, str], seconds: float, reason: str,
         fired = True
     for pump in pumps:
         pump.join()
+        pump.pipe.close()
     if fired:
         raise GitTimeoutError(reason)
     return GitResult(proc.returncode, pumps[0].text(), pumps[1].text())
