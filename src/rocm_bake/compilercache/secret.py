@@ -34,9 +34,9 @@ CREDENTIAL_KEYS = (*S3_CREDENTIALS, *STORE_CREDENTIALS.values())
 def neutral(credentials: Mapping[str, str]) -> dict[str, str]:
     """``credentials`` by their tool-neutral names (a deprecated alias under its new name,
     unless the new name is also given)."""
-    out = {STORE_CREDENTIALS.get(k, k): v for k, v in credentials.items()
-           if k in STORE_CREDENTIALS and not credentials.get(STORE_CREDENTIALS[k])}
-    return {**out, **{k: v for k, v in credentials.items() if k not in STORE_CREDENTIALS}}
+    aliased = {STORE_CREDENTIALS[k]: v for k, v in credentials.items()
+               if k in STORE_CREDENTIALS and not credentials.get(STORE_CREDENTIALS[k])}
+    return {**aliased, **{k: v for k, v in credentials.items() if k not in STORE_CREDENTIALS}}
 
 
 def settings_for(store: Store, tool: str,
