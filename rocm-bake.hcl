@@ -202,7 +202,7 @@ variable "CACHE_STORE" {
 variable "CACHE_STORE_URL" {
   type        = string
   default     = SCCACHE_WEBDAV_URL
-  description = "The WebDAV store of the fleet (fleet.toml's webdav service), e.g. http://cache.example:8080, for CACHE_STORE=webdav (ccache and sccache). Environments are kept apart by key prefix: <CACHE_ENV>/<os>/<arch>/. Username/password/token only from the environment (SCCACHE_WEBDAV_USERNAME, SCCACHE_WEBDAV_PASSWORD, SCCACHE_WEBDAV_TOKEN) or user:password@ in the URL, into the secret."
+  description = "The WebDAV store of the fleet (fleet.toml's webdav service), e.g. http://cache.example:8080, for CACHE_STORE=webdav (ccache and sccache). Environments are kept apart by key prefix: <CACHE_ENV>/<os>/<arch>/. Username/password/token only from the environment (CACHE_STORE_USER, CACHE_STORE_PASSWORD, CACHE_STORE_TOKEN, for either tool; their deprecated names SCCACHE_WEBDAV_USERNAME, SCCACHE_WEBDAV_PASSWORD, SCCACHE_WEBDAV_TOKEN still read, for one release) or user:password@ in the URL, into the secret."
 }
 
 variable "CACHE_SECRET_FILE" {

@@ -108,7 +108,7 @@ def _secret(directory: Path, webdav: str) -> Path:
     """The settings of an sccache namespace never written."""
     name = f"fleet-bench-{uuid.uuid4().hex[:10]}"
     backend = cache_store.Store("webdav", endpoint=webdav, namespace=name)
-    return cache_secret.write_secret(directory / f"{name}.secret", backend)
+    return cache_secret.write_secret(directory / f"{name}.secret", backend, tool="sccache")
 
 
 def _plan(record: Path) -> dict[int, float]:

@@ -40,8 +40,8 @@ stage "unit tests" "${pytest[@]}" tests/unit tests/caches tests/lane
 stage "lint" lint
 stage "nox -s lint in its own env, from pyproject.toml's dev group" \
     "${pytest[@]}" tests/tooling
-stage "lint rules, the drift checker and inv bump against local git, HTTP and registry servers" \
-    "${pytest[@]}" tests/lint tests/drift tests/bump
+stage "lint rules, a component declared once, the drift checker and inv bump against local git, HTTP and registry servers" \
+    "${pytest[@]}" tests/lint tests/components tests/drift tests/bump
 stage "docs: generated pages fresh, strict offline build, the site in headless Chromium" docs
 stage "buildx oracle, CLI and engine tests" "${pytest[@]}" tests/buildx tests/cli tests/e2e
 stage "real HIP: the toolchain image, sccache on HIP, the arch audit (inv audit-arch)" \

@@ -8,7 +8,7 @@
 #   scripts/webdav.sh stop [RUN_DIR]     stop it (by its pid file)
 #
 # ROCM_BAKE_WEBDAV_AUTH=USER:PASSWORD (start): the read-write server asks for HTTP basic auth
-# (what SCCACHE_WEBDAV_USERNAME/PASSWORD, or user:password@ in CACHE_STORE_URL, answer).
+# (what CACHE_STORE_USER/PASSWORD, or user:password@ in CACHE_STORE_URL, answer).
 #
 # PROPFIND/OPTIONS come from dav-ext: without it PROPFIND answers 405 and sccache silently
 # turns read-only (0 % hits, seen only in its error log). Every request is logged to

@@ -63,7 +63,7 @@ def test_inv_build_turns_backend_variables_into_the_secret(
         "CACHE_READ_ONLY=true"])
     prepared = build.prepare(request, {"PATH": "/usr/bin", "AWS_SECRET_ACCESS_KEY": "s3cr3t"})
     secret = Path(prepared.invocation.env["CACHE_SECRET_FILE"])
-    assert secret.parent == tmp_path and prepared.sccache is not None
+    assert secret.parent == tmp_path and prepared.store is not None
     text = secret.read_text()
     # CACHE_TYPE's default, ccache: its HTTP remote storage on the store, read-only.
     assert text.startswith("CCACHE_REMOTE_STORAGE=http://127.0.0.1:8080/ci/linux/")

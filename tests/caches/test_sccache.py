@@ -52,7 +52,8 @@ def test_bad_backends_are_refused(kwargs: dict[str, str]) -> None:
 def test_secret_carries_settings_and_credentials_only(tmp_path: Path) -> None:
     backend = cache_store.Store("s3", bucket="b", arch="x86_64")
     path = cache_secret.write_secret(tmp_path / "s", backend, {"AWS_ACCESS_KEY_ID": "AKIA",
-                                                          "AWS_SECRET_ACCESS_KEY": "x"})
+                                                          "AWS_SECRET_ACCESS_KEY": "x"},
+                                     tool="sccache")
     assert path.stat().st_mode & 0o777 == 0o600
     settings = cache_secret.read_secret(path)
     assert settings["SCCACHE_BUCKET"] == "b-dev" and settings["AWS_ACCESS_KEY_ID"] == "AKIA"

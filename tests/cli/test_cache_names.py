@@ -1,4 +1,5 @@
-"""The tool-neutral cache names (CACHE_STORE, CACHE_STORE_URL, CACHE_SECRET_FILE) drive ccache
+"""The tool-neutral cache names (CACHE_STORE, CACHE_STORE_URL, CACHE_SECRET_FILE; the store's
+credentials CACHE_STORE_USER, CACHE_STORE_PASSWORD, CACHE_STORE_TOKEN) drive ccache
 and sccache alike; their deprecated sccache-named aliases still work, set by --set or the
 environment, with a warning of inv build and inv lint naming the new name."""
 
@@ -38,7 +39,7 @@ def test_the_names_drive_both_tools(names: dict[str, str], how: str, tool: str,
     env = {"PATH": "/usr/bin", **(values if how == "env" else {})}
     sets = [f"CACHE_TYPE={tool}", *(f"{k}={v}" for k, v in values.items() if how == "set")]
     prepared = build.prepare(build.BuildRequest(targets=["torch-gfx950"], sets=sets), env)
-    assert prepared.sccache is not None and prepared.sccache.endpoint == URL
+    assert prepared.store is not None and prepared.store.endpoint == URL
     text = _secret_text(prepared)
     if tool == "ccache":
         assert text.startswith("CCACHE_REMOTE_STORAGE=http://127.0.0.1:9/dev/linux/"), text
@@ -98,3 +99,23 @@ def test_inv_lint_warns_naming_the_new_name() -> None:
                      env={"SCCACHE_SECRET_FILE": "/nowhere"})
     assert WARNING.format(old="SCCACHE_SECRET_FILE", new="CACHE_SECRET_FILE") in \
         result.stderr.splitlines(), result.stderr
+
+
+def test_inv_build_warns_once_per_old_credential_name_and_prints_none() -> None:
+    """The store's credentials by their sccache-named aliases: one warning each, naming the
+    new name, and no output holds a credential; by the new names, no warning."""
+    sets = ["--set", "CACHE_STORE=webdav", "--set", f"CACHE_STORE_URL={URL}"]
+    args = ["inv", "build", "--target", "torch-gfx950", "--dry-run", *sets]
+    old = run_cli(args, env={"SCCACHE_WEBDAV_USERNAME": "builder",
+                             "SCCACHE_WEBDAV_PASSWORD": "CANARYPASS",
+                             "SCCACHE_WEBDAV_TOKEN": "CANARYTOKEN"})
+    assert old.returncode == 0, old.stderr
+    lines = old.stderr.splitlines()
+    for name, renamed in (("USERNAME", "USER"), ("PASSWORD", "PASSWORD"), ("TOKEN", "TOKEN")):
+        warning = WARNING.format(old=f"SCCACHE_WEBDAV_{name}", new=f"CACHE_STORE_{renamed}")
+        assert lines.count(warning) == 1, old.stderr
+    assert "CANARY" not in old.stdout + old.stderr
+    new = run_cli(args, env={"CACHE_STORE_USER": "builder", "CACHE_STORE_PASSWORD": "CANARYPASS",
+                             "CACHE_STORE_TOKEN": "CANARYTOKEN"})
+    assert new.returncode == 0 and "deprecated" not in new.stderr, new.stderr
+    assert "CANARY" not in new.stdout + new.stderr

@@ -60,8 +60,8 @@ def test_credentials_go_into_the_secret_not_the_environment() -> None:
     port = _closed_port()
     prepared = build.prepare(build.BuildRequest(
         targets=["vllm"], sets=["CACHE_STORE=webdav", f"CACHE_STORE_URL={_url(port)}"]))
-    assert prepared.url_credentials == {"SCCACHE_WEBDAV_USERNAME": "user",
-                                        "SCCACHE_WEBDAV_PASSWORD": CANARY}
+    assert prepared.url_credentials == {"CACHE_STORE_USER": "user",
+                                        "CACHE_STORE_PASSWORD": CANARY}
     assert CANARY not in json.dumps(prepared.invocation.env)
     assert CANARY not in " ".join(prepared.invocation.argv)
     # Written without them before the build; run() adds them for the build only.

@@ -74,7 +74,7 @@ class PreparedBuild:
     command: bakecommand.BakeCommand
     invocation: bakecommand.BakeInvocation
     # The shared store whose secret run() writes (CACHE_STORE without a secret file).
-    sccache: cache_store.Store | None = None
+    store: cache_store.Store | None = None
     # Credentials taken out of the backend's URL: they reach the build only in the secret.
     url_credentials: dict[str, str] = field(default_factory=dict)
     # The reproducible exports (rocm_bake.docker.exporters): the images to load after the bake.
@@ -136,9 +136,9 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
 LOAD_DIRECTORY = Path(".rocm-bake-load")
 
 
-# The URL variables of a store (a deprecated alias too), its user and password settings.
+# The URL variables of a store (a deprecated alias too), its user and password credentials.
 _URL_VARIABLES = {"webdav": (("CACHE_STORE_URL", "SCCACHE_WEBDAV_URL"),
-                             "SCCACHE_WEBDAV_USERNAME", "SCCACHE_WEBDAV_PASSWORD"),
+                             "CACHE_STORE_USER", "CACHE_STORE_PASSWORD"),
                   "s3": (("SCCACHE_S3_ENDPOINT",), "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
 
 
@@ -168,13 +168,9 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
     each report line to ``report``; a failed bake is an error (exit status 2)."""
     full_env = {**(os.environ if env is None else env), **prepared.invocation.env}
     full_env.update(preflight.ensure_builder(full_env))   # every missing item at once
-    secret, backend = None, prepared.sccache
+    backend = prepared.store
     tool = cache_settings.cache_tool(prepared.definition)
-    if backend is not None:
-        secret = cache_secret.write_secret(Path(cache_settings.secret_file(prepared.definition)),
-                                      backend,
-                                      {**prepared.url_credentials,
-                                       **cache_secret.credentials(full_env)}, tool)
+    secret = build_secret(prepared, full_env)
     loads = prepared.exports.loads
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
@@ -211,6 +207,21 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
                                          commit.head(length=40), audits):
         report(f"provenance: {line}")
     archaudit_cells.check(results)
+
+
+def build_secret(prepared: PreparedBuild, env: Mapping[str, str]) -> Path | None:
+    """The secret the build receives, written again with the store's credentials (those of
+    the store's URL, and CACHE_STORE_USER, CACHE_STORE_PASSWORD, CACHE_STORE_TOKEN, their
+    deprecated SCCACHE_WEBDAV_* aliases, AWS_* from ``env``) as the chosen tool reads them;
+    None when inv build wrote no secret (none, or the user's own CACHE_SECRET_FILE). run()
+    writes it again without them after the build."""
+    if prepared.store is None:
+        return None
+    return cache_secret.write_secret(Path(cache_settings.secret_file(prepared.definition)),
+                                     prepared.store,
+                                     {**prepared.url_credentials,
+                                      **cache_secret.credentials(env)},
+                                     tool=cache_settings.cache_tool(prepared.definition))
 
 
 def _read_metadata(path: Path) -> dict[str, Any]:

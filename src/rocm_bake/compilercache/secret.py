@@ -20,18 +20,33 @@ SECRET_ID = "sccache"
 SECRET_KEYS = ("SCCACHE_", "AWS_", "CCACHE_")
 
 
-CREDENTIAL_KEYS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                   "SCCACHE_WEBDAV_USERNAME", "SCCACHE_WEBDAV_PASSWORD",
-                   "SCCACHE_WEBDAV_TOKEN")
+# The WebDAV store's credentials by their tool-neutral names (ccache and sccache both take them
+# from these), each beside the sccache-named alias it replaces: deprecated, read for one more
+# release when its new name is unset, each use a warning (settings.deprecations).
+STORE_CREDENTIALS = {"SCCACHE_WEBDAV_USERNAME": "CACHE_STORE_USER",
+                     "SCCACHE_WEBDAV_PASSWORD": "CACHE_STORE_PASSWORD",
+                     "SCCACHE_WEBDAV_TOKEN": "CACHE_STORE_TOKEN"}
+# An S3 store's (sccache's only): AWS's own names, which sccache reads as they are.
+S3_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+CREDENTIAL_KEYS = (*S3_CREDENTIALS, *STORE_CREDENTIALS.values())
+
+
+def neutral(credentials: Mapping[str, str]) -> dict[str, str]:
+    """``credentials`` by their tool-neutral names (a deprecated alias under its new name,
+    unless the new name is also given)."""
+    aliased = {STORE_CREDENTIALS[k]: v for k, v in credentials.items()
+               if k in STORE_CREDENTIALS and not credentials.get(STORE_CREDENTIALS[k])}
+    return {**aliased, **{k: v for k, v in credentials.items() if k not in STORE_CREDENTIALS}}
 
 
 def settings_for(store: Store, tool: str,
                  credentials: Mapping[str, str] | None = None) -> dict[str, str]:
     """The secret's settings for the compiler cache ``tool`` (sccache or ccache), with
-    ``credentials``."""
+    ``credentials`` (tool-neutral names, or their deprecated aliases)."""
+    found = neutral(credentials or {})
     if tool == "ccache":
-        return ccache.settings(store, credentials)
-    return {**sccache.settings(store), **(credentials or {})}
+        return ccache.settings(store, found)
+    return {**sccache.settings(store), **sccache.credentials(found)}
 
 
 def secret_text(settings: Mapping[str, str], credentials: Mapping[str, str] | None = None) -> str:
@@ -47,7 +62,7 @@ def secret_text(settings: Mapping[str, str], credentials: Mapping[str, str] | No
 
 
 def write_secret(path: Path, backend: Store,
-                 credentials: Mapping[str, str] | None = None, tool: str = "sccache") -> Path:
+                 credentials: Mapping[str, str] | None = None, *, tool: str) -> Path:
     """Write the secret file (mode 0600) for CACHE_SECRET_FILE, the settings of the
     compiler cache ``tool``; returns the path."""
     text = secret_text(settings_for(backend, tool, credentials))
@@ -78,11 +93,14 @@ def read_secret(path: Path) -> dict[str, str]:
 
 
 def credentials(env: Mapping[str, str]) -> dict[str, str]:
-    """The remote-cache credentials present in ``env`` (they go into the secret only)."""
-    return {k: env[k] for k in CREDENTIAL_KEYS if env.get(k)}
+    """The remote-cache credentials set in ``env``, by their tool-neutral names (a deprecated
+    alias read when its new name is unset); they go into the secret only."""
+    aliases = {new: old for old, new in STORE_CREDENTIALS.items()}
+    found = {k: env.get(k) or env.get(aliases.get(k, k), "") for k in CREDENTIAL_KEYS}
+    return {k: v for k, v in found.items() if v}
 
 
-def secret_path(backend: Store, tool: str = "sccache") -> Path:
+def secret_path(backend: Store, tool: str) -> Path:
     """Where inv build writes a backend's secret (for the compiler cache ``tool``) for the
     duration of one build."""
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())

@@ -2,7 +2,8 @@
 tool: ccache, sccache or none; its default is rocm-bake.hcl's, :func:`default_cache_type`), the
 shared store (CACHE_STORE, CACHE_STORE_URL, CACHE_ENV, CACHE_READ_ONLY; an S3 bucket's
 SCCACHE_S3_*, sccache only) and the secret file (CACHE_SECRET_FILE); the deprecated
-sccache-named aliases of the tool-neutral names (:data:`RENAMED`); and the preflight a build
+sccache-named aliases of the tool-neutral names (:data:`RENAMED`, and the store's credentials:
+``secret.STORE_CREDENTIALS``); and the preflight a build
 runs when it asks for sccache (a server started with its settings) or ccache (its remote
 storage answers HTTP)."""
 
@@ -64,12 +65,14 @@ def _aliased(definition: Variables, name: str) -> str | None:
 def deprecations(values: Mapping[str, str], declared: Collection[str] | None = None
                  ) -> list[str]:
     """One warning per deprecated alias set (non-empty) in ``values`` (the environment and
-    the --set variables; only the names ``declared`` by the bake file, when given), naming
-    the new name. An alias set beside its new name to another value is an error (which one
-    wins would be a guess)."""
+    the --set variables), naming the new name: a bake variable's alias only when ``declared``
+    by the bake file (if given), a credential's always (the environment is where it is read).
+    An alias set beside its new name to another value is an error (which one wins would be a
+    guess); the error names the variables, never a value."""
     out = []
-    for old, new in RENAMED.items():
-        if not values.get(old) or (declared is not None and old not in declared):
+    for old, new in {**RENAMED, **cache_secret.STORE_CREDENTIALS}.items():
+        if not values.get(old) or (declared is not None and old in RENAMED
+                                   and old not in declared):
             continue
         if values.get(new) and values[new] != values[old]:
             raise CacheError(f"{old} (deprecated) and {new} are both set, to different "

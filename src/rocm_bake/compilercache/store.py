@@ -76,8 +76,9 @@ def describe(settings: Mapping[str, str]) -> str:
     """The backend a set of settings selects, for messages (never a credential)."""
     if "SCCACHE_WEBDAV_ENDPOINT" in settings:
         return f"WebDAV {settings['SCCACHE_WEBDAV_ENDPOINT']}"
-    if "CCACHE_REMOTE_STORAGE" in settings:
-        return f"ccache HTTP {redact.text(settings['CCACHE_REMOTE_STORAGE'])}"
+    if "CCACHE_REMOTE_STORAGE" in settings:             # its URL: no attribute (a token)
+        url = settings["CCACHE_REMOTE_STORAGE"].split("|", 1)[0]
+        return f"ccache HTTP {redact.text(url)}"
     if "SCCACHE_BUCKET" in settings:
         where = settings.get("SCCACHE_ENDPOINT", "")
         return f"S3 bucket {settings['SCCACHE_BUCKET']}" + (f" at {where}" if where else "")

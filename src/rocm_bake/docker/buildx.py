@@ -1,6 +1,7 @@
-"""The preflight of a build: docker, ``docker buildx`` at least :data:`MIN_BUILDX`, a
-reachable builder and engine. Every check fails fast with one line that says what is missing
-and how to get it."""
+"""The checks of a build's preflight, one function each: docker, ``docker buildx`` at least
+:data:`MIN_BUILDX`, a reachable builder and engine (``docker.preflight`` runs them together,
+``reports.doctor`` one by one). Every check fails fast with one line that says what is
+missing and how to get it."""
 
 from __future__ import annotations
 
@@ -103,11 +104,3 @@ def check_engine(connection: Connection, env: Mapping[str, str] | None = None,
     if result.returncode != 0 or not result.stdout.strip():
         raise PreflightError(error_line(result.stderr + result.stdout))
     return result.stdout.strip()
-
-
-def preflight(docker: str = "docker", env: Mapping[str, str] | None = None) -> Version:
-    """Check the docker client, buildx >= 0.24 and a reachable builder, in that order."""
-    check_docker(docker)
-    version = check_buildx(docker, env)
-    check_builder(docker, env)
-    return version

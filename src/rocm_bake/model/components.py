@@ -137,11 +137,6 @@ def static_seconds(definition: Definition) -> dict[str, float]:
             if isinstance(v, Decimal)}
 
 
-def no_gpu_code(definition: Definition) -> dict[str, str]:
-    """Component -> why its cells carry no GPU code (``NO_GPU_CODE``)."""
-    return {n: str(v) for n, v in _map(definition, "NO_GPU_CODE").items()}
-
-
 def arch_knobs(definition: Definition) -> set[str]:
     """The arg names that carry a cell's GPU arch: every key of ``ARCH_ARGS``' entries."""
     return {k for v in _map(definition, ARCH_TABLE).values() if isinstance(v, dict)

@@ -11,6 +11,9 @@ real bake model across every arch. One module per rule family:
                    (``conformance``, ``upstream``: replayed from the committed snapshot)
 - ``locks``        every pip install from the component's lock, with hashes; locks not stale
                    (``locks``; the locks' inputs ``lockinputs``, their format ``lockfile``)
+- ``resolution``   every image's pip installs, its parents' first, resolved offline by the
+                   pinned uv against stand-in wheels (``resolution``; ``lockmeta``,
+                   ``builtmeta``)
 
 Each finding prints as ``file:line: rule: message``; deliberate exceptions live, with their
 reasons, in ``src/rocm_bake_checks/lint/policy.toml``.

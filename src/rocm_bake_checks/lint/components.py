@@ -71,11 +71,6 @@ def _cells(definition: Definition, targets: list[BakeTarget]) -> dict[str, BakeT
     return out
 
 
-def _bake_at(definition: Definition, table: str, root: Path) -> tuple[str, int]:
-    file, line = components.declared_at(definition, table)
-    return relative(Path(file), root), line
-
-
 def _wheels(definition: Definition, cells: dict[str, BakeTarget], files: Dockerfiles,
             root: Path) -> Iterator[Finding]:
     given = components.wheels(definition)

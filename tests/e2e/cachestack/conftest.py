@@ -91,7 +91,8 @@ class Stack:
                                          read_only=read_only,
                                          namespace=f"cachestack-{self.uid}")
         found = store.credentials() if credentials is None else credentials
-        return cache_secret.write_secret(self.work / f"{name}.secret", backend, found)
+        return cache_secret.write_secret(self.work / f"{name}.secret", backend, found,
+                                         tool="sccache")
 
     @property
     def s3_prefix(self) -> str:

@@ -84,10 +84,6 @@ def number(text: str | int | float | Decimal) -> Decimal:
     return value
 
 
-def is_number(value: Value) -> bool:
-    return isinstance(value, Decimal)
-
-
 def format_number(value: Decimal) -> str:
     """A number as cty converts it to a string (``Text('f', -1)`` of its 512-bit float):
     ``-0`` for negative zero, ``+Inf``/``-Inf``, at most 155 significant digits."""

@@ -117,6 +117,7 @@ def _finish(proc: subprocess.Popen[bytes], seconds: float, reason: str) -> GitRe
         fired = True
     for pump in pumps:
         pump.join()
+        pump.pipe.close()
     if fired:
         raise GitTimeoutError(reason)
     return GitResult(proc.returncode, pumps[0].text(), pumps[1].text())

@@ -53,11 +53,6 @@ def listing_files(web: Web, url: str, log: Explanation) -> list[str]:
     return [name for name, _ in _html_files(response["body"], web.where(url)) if name]
 
 
-def parse_project_page(body: str, content_type: str, url: str) -> list[str]:
-    """The file names a project page lists, yanked files left out."""
-    return parse_project_listing(body, content_type, url).names
-
-
 def parse_project_listing(body: str, content_type: str, url: str) -> Listing:
     """Every file a project page lists; yanked files (PEP 592) in ``dropped``."""
     if content_type.split(";", maxsplit=1)[0].strip() == PEP691:
