@@ -81,16 +81,34 @@ def _spec(name: str, stands_for: str, version: Mapping[str, str], packages: list
                        "packages": packages, **more}, indent=1, sort_keys=True)
 
 
-def _standin_tree(spec: str, pyproject_requires: list[str] | None = None,
+def _standin_tree(spec: str, build_system: list[str] | str | None = None,
                   prefix: str = "") -> Files:
+    """The stand-in build's files: ``standin/setup.py``, its spec, and a pyproject.toml whose
+    ``[build-system]`` is upstream's -- its text as upstream wrote it where the tree's real
+    file is at hand (recipes edit it line by line: vLLM's use_existing_torch.py), else its
+    requirement list, one a line -- with setuptools as the backend."""
     files: Files = {f"{prefix}setup.py": (STANDIN / "setup.py").read_text(encoding="utf-8"),
                     f"{prefix}.rehearsal/wheel.json": spec}
-    requires = pyproject_requires if pyproject_requires is not None else ["setuptools", "wheel"]
+    if isinstance(build_system, str):
+        section = build_system
+    else:
+        requires = build_system if build_system is not None else ["setuptools", "wheel"]
+        section = ("[build-system]\nrequires = [\n"
+                   + "".join(f"    {json.dumps(r)},\n" for r in requires) + "]\n")
+    if "build-backend" not in section:
+        section += 'build-backend = "setuptools.build_meta"\n'
     files[f"{prefix}pyproject.toml"] = (
         "# The rehearsal's stand-in build (standin/setup.py); [build-system] is upstream's.\n"
-        "[build-system]\nrequires = [" + ", ".join(json.dumps(r) for r in requires) + "]\n"
-        'build-backend = "setuptools.build_meta"\n')
+        + section)
     return files
+
+
+def build_system_section(text: str) -> str:
+    """The ``[build-system]`` table of a pyproject.toml, as written."""
+    found = re.search(r"(?ms)^\[build-system\]\n.*?(?=^\[)", text + "\n[")
+    if not found:
+        raise RocmBakeError("the sdist's pyproject.toml has no [build-system] table")
+    return found.group(0)
 
 
 def _plain(requires: tuple[str, ...], drop: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
@@ -215,16 +233,15 @@ def sdist_tree(project: str, version: str, cache: Path) -> tuple[Files, str]:
 def vllm_repo(variables: Mapping[str, str], cache: Path) -> Repo:
     version = variables["VLLM_REF"].removeprefix("v")
     files, origin = sdist_tree("vllm", version, cache)
-    real = tomllib.loads(bytes(files["pyproject.toml"]).decode()
-                         if isinstance(files["pyproject.toml"], bytes)
-                         else files["pyproject.toml"])
-    scripts = real.get("project", {}).get("scripts", {})
+    text = files["pyproject.toml"]
+    text = text.decode("utf-8") if isinstance(text, bytes) else text
+    scripts = tomllib.loads(text).get("project", {}).get("scripts", {})
     spec = _spec("vllm", "vLLM's setup.py build (CMake: the HIP kernels)",
                  {"env": "SETUPTOOLS_SCM_PRETEND_VERSION", "suffix": "+rocm{rocm3}"}, ["vllm"],
                  requirements=["requirements/rocm.txt"],
                  tree_files=["vllm/vllm-rs", "vllm/_rust_tool_parser*.so"], scripts=scripts)
-    for path, text in _standin_tree(spec, list(real["build-system"]["requires"])).items():
-        files[path] = text
+    for path, body in _standin_tree(spec, build_system_section(text)).items():
+        files[path] = body
     files["tools/build_rust.py"] = (STANDIN / "build_rust.py").read_text(encoding="utf-8")
     return Repo("VLLM", "vllm", files,
                 f"vLLM: the real source, {origin}; setup.py, pyproject.toml's backend and "
