@@ -19,8 +19,9 @@
 #     the __VERSION__ its preprocessor probe reads (mozilla/sccache#922) -- not enough for two
 #     builds of one version.
 # COMPILER_IDENTITY_MEMO (a directory, optional): sha256s kept by the resolved file's device,
-# inode, size, mtime and ctime, as ccache's own inode cache keeps file hashes, so a call does not
-# read a 100 MB clang again; with-compiler-cache.sh gives each command a fresh one.
+# inode, size, mtime and ctime (to the nanosecond), as ccache's own inode cache keeps file
+# hashes, so a call does not read a 100 MB clang again; with-compiler-cache.sh gives each
+# command a fresh one.
 set -eu
 
 compiler=${1:?usage: compiler-identity.sh COMPILER}
@@ -34,22 +35,23 @@ case "$target" in
     */*) ;;
     *) target=$(command -v "$target") ;;
 esac
-real=$(readlink -f "$target")
-[ -f "$real" ] || { echo "compiler-identity: $target: no such compiler" >&2; exit 2; }
+[ -f "$target" ] || { echo "compiler-identity: $target: no such compiler" >&2; exit 2; }
 
+# The file the compiler resolves to now (stat -L, sha256sum: symlinks followed); a memo hit
+# costs one stat.
 memo=${COMPILER_IDENTITY_MEMO:-}
 if [ -n "$memo" ]; then
-    key=$(printf '%s %s' "$real" "$(stat -c '%d %i %s %Y %Z' "$real")" | sha256sum | cut -c1-64)
-    if [ -f "$memo/$key" ]; then
-        sum=$(cat "$memo/$key")
+    key=$memo/$(stat -L -c '%d %i %s %y %z' "$target")
+    if [ -f "$key" ]; then
+        read -r sum < "$key"
     else
-        sum=$(sha256sum "$real" | cut -c1-64)
+        sum=$(sha256sum < "$target" | cut -c1-64)
         mkdir -p "$memo"
-        tmp=$(mktemp "$memo/.$key.XXXXXX")
+        tmp=$(mktemp "$memo/.new.XXXXXX")
         printf '%s\n' "$sum" > "$tmp"
-        mv -f "$tmp" "$memo/$key"
+        mv -f "$tmp" "$key"
     fi
 else
-    sum=$(sha256sum "$real" | cut -c1-64)
+    sum=$(sha256sum < "$target" | cut -c1-64)
 fi
 printf '%s %s\n' "${target##*/}" "$sum"
