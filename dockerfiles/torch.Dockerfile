@@ -28,6 +28,9 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 # 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) switches to it in build_pytorch
 # (line 142: "torch 2.12 emits float->__bf16 libcalls (__truncsfbf2) absent from gcc-11
 # libgcc") and in build_pytorch_runtime (line 163), which torchvision and torchaudio build on.
+# The compiler caches see the switch: with-compiler-cache.sh keys ccache on the compiler that
+# runs at each call and updates the host wrappers' identity (written in the base with gcc-11's)
+# before each command, for sccache.
 RUN --network=none update-alternatives --install /usr/bin/gcc gcc /usr/bin/gcc-13 130 \
         --slave /usr/bin/g++ g++ /usr/bin/g++-13 \
     && gcc --version | grep -q ' 13\.' && g++ --version | grep -q ' 13\.'

@@ -9,9 +9,13 @@
 #   bin/<anything else>      symlinks to LLVM_BIN/<same>  (hipcc looks tools up next to clang)
 #   lib                      symlink to LLVM_BIN/../lib   (hipcc reads $HIP_CLANG_PATH/../lib)
 #   host/cc, c++, gcc, g++   exec TOOL /usr/bin/<same> "$@"  -- the host compilers, for CC/CXX
-#                            of one build step (setuptools, torch.utils.cpp_extension, CMake);
-#                            run by a cache tool already (a CMake launcher in front of CC),
-#                            they run the compiler itself: a compile is cached once
+#                            of one build step (setuptools, torch.utils.cpp_extension, CMake)
+# Every wrapper run by a cache tool already (a CMake launcher in front of CC) runs the compiler
+# itself: a compile is cached once. Each names the compiler it runs on a "# runs:" line and
+# carries that compiler's identity on a "# identity:" line (compiler-identity.sh: the sha256 of
+# the file it resolves to), so a cache tool that hashes the wrapper as "the compiler" sees a
+# new compiler as new; with-compiler-cache.sh brings the identity up to date at the start of
+# every command (a later stage may switch /usr/bin/c++ with update-alternatives).
 # ROCm's own clang is never replaced, and nothing here is put in the image's ENV.
 set -euo pipefail
 
@@ -20,6 +24,15 @@ root=${2:?usage: install-compiler-wrappers.sh LLVM_BIN WRAPPER_ROOT [TOOL...]}
 shift 2
 tools=("$@")
 [ "${#tools[@]}" -gt 0 ] || tools=(sccache ccache)
+identity=$(dirname "${BASH_SOURCE[0]}")/compiler-identity.sh
+
+# wrapper FILE TOOL COMPILER: FILE runs COMPILER through TOOL, or COMPILER itself when TOOL
+# (either cache tool) runs FILE.
+wrapper() {
+    printf '#!/bin/sh\n# runs: %s\n# identity: %s\ncase "$(cat /proc/$PPID/comm 2>/dev/null)" in\n    sccache | ccache) exec %s "$@" ;;\nesac\nexec %s %s "$@"\n' \
+        "$3" "$("$identity" "$3")" "$3" "$2" "$3" > "$1"
+    chmod 0755 "$1"
+}
 
 for compiler in clang clang++; do
     [ -x "$llvm_bin/$compiler" ] || { echo "install-compiler-wrappers: no $llvm_bin/$compiler" >&2; exit 1; }
@@ -34,18 +47,11 @@ for tool in "${tools[@]}"; do
     done
     ln -sfn "$(cd "$llvm_bin/.." && pwd)/lib" "$root/$tool/lib"
     for compiler in clang clang++; do
-        printf '#!/bin/sh\nexec %s %s/%s "$@"\n' "$tool" "$llvm_bin" "$compiler" > "$dir/$compiler"
-        chmod 0755 "$dir/$compiler"
+        wrapper "$dir/$compiler" "$tool" "$llvm_bin/$compiler"
     done
     mkdir -p "$root/$tool/host"
     for compiler in cc c++ gcc g++; do
         [ -x "/usr/bin/$compiler" ] || continue
-        # The compiler's own sha256 is in the wrapper: a cache that hashes the wrapper as
-        # "the compiler" (a CMake launcher in front of CC) sees a new compiler as new.
-        printf '#!/bin/sh\n# %s: sha256 %s\ncase "$(cat /proc/$PPID/comm 2>/dev/null)" in\n    sccache | ccache) exec /usr/bin/%s "$@" ;;\nesac\nexec %s /usr/bin/%s "$@"\n' \
-            "$(readlink -f "/usr/bin/$compiler")" \
-            "$(sha256sum "$(readlink -f "/usr/bin/$compiler")" | cut -d' ' -f1)" \
-            "$compiler" "$tool" "$compiler" > "$root/$tool/host/$compiler"
-        chmod 0755 "$root/$tool/host/$compiler"
+        wrapper "$root/$tool/host/$compiler" "$tool" "/usr/bin/$compiler"
     done
 done

@@ -15,6 +15,14 @@
 #     would otherwise pick ccache by itself); a PATH without the cache tools not chosen (vLLM's
 #     setup.py passes -DCMAKE_*_COMPILER_LAUNCHER=sccache whenever sccache is on PATH, else
 #     ccache whenever ccache is): CACHE_TYPE=none compiles with no cache at all.
+# The compiler a cache keys on is the compiler that runs (a later stage may switch /usr/bin/c++
+# with update-alternatives, as torch.Dockerfile does, after the wrappers were written):
+#   - ccache: compiler_check is a command, compiler-identity.sh %compiler%, run at every call:
+#     the name and sha256 of the file the compiler (or the compiler a wrapper runs) resolves to;
+#   - sccache: it hashes the file it is given, a wrapper when a CMake launcher runs one, so each
+#     wrapper's "# identity:" line is brought up to date before the command runs (its server is
+#     the command's own, so it reads the wrappers again): a compiler switched in the middle of
+#     one command is seen by ccache at once and by sccache from the next command on.
 # Fails fast when the requested tool is missing (no silent uncached fallback) and when an
 # sccache server cannot start (a dead remote backend fails every compile anyway).
 # Counts this command's compiles only and writes them to STATS_DIR/<name>.{json,txt} after --
@@ -38,6 +46,9 @@ wrappers=${COMPILER_WRAPPERS:-/opt/rocm-bake/compiler-wrappers}
 stats_dir=${COMPILER_CACHE_STATS_DIR:-/var/log/rocm-bake/compiler-cache}
 secret=${COMPILER_CACHE_SECRET:-/run/secrets/sccache}
 name=${COMPILER_CACHE_STATS_NAME:-$(basename "$PWD")}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+identity=$here/compiler-identity.sh
 
 die() { echo "with-compiler-cache: $*" >&2; exit 2; }
 
@@ -79,6 +90,25 @@ host_compiler() {
         '' | cc | gcc | c++ | g++ | /usr/bin/cc | /usr/bin/gcc | /usr/bin/c++ | /usr/bin/g++)
             export "$1=$wrappers/$cache_type/host/$2" ;;
     esac
+}
+
+# refresh_wrappers WRAPPER...: each wrapper's "# identity:" line names the compiler it runs now
+# (compiler-identity.sh); a wrapper is written again only when its compiler changed.
+refresh_wrappers() {
+    local file old new tmp
+    for file in "$@"; do
+        [ -f "$file" ] || continue
+        grep -q '^# runs: ' "$file" \
+            || die "$file names no compiler (# runs:): install-compiler-wrappers.sh is older than this script"
+        old=$(sed -n 's/^# identity: //p' "$file")
+        new=$("$identity" "$file") || die "$file: the compiler it runs cannot be identified"
+        [ "$old" != "$new" ] || continue
+        tmp=$(mktemp "$file.XXXXXX")
+        sed "s|^# identity: .*|# identity: $new|" "$file" > "$tmp"
+        chmod 0755 "$tmp"
+        mv -f "$tmp" "$file"
+        echo "with-compiler-cache: ${file#"$wrappers"/}: compiler now $new (was ${old:-none})" >&2
+    done
 }
 
 load_secret() {
@@ -146,6 +176,10 @@ case "$cache_type" in
     sccache | ccache)
         command -v "$cache_type" > /dev/null \
             || die "CACHE_TYPE=$cache_type but $cache_type is not installed in the base image"
+        [ -x "$identity" ] || die "no $identity beside this script"
+        # Identities kept for this command only (compiler-identity.sh reads each compiler once).
+        COMPILER_IDENTITY_MEMO=$(mktemp -d "${TMPDIR:-/tmp}/rocm-bake-compiler-identity.XXXXXX")
+        export COMPILER_IDENTITY_MEMO
         export COMPILER_LAUNCHER=$cache_type
         export CMAKE_C_COMPILER_LAUNCHER=$cache_type CMAKE_CXX_COMPILER_LAUNCHER=$cache_type
         export CMAKE_HIP_COMPILER_LAUNCHER=$cache_type
@@ -161,6 +195,8 @@ case "$cache_type" in
                 || die "no HIP compiler wrappers in $wrappers/$cache_type/bin (install-compiler-wrappers.sh)"
             export HIP_CLANG_PATH=$wrappers/$cache_type/bin
         fi
+        refresh_wrappers "$wrappers/$cache_type"/host/* "$wrappers/$cache_type"/bin/clang \
+            "$wrappers/$cache_type"/bin/clang++
         load_secret
         if [ "$cache_type" = sccache ]; then
             export SCCACHE_DIR=${SCCACHE_DIR:-/root/.cache/sccache}
@@ -175,7 +211,11 @@ case "$cache_type" in
                 || die "the sccache server did not start (backend unreachable?)"
             sccache --zero-stats > /dev/null
         else
-            export CCACHE_DIR=${CCACHE_DIR:-/root/.cache/ccache} CCACHE_COMPILERCHECK=content
+            export CCACHE_DIR=${CCACHE_DIR:-/root/.cache/ccache}
+            # The command's output is hashed in place of the compiler file (ccache splits it on
+            # whitespace: the script's path has none).
+            case "$identity" in *[[:space:]]*) die "$identity: a path with whitespace" ;; esac
+            export CCACHE_COMPILERCHECK="$identity %compiler%"
             # Direct mode: a hit is found from the source, the command line and the headers
             # the manifest names, without running the preprocessor (ccache's default, said).
             export CCACHE_DIRECT=true
@@ -217,5 +257,6 @@ rc=0
 "$@" || rc=$?
 export PATH=$own_path
 [ -z "${hidden:-}" ] || rm -rf "$hidden"
+[ -z "${COMPILER_IDENTITY_MEMO:-}" ] || rm -rf "$COMPILER_IDENTITY_MEMO"
 write_stats
 exit "$rc"
