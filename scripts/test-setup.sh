@@ -30,6 +30,10 @@ setup() {
     bash scripts/hip-toolchain.sh fetch >/dev/null
     bash scripts/hip-toolchain.sh image
     bash scripts/hip-fixtures.sh >/dev/null
+    # The rehearsal's stand-in base (inv rehearse): Debian bookworm from the pinned .debs of
+    # scripts/rehearsal-base.lock, with the machine's CPython 3.12; built once, offline after.
+    bash scripts/rehearsal-base.sh fetch >/dev/null
+    bash scripts/rehearsal-base.sh image
     # The nox sessions' virtualenvs the tests use are installed here, so the tests reuse them
     # offline (-R): build-gfx950 (tests/cli) and lint (tests/tooling).
     .venv/bin/nox --install-only -s build-gfx950 lint >/dev/null

@@ -31,6 +31,12 @@ stage() {  # stage NAME COMMAND...
 lint() {
     .venv/bin/ruff check . && .venv/bin/mypy && .venv/bin/inv lint
 }
+# The rehearsal: inv rehearse on the default target (its output lists every substitution),
+# then its failure cases and the other arch.
+rehearsal() {
+    .venv/bin/inv rehearse --log "${TMPDIR:-/tmp}/rocm-bake-rehearsal.log" &&
+        "${pytest[@]}" tests/rehearse
+}
 docs() {
     .venv/bin/inv docs --check &&
         NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir site &&
@@ -46,6 +52,8 @@ stage "docs: generated pages fresh, strict offline build, the site in headless C
 stage "buildx oracle, CLI and engine tests" "${pytest[@]}" tests/buildx tests/cli tests/e2e
 stage "real HIP: the toolchain image, sccache on HIP, the arch audit (inv audit-arch)" \
     "${pytest[@]}" tests/hip
+stage "the rehearsal: the real Dockerfiles of vllm and lmcache (gfx950) in the stand-in world, the recipes of main before issue 38 failing where a real builder would" \
+    rehearsal
 stage "the fleet: two engines sharing one registry (inv fleet.*), a mutual-TLS node, the lanes, the reports in Chromium" \
     "${pytest[@]}" tests/fleet tests/reports
 

@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("fleet builds", {"rocm_bake.fleetbuild"}),
     ("reports", {"rocm_bake.reports"}),
     ("checks", {"rocm_bake_checks", "rocm_bake_checks.bump", "rocm_bake_checks.drift",
+                "rocm_bake_checks.rehearse",
                 "rocm_bake_checks.lint"}),
     ("docs tooling", {"rocm_bake_docs"}),
     ("tasks", {"tasks"}),

@@ -12,6 +12,7 @@ the image can install).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -123,6 +124,22 @@ def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[
         raise RocmBakeError("no file for CPython 3.12 manylinux_2_35 x86_64 among the sha256s "
                             f"the locks record: {', '.join(missing)} (re-lock: inv lock)")
     return out
+
+
+def resolve_cached(pins: Sequence[lockmeta.Pin], cache: Path) -> list[File]:
+    """:func:`resolve`, remembered in the cache by the pins' content (name, version and
+    sha256s): the same locks need no index look-up again."""
+    key = hashlib.sha256(json.dumps([[p.name, p.version, sorted(p.hashes)] for p in pins])
+                         .encode()).hexdigest()
+    memo = cache / "resolved" / f"{key}.json"
+    if memo.is_file():
+        try:
+            return [File(**entry) for entry in json.loads(memo.read_text(encoding="utf-8"))]
+        except (ValueError, TypeError):
+            pass   # a damaged memo is resolved again
+    files = resolve(pins)
+    atomic.write_text(memo, json.dumps([vars(f) for f in files], indent=0) + "\n")
+    return files
 
 
 def cached(cache: Path, sha256: str) -> Path:

@@ -63,8 +63,8 @@ def rehearse(options: Options, report: Report) -> Result:
     variables = {v.name: str(v.value) for v in definition.variables()
                  if isinstance(v.value, str | int | float)}
     report("rehearse: the wheel mirror (the locks' files, from PyPI by sha256, cached)")
-    files = mirror.resolve(mirror.pins_of(sorted((options.root / "dockerfiles" / "locks")
-                                                  .glob("*.txt"))))
+    files = mirror.resolve_cached(mirror.pins_of(sorted((options.root / "dockerfiles" / "locks")
+                                                         .glob("*.txt"))), options.cache)
     filled = mirror.fill(files, options.cache)
     targets = bakemodel.targets(definition, options.root)
     built = built_dists(definition, [options.bake_file], targets, options.root,
