@@ -60,9 +60,16 @@ def restore(copy: Path, path: str) -> None:
     (copy / path).write_bytes(shown.stdout)
 
 
+# How this machine reaches PyPI (a CA bundle of its own): the rehearsal's first run fetches the
+# locks' files from it.
+REACH = ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR",
+         "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy")
+
+
 def rehearse(cwd: Path, engine: str, *args: str) -> Result:
     env = {"DOCKER_HOST": engine, "XDG_CACHE_HOME": os.environ.get(
         "XDG_CACHE_HOME", str(Path.home() / ".cache"))}
+    env.update({name: os.environ[name] for name in REACH if name in os.environ})
     return run_cli([str(VENV_BIN / "inv"), "rehearse", *args], cwd=cwd, env=env, timeout=3000)
 
 
@@ -93,12 +100,6 @@ def test_default_target_passes_on_gfx950(engine: str) -> None:
     for substitution in ("base image: rocm/dev-ubuntu-22.04", "source VLLM:", "source PYTORCH:",
                          "vllm-0.28.0.tar.gz", "download RUST_URL:", "packages:"):
         assert substitution in result.stdout, substitution
-
-
-def test_vllm_passes_on_gfx1201(engine: str) -> None:
-    result = rehearse(ROOT, engine, "--arch", "gfx1201", "--target", "vllm")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "rehearse: passed (vllm for gfx1201)" in result.stdout
 
 
 def test_main_before_the_fixes_stops_at_torchs_requirements(engine: str,

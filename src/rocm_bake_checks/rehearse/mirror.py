@@ -14,12 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from html import escape
 from http import HTTPStatus
 from pathlib import Path
+from typing import TypeVar
 
 from packaging import tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
@@ -27,6 +29,7 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from rocm_bake.core import atomic
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.net import http
+from rocm_bake.net.errors import ConnectionFailedError
 from rocm_bake_checks.lint import lockmeta
 
 PYTHON = (3, 12)
@@ -34,6 +37,7 @@ GLIBC = (2, 35)   # Ubuntu 22.04, the real base image's release (the locks' head
 _CHUNK = 1 << 20
 DOWNLOAD_SECONDS = 900.0   # one file, start to end (the largest locked wheel is 73 MB)
 MAX_FILE_BYTES = 1 << 30
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[
     layer); a pin without one is an error."""
     listing: Lister = lister or lockmeta.index_files
     with ThreadPoolExecutor(max_workers=8) as pool:
-        listed = list(pool.map(listing, pins))
+        listed = list(pool.map(lambda pin: retried(lambda: listing(pin)), pins))
     out, missing = [], []
     for pin, files in zip(pins, listed, strict=True):
         chosen = choose(files, pin.hashes)
@@ -124,6 +128,21 @@ def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[
         raise RocmBakeError("no file for CPython 3.12 manylinux_2_35 x86_64 among the sha256s "
                             f"the locks record: {', '.join(missing)} (re-lock: inv lock)")
     return out
+
+
+def retried(call: Callable[[], T], attempts: int = 3,
+            pause: Callable[[float], None] = time.sleep) -> T:
+    """``call()``, again after a connection that failed (a name lookup that failed for a
+    moment, a reset): PyPI's answers are idempotent.  A timeout or an over-size answer is not
+    retried."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return call()
+        except ConnectionFailedError:
+            if attempt == attempts:
+                raise
+            pause(2.0 * attempt)
+    raise AssertionError("unreachable")
 
 
 def resolve_cached(pins: Sequence[lockmeta.Pin], cache: Path) -> list[File]:
@@ -150,7 +169,7 @@ def fill(files: Sequence[File], cache: Path, timeout: float = DOWNLOAD_SECONDS) 
     """Every file in the cache, downloaded where it lacks it (each checked by sha256)."""
     todo = [f for f in files if not _valid(cached(cache, f.sha256), f.sha256)]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        sizes = list(pool.map(lambda f: _download(f, cache, timeout), todo))
+        sizes = list(pool.map(lambda f: retried(lambda: _download(f, cache, timeout)), todo))
     done = tuple(File(f.project, f.version, f.filename, f.sha256, f.url,
                       cached(cache, f.sha256).stat().st_size) for f in files)
     return Mirror(done, len(todo), sum(sizes))

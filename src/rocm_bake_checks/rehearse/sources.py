@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rocm_bake.core import atomic
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.lint import lockmeta, upstream
 from rocm_bake_checks.lint.resolution import Dist
@@ -211,12 +212,18 @@ def ucx_nixl_repos(built: Mapping[str, Dist]) -> list[Repo]:
 def sdist_tree(project: str, version: str, cache: Path) -> tuple[Files, str]:
     """The files of ``project``'s release sdist on PyPI (fetched once by its sha256 into the
     cache) and a line naming it."""
-    pin = lockmeta.Pin(project, version, 0, ())
     wanted = f"{project}-{version}.tar.gz"
-    found = [f for f in lockmeta.index_files(pin) if f["filename"] == wanted]
-    if not found or not found[0]["sha256"]:
-        raise RocmBakeError(f"PyPI has no sdist {wanted} with a sha256")
-    file = mirror.File(project, version, wanted, found[0]["sha256"], found[0]["url"])
+    memo = cache / "sdists" / f"{wanted}.json"
+    if memo.is_file():
+        file = mirror.File(**json.loads(memo.read_text(encoding="utf-8")))
+    else:
+        pin = lockmeta.Pin(project, version, 0, ())
+        found = [f for f in mirror.retried(lambda: lockmeta.index_files(pin))
+                 if f["filename"] == wanted]
+        if not found or not found[0]["sha256"]:
+            raise RocmBakeError(f"PyPI has no sdist {wanted} with a sha256")
+        file = mirror.File(project, version, wanted, found[0]["sha256"], found[0]["url"])
+        atomic.write_text(memo, json.dumps(vars(file)) + "\n")
     mirror.fill([file], cache)
     files: Files = {}
     with tarfile.open(mirror.cached(cache, file.sha256), "r:gz") as archive:
