@@ -70,8 +70,8 @@ def test_pip_installs_from_the_world_and_a_miss_is_recorded(tmp_path: Path) -> N
     with world.serving(root, cache) as (served, missed):
         done = subprocess.run(
             [sys.executable, "-m", "pip", "install", "--no-deps", "--require-hashes",
-             "--isolated", "--disable-pip-version-check", "--index-url", f"{served.url}/simple/", "--target", str(target),
-             "-r", str(wanted)],
+             "--isolated", "--disable-pip-version-check", "--index-url",
+             f"{served.url}/simple/", "--target", str(target), "-r", str(wanted)],
             capture_output=True, text=True, check=False)
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(f"{served.url}/simple/not-there/", timeout=30)
