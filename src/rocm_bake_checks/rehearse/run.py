@@ -59,6 +59,7 @@ Report = Callable[[str], None]
 def rehearse(options: Options, report: Report) -> Result:
     """Rehearse ``options.targets`` for ``options.arches``; the result says how it ended."""
     _preflight(options)
+    printed = _printed(options)   # buildx names an unknown target or arch before any work
     definition = bakemodel.load([options.bake_file])
     variables = {v.name: str(v.value) for v in definition.variables()
                  if isinstance(v.value, str | int | float)}
@@ -89,7 +90,6 @@ def rehearse(options: Options, report: Report) -> Result:
             port = str(options.port)
             overrides = {k: v.replace("{port}", port) for k, v in env.items()}
             overlay = root / "rehearsal.json"
-            printed = _printed(options)
             overlay.write_text(json.dumps(_overlay(printed, overrides, image)),
                                encoding="utf-8")
             report(f"rehearse: docker buildx bake {' '.join(options.targets)} "
