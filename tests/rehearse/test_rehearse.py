@@ -102,6 +102,12 @@ def test_default_target_passes_on_gfx950(engine: str) -> None:
         assert substitution in result.stdout, substitution
 
 
+def test_vllm_passes_on_gfx1201(engine: str) -> None:
+    result = rehearse(ROOT, engine, "--arch", "gfx1201", "--target", "vllm")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "rehearse: passed (vllm for gfx1201)" in result.stdout
+
+
 def test_main_before_the_fixes_stops_at_torchs_requirements(engine: str,
                                                              tmp_path: Path) -> None:
     copy = tree(tmp_path)
