@@ -165,10 +165,12 @@ def pypi_json(project: str, version: str, data: bytes, url: str) -> bytes:
     return json.dumps({"info": {"version": version}, "releases": {version: [entry]}}).encode()
 
 
-def trickled_headers(pause: float = 0.1, count: int = 200) -> Answer:
+def trickled_headers(pause: float = 0.1, count: int = 6000) -> Answer:
     """A status line, then headers a byte every ``pause`` seconds of real time (``count``
-    bytes: 20 s), each byte well within a per-read timeout: only a deadline for the whole
-    request ends it. (The one hostile answer paced by the real clock: a watchdog is.)"""
+    bytes: 10 min, ended sooner by the client hanging up), each byte well within a per-read
+    timeout: only a deadline for the whole request ends it. (The one hostile answer paced by
+    the real clock: a watchdog is. The server outlasts any deadline a test sets, so the test
+    proves the watchdog fired, never which of two clocks ran out first.)"""
 
     def answer(handler: BaseHTTPRequestHandler, _: Server) -> None:
         gap = threading.Event()

@@ -134,7 +134,7 @@ def _redirect(target: str) -> hostile.Answer:
 
 def test_headers_that_trickle_in_end_at_the_timeout() -> None:
     """Real time, and only a watchdog can end it: every byte comes well within a per-read
-    timeout, the headers never end (the server stops after 20 s)."""
+    timeout, the headers never end (the server trickles until the client hangs up)."""
     with hostile.serving() as server:
         server.routes["/slow"] = hostile.trickled_headers()
         server.routes["/v2/r/manifests/t"] = hostile.trickled_headers()
