@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.lint import bakemodel, upstream
-from rocm_bake_checks.lint.resolution import built_dists
+from rocm_bake_checks.lint.resolution import Dist, built_dists
 from rocm_bake_checks.rehearse import base, mirror, sources, world
 
 DEFAULT_PORT = 38731
@@ -133,12 +133,11 @@ def _image_label(options: Options, image: str, label: str) -> str:
     return done.stdout.strip() or "?"
 
 
-def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, object],
+def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, Dist],
              cache: Path) -> tuple[dict[str, str], list[str]]:
-    dists = dict(built)
-    repos = [*sources.torch_repos(variables, dists),  # type: ignore[arg-type]
-             *sources.component_repos(variables, dists),  # type: ignore[arg-type]
-             *sources.ucx_nixl_repos(dists),  # type: ignore[arg-type]
+    repos = [*sources.torch_repos(variables, built),
+             *sources.component_repos(variables, built),
+             *sources.ucx_nixl_repos(built),
              sources.lmcache_repo(variables, cache)]
     env: dict[str, str] = {}
     pins: dict[str, str] = {}

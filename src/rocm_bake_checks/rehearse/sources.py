@@ -112,7 +112,7 @@ def build_system_section(text: str) -> str:
     return found.group(0)
 
 
-def _plain(requires: tuple[str, ...], drop: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
+def _plain(requires: tuple[str, ...], drop: frozenset[str] = frozenset()) -> list[str]:
     return [r for r in requires if re.split(r"[ ;<>=!~(\[]", r, maxsplit=1)[0].lower() not in drop]
 
 
@@ -142,7 +142,7 @@ def torch_repos(variables: Mapping[str, str], built: Mapping[str, Dist]) -> list
         ref = variables.get(f"{pin}_REF", "").removeprefix("v")
         spec = _spec(dist, f"the {dist} wheel of setup.py (a HIP compile)",
                      {"file": "version.txt", "suffix": "+{sha7}"}, [dist],
-                     requires=_plain(built[dist].requires, {"torch"}),
+                     requires=_plain(built[dist].requires, frozenset({"torch"})),
                      env_pins={"PYTORCH_VERSION": "torch"})
         tree = _standin_tree(spec)
         tree["version.txt"] = ref + "\n"
