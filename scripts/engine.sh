@@ -52,6 +52,7 @@ Commands:
                     one line on stdout:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
                     so that  eval "\$(scripts/$PROG start)"  works.
   stop [RUN_DIR]    stop the registry and dockerd started there (pid files).
+  running [RUN_DIR] exit 0 if the dockerd started there runs, else 1.
   base-image [RUN_DIR]
                     import a busybox image as $BASE_IMAGE (no-op if present).
   clean [RUN_DIR]   stop the engine at RUN_DIR and remove what this script left:
@@ -825,10 +826,14 @@ main() {
         cmd_old_buildx
         ;;
     apt-install) cmd_apt_install "$@" ;;
-    start | stop | base-image | clean)
+    start | stop | running | base-image | clean)
         [ "$#" -le 1 ] || die "$cmd takes at most one argument (RUN_DIR)"
         case "$cmd" in
         start) cmd_start "$@" ;;
+        running)
+            set_run_dir "${1:-}"
+            if live_pid "$RUN_DIR/docker.pid" dockerd >/dev/null; then exit 0; else exit 1; fi
+            ;;
         stop) cmd_stop "$@" ;;
         base-image) cmd_base_image "$@" ;;
         clean) cmd_clean "$@" ;;

@@ -4,6 +4,7 @@
 #
 #   scripts/s3.sh start [RUN_DIR]    serve S3 (and IAM) on 127.0.0.1:$PORT; prints its URL
 #   scripts/s3.sh stop [RUN_DIR]     stop it (by its pid file)
+#   scripts/s3.sh running [RUN_DIR]  exit 0 if the server started there runs, else 1
 #
 # ROCM_BAKE_S3_PORT (default 9000), ROCM_BAKE_S3_DIR (default /tmp/rocm-bake-s3). The server
 # keeps everything in memory; every request is logged to RUN_DIR/server.log. Right after it
@@ -81,9 +82,15 @@ cmd_stop() {
     log "stop: stopped"
 }
 
+cmd_running() {
+    local run=${1:-$RUN_DIR_DEFAULT}
+    [ -f "$run/moto.pid" ] && kill -0 "$(cat "$run/moto.pid")" 2>/dev/null
+}
+
 case "${1:-}" in
     start) shift; cmd_start "$@" ;;
     stop) shift; cmd_stop "$@" ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
-    *) die "usage: $PROG start [RUN_DIR] | stop [RUN_DIR]" ;;
+    running) shift; cmd_running "$@" ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' ;;
+    *) die "usage: $PROG start [RUN_DIR] | stop [RUN_DIR] | running [RUN_DIR]" ;;
 esac

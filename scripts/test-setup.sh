@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # The test suite's set-up on a fresh machine (root), idempotent: installs the project and its dev
 # tools into .venv, installs and starts the build engine + registry (scripts/engine.sh) and the
-# WebDAV store (scripts/webdav.sh) and the S3 store (scripts/s3.sh), fetches what the offline tests read, and prints one line on
-# stdout for eval:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
+# WebDAV store (scripts/webdav.sh) and the S3 store (scripts/s3.sh), fetches what the offline
+# tests read, and prints two lines on stdout for eval:
+#   export DOCKER_HOST=unix://RUN_DIR/docker.sock
+#   ROCM_BAKE_STARTED='engine webdav s3'    the services it started (not those already running),
+#                                           which scripts/test.sh stops when it ends
 # scripts/test.sh and scripts/soak.sh run it first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+started=()
 setup() {
+    local service
+    for service in engine webdav s3; do
+        bash "scripts/$service.sh" running || started+=("$service")
+    done
     ./inv --version >/dev/null
     .venv/bin/python -m pip install --quiet --group dev
     bash scripts/engine.sh install
@@ -42,5 +50,14 @@ setup() {
 
 # What the steps print goes to stderr (and no daemon they start holds our stdout: a caller
 # reading it with $(...) would wait for that daemon to end); stdout carries the one line.
+# A set-up that fails stops what it started: nobody else knows of it.
+stop_on_failure() {
+    local status=$? service
+    [ "$status" = 0 ] || for service in "${started[@]}"; do
+        bash "scripts/$service.sh" stop >&2 || true
+    done
+}
+trap stop_on_failure EXIT
 setup >&2
 echo "$start"
+echo "ROCM_BAKE_STARTED='${started[*]}'"

@@ -2,12 +2,19 @@
 # The whole test suite on a fresh machine (root): the set-up (scripts/test-setup.sh: the project
 # and its dev tools in .venv, the build engine + registry, the WebDAV and S3 stores, the offline
 # fixtures), then the fast unit tests, the linters, the buildx-oracle tests and the engine
-# end-to-end tests. Nothing may be skipped but what tests/skips.toml lists.
+# end-to-end tests. Nothing may be skipped but what tests/skips.toml lists. When it ends it stops
+# the services the set-up started (ROCM_BAKE_STARTED; those already running stay).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 setup=$(bash scripts/test-setup.sh)
 eval "$setup"
 export DOCKER_HOST
+stop_started() {
+    local service
+    for service in $ROCM_BAKE_STARTED; do
+        bash "scripts/$service.sh" stop >&2 || echo "test.sh: could not stop $service" >&2
+    done
+}
 
 pytest=(.venv/bin/pytest -p no:cacheprovider)
 # Every stage runs, whatever an earlier one did. Each prints its counts (its pytest run appends
@@ -16,7 +23,7 @@ pytest=(.venv/bin/pytest -p no:cacheprovider)
 # the failed stages and every skip with its reason; its last line is "N passed, N failed, N
 # skipped", and the exit status is non-zero if any stage failed.
 records=$(mktemp -d)
-trap 'rm -rf "$records"' EXIT
+trap 'rm -rf "$records"; stop_started' EXIT
 stages=0
 stage() {  # stage NAME COMMAND...
     local name=$1 started=$SECONDS status=ok

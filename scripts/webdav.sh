@@ -6,6 +6,7 @@
 #   scripts/webdav.sh start [RUN_DIR]    serve RUN_DIR/data read-write on 127.0.0.1:$PORT and
 #                                        read-only on 127.0.0.1:$((PORT+1)); prints the RW URL
 #   scripts/webdav.sh stop [RUN_DIR]     stop it (by its pid file)
+#   scripts/webdav.sh running [RUN_DIR]  exit 0 if the server started there runs, else 1
 #
 # ROCM_BAKE_WEBDAV_AUTH=USER:PASSWORD (start): the read-write server asks for HTTP basic auth
 # (what CACHE_STORE_USER/PASSWORD, or user:password@ in CACHE_STORE_URL, answer).
@@ -118,10 +119,16 @@ cmd_stop() {
     log "stop: stopped"
 }
 
+cmd_running() {
+    local run=${1:-$RUN_DIR_DEFAULT}
+    [ -f "$run/nginx.pid" ] && kill -0 "$(cat "$run/nginx.pid")" 2>/dev/null
+}
+
 case "${1:-}" in
     install) cmd_install ;;
     start) shift; cmd_start "$@" ;;
     stop) shift; cmd_stop "$@" ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
-    *) die "usage: $PROG install | start [RUN_DIR] | stop [RUN_DIR]" ;;
+    running) shift; cmd_running "$@" ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' ;;
+    *) die "usage: $PROG install | start [RUN_DIR] | stop [RUN_DIR] | running [RUN_DIR]" ;;
 esac
