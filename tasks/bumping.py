@@ -25,6 +25,9 @@ STEPS = "snapshot,lock,regen,lint,drift"
             "set breaks a coherence rule of version-check",
     "resolve": "replace every abbreviated pin (ABBREVIATED in the bake file) by the full "
                "commit it names on its branch, where the host is reachable; nothing else moves",
+    "recipe": "the base Dockerfile of upstream's recipe to follow, e.g. "
+              "docker/Dockerfile.rocm_base (default: the one bump/upstream.toml names for the "
+              "release; a release without it stops the bump, naming what it has instead)",
     "source": "where upstream's recipe is read: sdist (the release's vllm-X.Y.Z.tar.gz on "
               "PyPI, default) or git (VLLM_REPO at the tag)",
     "file": "bake file (default: rocm-bake.hcl)",
@@ -37,7 +40,8 @@ STEPS = "snapshot,lock,regen,lint,drift"
 })
 @reports_errors
 def bump(c: Context, rewrite: list[str], vllm: str = "", dry_run: bool = False,
-         branch: str = "", only: str = "", resolve: bool = False, source: str = "sdist",
+         branch: str = "", only: str = "", resolve: bool = False, recipe: str = "",
+         source: str = "sdist",
          file: str = "rocm-bake.hcl", pypi: str = "", cache_dir: str = "",
          timeout: float = 60.0, steps: str = STEPS) -> None:
     """Bump the pins to vLLM's ROCm recipe at a release: resolve, rewrite, relock, recheck.
@@ -55,13 +59,18 @@ def bump(c: Context, rewrite: list[str], vllm: str = "", dry_run: bool = False,
     from rocm_bake_checks.bump import run as bumping
 
     options = bumping.Options(
-        file=Path(file), root=Path.cwd(), vllm=vllm, source=source, dry_run=dry_run,
+        file=Path(file), root=Path.cwd(), vllm=vllm, source=source, recipe=recipe,
+        dry_run=dry_run,
         branch=branch, only=only, rewrites=list(rewrite), pypi=pypi, cache_dir=cache_dir,
         timeout=timeout, steps=tuple(s.strip() for s in steps.split(",") if s.strip()))
     if resolve:
         code, text = abbreviated.resolve(options)
     else:
-        code, text = bumping.run(options, _regen)
+        try:
+            code, text = bumping.run(options, _regen)
+        except bumping.RecipeGoneError as gone:   # upstream's recipe change first, then the line
+            print(gone.report, end="", flush=True)
+            raise
     from rocm_bake_checks.drift.cli import print_report
 
     try:

@@ -66,6 +66,7 @@ class Checkout:
                     code, text = bumping.run(bumping.Options(**defaults), clock=clock)
                 print(text, end="")
             except RocmBakeError as exc:
+                print(getattr(exc, "report", ""), end="")   # what the task prints first
                 print(f"error: {exc}", file=err)
                 code = exc.exit_code
         return Result(code, out.getvalue(), err.getvalue())

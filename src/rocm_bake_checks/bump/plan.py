@@ -13,6 +13,7 @@ from rocm_bake.core.errors import HCLError, RocmBakeError
 from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.bump.config import Config, PinRule, Recipe
 from rocm_bake_checks.bump.recipe import Arg, Files, RecipeError, args
+from rocm_bake_checks.bump.recipediff import Change as RecipeChange
 from rocm_bake_checks.drift.fetch import UnavailableError
 from rocm_bake_checks.drift.model import Explanation
 from rocm_bake_checks.drift.sources.git import GitSource
@@ -41,6 +42,7 @@ class Plan:
     upstream: dict[str, list[str]] = field(default_factory=dict)   # group -> lines
     needs: list[str] = field(default_factory=list)   # what still needs a person
     unfollowed: list[str] = field(default_factory=list)   # ARGs no rule maps
+    recipe_change: RecipeChange | None = None   # upstream's recipe, followed -> this release
 
     def values(self) -> dict[str, str]:
         return {c.variable: c.new for c in self.changes if c.new != c.old}
@@ -55,14 +57,15 @@ DigestOf = Callable[[str, str, str], str]
 
 class Planner:
     def __init__(self, config: Config, definition: Definition, git: GitSource,
-                 digest_of: DigestOf, files: Files, release: str) -> None:
+                 digest_of: DigestOf, files: Files, release: str,
+                 recipe: Recipe | None = None) -> None:
         self.config = config
         self.definition = definition
         self.git = git
         self.digest_of = digest_of
         self.files = files
         self.release = release.removeprefix("v")
-        self.recipe = config.recipe(self.release)
+        self.recipe = recipe or config.recipe(self.release)
         self.args = {which: self._args(which) for which in ("base", "image")}
 
     def _args(self, which: str) -> dict[str, Arg]:

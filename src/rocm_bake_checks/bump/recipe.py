@@ -29,6 +29,10 @@ _ARG = re.compile(r"""^\s*ARG\s+([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|'([^']*)'|(\
 _BRANCH_NOTE = re.compile(r"^(\S+)\s+as of\b")
 _SDIST_COMMIT = re.compile(r"""commit_id\s*=\s*['"]g?([0-9a-f]{7,40})['"]""")
 SDIST_BYTES = 256 * 1024 * 1024   # the sdist as downloaded
+# What a bump reads of the sdist (its recipe, and the build files lint reads at the pin): the
+# rest (csrc/, vllm/, tests/, ...) is not kept (v0.34.0's sdist keeps over 128 MB otherwise).
+KEPT_DIRS = ("docker/", "tools/", "requirements/", "cmake/")
+KEPT_FILES = ("vllm/_version.py",)
 SDIST_LIMITS = archive.Limits()   # what it expands to, each file kept, all of them
 
 
@@ -73,6 +77,10 @@ class Files(Protocol):
 
     def text(self, path: str) -> str | None: ...
 
+    def paths(self) -> tuple[str, ...]:
+        """Every file's path, where they can be listed (else ``()``)."""
+        ...
+
 
 @dataclass
 class Sdist:
@@ -90,6 +98,9 @@ class Sdist:
         data = self.members.get(path)
         return data.decode("utf-8") if data is not None else None
 
+    def paths(self) -> tuple[str, ...]:
+        return tuple(sorted({*self.members, *self.oversized}))
+
 
 @dataclass
 class GitFiles:
@@ -105,6 +116,9 @@ class GitFiles:
             return self.git.show(self.url, self.commit, path, Explanation())
         except UnavailableError as exc:
             raise RecipeError(f"{path} at {self.commit[:12]}: {exc}") from None
+
+    def paths(self) -> tuple[str, ...]:
+        return ()   # read blob by blob: a tree is not listed
 
 
 def newest(web: Web, project: str) -> str:
@@ -145,11 +159,17 @@ def sdist(web: Web, project: str, version: str) -> Sdist:
                 raise RecipeError(f"{shown}: sha256 is not PyPI's {sha256}")
             body.seek(0)
             found = archive.read(body, size, f"{name} ({shown})",
-                                 lambda member: member.startswith(top + "/"),
-                                 SDIST_LIMITS, window)
+                                 lambda member: _kept(member, top), SDIST_LIMITS, window)
     except NetError as exc:
         raise RecipeError(str(exc)) from None
     return _sdist(found, top, f"{name} ({shown})")
+
+
+def _kept(member: str, top: str) -> bool:
+    if not member.startswith(top + "/"):
+        return False
+    path = member[len(top) + 1:]
+    return "/" not in path or path.startswith(KEPT_DIRS) or path in KEPT_FILES
 
 
 def _json(web: Web, url: str) -> dict[str, Any]:

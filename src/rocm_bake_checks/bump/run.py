@@ -16,7 +16,7 @@ from rocm_bake.core import atomic
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.model import bakefile
-from rocm_bake_checks.bump import checks, config, hcledit, recipe, serve, summary
+from rocm_bake_checks.bump import checks, config, hcledit, recipe, recipediff, serve, summary
 from rocm_bake_checks.bump.plan import BumpError, Plan, Planner
 from rocm_bake_checks.drift import cli as drift_cli
 from rocm_bake_checks.drift.model import Status
@@ -34,6 +34,7 @@ class Options:
     root: Path = Path()
     vllm: str = ""
     source: str = "sdist"          # sdist | git
+    recipe: str = ""               # the base Dockerfile to follow (default: upstream.toml's)
     dry_run: bool = False
     branch: str = ""
     only: str = ""
@@ -105,11 +106,15 @@ def _plan(options: Options, declared: config.Config, definition: bakefile.Defini
     except recipe.RecipeError as exc:
         raise BumpError(f"{declared.vllm.ref}: newest release: {exc}") from None
     files = _files(options, declared, definition, session, release)
+    followed = _followed(options, declared, definition, session, files, release)
     planner = Planner(declared, definition, session.git,
                       lambda repo, tag, pin: _digest(session, repo, tag, options), files,
-                      release)
+                      release, followed)
     groups = {options.only} if options.only else None
     plan = planner.plan(groups, getattr(files, "commit_hint", ""))
+    plan.recipe_change, unread = _recipe_change(options, declared, definition, session, files,
+                                                release, (followed.base, followed.image))
+    plan.needs += unread
     unmapped = checks.unmapped_stages(plan.recipe, files, options.root, definition)
     if unmapped:
         more = f"; {len(unmapped) - 1} more" if len(unmapped) > 1 else ""
@@ -130,8 +135,70 @@ def _plan(options: Options, declared: config.Config, definition: bakefile.Defini
     return plan, text, files
 
 
+class RecipeGoneError(BumpError):
+    """The release no longer has the recipe followed: one line naming what it has instead,
+    and ``report``, upstream's recipe change to the first of those (Markdown)."""
+
+    def __init__(self, message: str, report: str) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+def _followed(options: Options, declared: config.Config, definition: bakefile.Definition,
+              session: Session, files: recipe.Files, release: str) -> config.Recipe:
+    """The recipe to follow at ``release``: ``--recipe`` (a base Dockerfile the release has,
+    with its image Dockerfile), else upstream.toml's; a release without it stops the bump."""
+    declared_recipe = declared.recipe(release)
+    if options.recipe:
+        found = [p for p in recipediff.pairs(files.paths()) if p[0] == options.recipe]
+        if not found:
+            have = ", ".join(p[0] for p in recipediff.pairs(files.paths())) or "none listed"
+            raise UsageError(f"--recipe {options.recipe}: not a base Dockerfile with its image "
+                             f"Dockerfile in {files.where} (valid: {have})")
+        return config.Recipe(declared_recipe.since, *found[0])
+    if files.text(declared_recipe.base) is not None:
+        return declared_recipe
+    gone = (declared_recipe.base, declared_recipe.image)
+    instead = recipediff.replacements(files.paths(), gone)
+    named = "; ".join(f"{b} + {i}" for b, i in instead) or "none (list its docker/)"
+    report = ""
+    if instead:
+        change, _ = _recipe_change(options, declared, definition, session, files, release,
+                                   instead[0])
+        report = recipediff.render(change) if change is not None else ""
+    raise RecipeGoneError(
+        f"vLLM {release} has no {gone[0]}, the recipe {declared.path.name} follows from "
+        f"{declared_recipe.since}; its ROCm recipes now: {named} (follow one with --recipe "
+        f"BASE, after updating {declared.path.name})", report)
+
+
+def _recipe_change(options: Options, declared: config.Config, definition: bakefile.Definition,
+                   session: Session, files: recipe.Files, release: str,
+                   new_pair: tuple[str, str]) -> tuple[recipediff.Change | None, list[str]]:
+    """Upstream's recipe change from the release the bake file follows to ``release`` (and
+    a line for "Needs a person" when the old release's files could not be read)."""
+    old_release = str(definition.value(declared.vllm.ref)).removeprefix("v")
+    old_recipe = declared.recipe(old_release)
+    old_pair = (old_recipe.base, old_recipe.image)
+    try:
+        old_files = files if old_release == release else _files(
+            options, declared, definition, session, old_release,
+            str(definition.value(declared.vllm.commit)))
+        old = _texts(old_files, old_pair)
+        new = _texts(files, new_pair)
+    except (BumpError, recipe.RecipeError) as exc:
+        return None, [f"upstream's recipe change from v{old_release} not compared: {exc}"]
+    return recipediff.compare(old, new, old_pair, new_pair, (old_release, release)), []
+
+
+def _texts(files: recipe.Files, pair: tuple[str, str]) -> dict[str, str]:
+    """The recipe files of a release (path -> text): all it lists, else the pair."""
+    paths = recipediff.recipe_files(files.paths()) or list(pair)
+    return {p: t for p in paths if (t := files.text(p)) is not None}
+
+
 def _files(options: Options, declared: config.Config, definition: bakefile.Definition,
-           session: Session, release: str) -> recipe.Files:
+           session: Session, release: str, commit: str = "") -> recipe.Files:
     try:
         if options.source == "sdist":
             return recipe.sdist(session.web, declared.vllm.pypi, release)
@@ -141,6 +208,9 @@ def _files(options: Options, declared: config.Config, definition: bakefile.Defin
     from rocm_bake_checks.drift.fetch import UnavailableError  # noqa: PLC0415
     from rocm_bake_checks.drift.model import Explanation  # noqa: PLC0415
 
+    if commit:   # the release the bake file follows: its own pin
+        return recipe.GitFiles(session.git, url, commit, f"{session.git.where(url)} at "
+                               f"v{release}")
     try:
         commit = session.git.resolve(url, f"v{release}", "", Explanation())
     except UnavailableError as exc:

@@ -3,6 +3,7 @@ values per component, and every finding that still needs a person."""
 
 from __future__ import annotations
 
+from rocm_bake_checks.bump import recipediff
 from rocm_bake_checks.bump.plan import Plan
 
 
@@ -16,6 +17,8 @@ def render(plan: Plan, note: str = "") -> str:
         lines += ["| pin | old | new | from |", "|---|---|---|---|"]
         lines += [f"| `{c.variable}` | `{c.old}` | `{c.new}` | {c.why} |" for c in changed]
         lines.append("")
+    if plan.recipe_change is not None:
+        lines.append(recipediff.render(plan.recipe_change))
     lines += ["### Upstream, per component", ""]
     for group in sorted(plan.upstream):
         lines.append(f"- **{group}**: " + "; ".join(f"`{v}`" for v in plan.upstream[group]))
