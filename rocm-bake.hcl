@@ -648,6 +648,29 @@ VLLM_REF_SOURCE = {
   }
 }
 
+# vLLM's source: the release's sdist on PyPI, a content pin stronger than a commit (a sha256
+# over exactly the source upstream released); the build checks that it is VLLM_REF's version
+# and records VLLM_COMMIT's abbreviation (dockerfiles/scripts/unpack-sdist.sh).
+variable "VLLM_SDIST_URL" {
+  type        = string
+  default     = "https://files.pythonhosted.org/packages/22/39/096d88cfe34ee43a8b6e7c957d1ad6338fa5256474d6ff9a32008c6f8cd6/vllm-0.28.0.tar.gz"
+  description = "vLLM's release sdist of VLLM_REF on PyPI (https://pypi.org/simple/vllm/), downloaded by ADD --checksum=sha256:VLLM_SDIST_SHA256: the source the vllm stage builds."
+  validation {
+    condition     = can(regex("^https://files\\.pythonhosted\\.org/packages/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}/vllm-${trimprefix(VLLM_REF, "v")}\\.tar\\.gz$", VLLM_SDIST_URL))
+    error_message = "VLLM_SDIST_URL must be PyPI's file https://files.pythonhosted.org/packages/../../<60 hex>/vllm-<VLLM_REF less v>.tar.gz (keep VLLM_REF and the sdist in step)."
+  }
+}
+
+variable "VLLM_SDIST_SHA256" {
+  type        = string
+  default     = "ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d18634a"
+  description = "sha256 of VLLM_SDIST_URL, as PyPI lists it (https://pypi.org/simple/vllm/); the build's ADD --checksum verifies it."
+  validation {
+    condition     = can(regex("^[0-9a-f]{64}$", VLLM_SDIST_SHA256))
+    error_message = "VLLM_SDIST_SHA256 must be 64 lowercase hex characters."
+  }
+}
+
 # vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): a standalone Rust toolchain by URL +
 # sha256, as vLLM v0.28.0 docker/Dockerfile.rocm's rust-toolchain/rust-build stages install
 # through rustup (rust-toolchain.toml channel "1.95").
@@ -1252,9 +1275,10 @@ target "vllm" {
     nixl   = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
   }
   args = merge(ARCH_ARGS[arch], {
-    VLLM_REPO   = VLLM_REPO
-    VLLM_COMMIT = VLLM_COMMIT
-    VLLM_REF    = VLLM_REF
+    VLLM_COMMIT       = VLLM_COMMIT
+    VLLM_REF          = VLLM_REF
+    VLLM_SDIST_URL    = VLLM_SDIST_URL
+    VLLM_SDIST_SHA256 = VLLM_SDIST_SHA256
     TRITON_REPO           = TRITON_REPO
     TRITON_KERNELS_COMMIT = TRITON_KERNELS_COMMIT
     TRITON_KERNELS_REF    = TRITON_KERNELS_REF

@@ -28,9 +28,10 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 
 FROM base AS deps
 
-ARG VLLM_REPO
 ARG VLLM_COMMIT
 ARG VLLM_REF
+ARG VLLM_SDIST_URL
+ARG VLLM_SDIST_SHA256
 ARG TRITON_REPO
 ARG TRITON_KERNELS_COMMIT
 ARG TRITON_KERNELS_REF
@@ -57,7 +58,13 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     && pip check
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
-RUN fetch-source.sh "${VLLM_REPO}" "${VLLM_REF}" "${VLLM_COMMIT}" /src/vllm
+# vLLM's source: the release's sdist on PyPI (vllm-X.Y.Z.tar.gz, the source upstream released,
+# with setup.py, CMakeLists.txt, csrc/, rust/, requirements/, docker/ and tools/vllm-rocm/), by
+# its sha256; unpack-sdist.sh checks its version (VLLM_REF) and that the commit it records is
+# VLLM_COMMIT's. A URL, verified by --checksum (hadolint takes an ADD of a variable for a file).
+# hadolint ignore=DL3020
+ADD --checksum=sha256:${VLLM_SDIST_SHA256} ${VLLM_SDIST_URL} /tmp/vllm-sdist.tar.gz
+RUN unpack-sdist.sh /tmp/vllm-sdist.tar.gz /src/vllm "${VLLM_REF#v}" "${VLLM_COMMIT}"
 
 # ROCm's triton_kernels for vLLM's CMake (TRITON_KERNELS_SRC_DIR), from the ROCm/triton
 # commit vLLM pins; unset, vLLM's CMake fetches upstream triton-lang/triton's by git tag with

@@ -4,6 +4,7 @@ nothing written."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -17,7 +18,7 @@ import pytest
 from rocm_bake.model import bakefile
 from rocm_bake_checks.bump import abbreviated
 from tests.bump.conftest import Checkout
-from tests.bump.world import BUMP, World
+from tests.bump.world import BUMP, RELEASE, World, sdist_url
 from tests.conftest import ROOT
 from tests.drift.gitworld import git
 
@@ -249,3 +250,37 @@ def test_flash_attention_and_mori_follow_upstream_once_they_are_components(
         "FA_REF": "vllm-v0.33.0",
         "MORI_COMMIT": world.ids["ROCm/mori"]["v1.2.3.post1"], "MORI_REF": "v1.2.3.post1"}
     assert "| `FA_COMMIT` | `" + old_fa + "` | `" in result.out
+
+
+def _with_sdist_pins(checkout: Checkout) -> str:
+    """old.hcl with vLLM's sdist pins as rocm-bake.hcl has them (v0.28.0's file on PyPI)."""
+    old = bakefile.load([ROOT / "rocm-bake.hcl"], {})
+    text = checkout.file.read_text()
+    block = "".join(
+        f'variable "{name}" {{\n  type    = string\n  default = "{old.value(name)}"\n}}\n\n'
+        for name in ("VLLM_SDIST_URL", "VLLM_SDIST_SHA256"))
+    text = text.replace('variable "VLLM_REF" {', block + 'variable "VLLM_REF" {', 1)
+    checkout.file.write_text(text)
+    checkout.repo.git.commit("-qam", "vLLM pinned by its sdist")
+    return text
+
+
+def test_the_sdist_pins_move_with_vllm(checkout: Checkout, world: World) -> None:
+    _with_sdist_pins(checkout)
+    result = checkout.bump()
+    assert result.code in (0, 1), result.err
+    after = bakefile.load([checkout.file], {})
+    body = world.sdists[RELEASE]
+    assert after.value("VLLM_SDIST_URL") == sdist_url(RELEASE, body)   # PyPI's, not rewritten
+    assert after.value("VLLM_SDIST_SHA256") == hashlib.sha256(body).hexdigest()
+    assert "| `VLLM_SDIST_SHA256` | `ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d1" \
+           "8634a` | `" in result.out
+
+
+def test_a_git_bump_cannot_move_the_sdist_pins(checkout: Checkout) -> None:
+    text = _with_sdist_pins(checkout)
+    result = checkout.bump(source="git")
+    assert result.code == 2, result.err
+    assert result.err.startswith("error: VLLM_SDIST_URL: ") and \
+        "bump with --source sdist to move it" in result.err, result.err
+    assert checkout.file.read_text() == text

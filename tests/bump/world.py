@@ -122,7 +122,9 @@ class World:
     raw_url: str = ""
 
     def rewrites(self) -> list[str]:
-        return [f"https://github.com/={self.git_url}", f"https://pypi.org={self.pypi_url}",
+        return [f"https://github.com/={self.git_url}",
+                f"https://files.pythonhosted.org/={self.pypi_url}/files/",
+                f"https://pypi.org={self.pypi_url}",
                 f"docker.io/={self.registry}/",
                 f"https://raw.githubusercontent.com/={self.raw_url}/"]
 
@@ -207,6 +209,15 @@ def _raw() -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def sdist_url(version: str, body: bytes) -> str:
+    """Where PyPI's JSON names a release's sdist (its form on files.pythonhosted.org: two
+    levels of 2 hex, then 60: here from the file's sha256); the world's ``rewrites`` send it
+    to the loopback PyPI."""
+    digest = hashlib.sha256(body).hexdigest()
+    return (f"https://files.pythonhosted.org/packages/{digest[:2]}/{digest[2:4]}/"
+            f"{digest[4:]}/vllm-{version}.tar.gz")
+
+
 def _pypi(world: World) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -215,13 +226,14 @@ def _pypi(world: World) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             if self.path == "/pypi/vllm/json":
                 releases = {v: [{"filename": f"vllm-{v}.tar.gz", "packagetype": "sdist",
-                                 "url": f"{world.pypi_url}/packages/vllm-{v}.tar.gz",
+                                 "url": sdist_url(v, b),
                                  "digests": {"sha256": hashlib.sha256(b).hexdigest()}}]
                             for v, b in world.sdists.items()}
                 self._send(json.dumps({"info": {"version": max(world.sdists, default="")},
                                        "releases": releases}).encode(), "application/json")
-            elif self.path.startswith("/packages/vllm-"):
-                version = self.path.removeprefix("/packages/vllm-").removesuffix(".tar.gz")
+            elif self.path.startswith("/files/packages/"):
+                name = self.path.rsplit("/", 1)[-1]
+                version = name.removeprefix("vllm-").removesuffix(".tar.gz")
                 body = world.sdists.get(version)
                 if body is None:
                     self.send_error(404)

@@ -67,6 +67,8 @@ class VllmRule:
     commit: str
     ref: str
     pypi: str
+    sdist_url: str = ""      # the bake variables the release's sdist is pinned by
+    sdist_sha256: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,8 @@ class Config:
     def group_variables(self, group: str) -> set[str]:
         out = {v for rule in self.pins if rule.group == group for v in rule.variables()}
         if self.vllm.group == group:
-            out |= {self.vllm.commit, self.vllm.ref}
+            out |= {self.vllm.commit, self.vllm.ref, self.vllm.sdist_url,
+                    self.vllm.sdist_sha256} - {""}
         return out
 
 
@@ -104,7 +107,8 @@ def load(path: Path = CONFIG) -> Config:
         pins = tuple(_pin(path, p) for p in data["pin"])
         v = data["vllm"]
         vllm = VllmRule(str(v["group"]), str(v["repo-pin"]), str(v["commit"]), str(v["ref"]),
-                        str(v["pypi"]))
+                        str(v["pypi"]), str(v.get("sdist-url", "")),
+                        str(v.get("sdist-sha256", "")))
         groups = {str(k): str(d) for k, d in data["groups"].items()}
         ignored = frozenset(str(a) for a in data.get("ignore", {}).get("args", []))
     except (KeyError, TypeError, AttributeError, InvalidVersion, re.error) as exc:

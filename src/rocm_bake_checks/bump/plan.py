@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from rocm_bake.core.errors import HCLError, RocmBakeError
 from rocm_bake.model.bakefile import Definition
-from rocm_bake_checks.bump.config import Config, PinRule, Recipe
+from rocm_bake_checks.bump.config import Config, PinRule, Recipe, VllmRule
 from rocm_bake_checks.bump.recipe import Arg, Files, RecipeError, args
 from rocm_bake_checks.bump.recipediff import Change as RecipeChange
 from rocm_bake_checks.drift.fetch import UnavailableError
@@ -162,6 +162,22 @@ class Planner:
                             f"{commit[:12]}, the release's sdist was made from {hint}")
         self._add(plan, rule.ref, tag, rule.group, "the release asked for")
         self._add(plan, rule.commit, commit, rule.group, f"tag {tag}")
+        self._sdist(plan, rule)
+
+    def _sdist(self, plan: Plan, rule: VllmRule) -> None:
+        """The release's sdist pins, from the sdist the bump read (never half the group)."""
+        names = [n for n in (rule.sdist_url, rule.sdist_sha256) if n and self.has(n)]
+        if not names:
+            return
+        url, sha256 = (str(getattr(self.files, key, "")) for key in ("url", "sha256"))
+        if not url or not sha256:
+            raise BumpError(f"{names[0]}: {self.files.where} is not the release's sdist "
+                            "(bump with --source sdist to move it)")
+        where = "the release's sdist on PyPI"
+        if rule.sdist_url and self.has(rule.sdist_url):
+            self._add(plan, rule.sdist_url, url, rule.group, where)
+        if rule.sdist_sha256 and self.has(rule.sdist_sha256):
+            self._add(plan, rule.sdist_sha256, sha256, rule.group, f"{where}: PyPI's sha256")
 
     def _commit(self, plan: Plan, rule: PinRule, arg: Arg) -> None:
         url = self._repo(rule)

@@ -3,6 +3,7 @@ carries ``docker/``) or from git at the tag, and the ARGs they declare."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -90,6 +91,8 @@ class Sdist:
     members: dict[str, bytes] = field(default_factory=dict)
     commit_hint: str = ""
     oversized: dict[str, int] = field(default_factory=dict)   # not kept: path -> size
+    url: str = ""      # where the bake file names it (before any --rewrite)
+    sha256: str = ""   # PyPI's, which it was checked against
 
     def text(self, path: str) -> str | None:
         if path in self.oversized:
@@ -148,7 +151,8 @@ def sdist(web: Web, project: str, version: str) -> Sdist:
     if not isinstance(sha256, str):
         raise RecipeError(f"{web.where(url)}: {name} has no sha256")
     address = web.settings.fetched(url)
-    link = urljoin(address.url, str(entry.get("url", "")))
+    link = web.settings.rewrite(urljoin(address.url, str(entry.get("url", ""))))
+    public = web.settings.unrewrite(link)
     shown = redact.text(link)   # an answer may name a link with user-info: never printed
     window = Window(max(0.05, min(web.settings.timeout, web.deadline.remaining())), web.clock)
     top = f"{project}-{version}"
@@ -162,7 +166,8 @@ def sdist(web: Web, project: str, version: str) -> Sdist:
                                  lambda member: _kept(member, top), SDIST_LIMITS, window)
     except NetError as exc:
         raise RecipeError(str(exc)) from None
-    return _sdist(found, top, f"{name} ({shown})")
+    return dataclasses.replace(_sdist(found, top, f"{name} ({shown})"), url=public,
+                               sha256=sha256)
 
 
 def _kept(member: str, top: str) -> bool:

@@ -143,7 +143,7 @@ def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, Dist]
     pins: dict[str, str] = {}
     lines: list[str] = []
     triton_first = sorted(repos, key=lambda r: r.pin != "TRITON")
-    for repo in [*triton_first, sources.vllm_repo(variables, cache)]:
+    for repo in triton_first:
         for pin in (repo.pin, *repo.extra_commits):
             pins[f"{pin}_COMMIT:real"] = variables.get(f"{pin}_COMMIT", "")
         sha = sources.commit(repo, root, variables.get(f"{repo.pin}_REF", ""), pins)
@@ -153,6 +153,13 @@ def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, Dist]
             env[f"{pin}_COMMIT"] = pins[f"{pin}_COMMIT"] = sha
             lines.append(f"source {pin}: {variables.get(f'{pin}_COMMIT') or '(tag only)'} -> "
                          f"stand-in commit {sha} ({repo.what})")
+    vllm = sources.vllm_repo(variables, cache)
+    name, sha = sources.sdist_download(vllm, root, variables["VLLM_REF"].removeprefix("v"),
+                                       pins)
+    env["VLLM_SDIST_URL"] = f"http://127.0.0.1:{{port}}/downloads/{name}"
+    env["VLLM_SDIST_SHA256"] = sha
+    lines.append(f"download VLLM_SDIST_URL: {variables.get('VLLM_SDIST_URL')} -> a stand-in "
+                 f"sdist, sha256 {sha}: vLLM: {vllm.what}")
     name, sha = sources.rust_download(root, variables["RUST_VERSION"])
     env["RUST_URL"] = f"http://127.0.0.1:{{port}}/downloads/{name}"
     env["RUST_SHA256"] = sha

@@ -16,6 +16,8 @@ the layer cache holds across rehearsals).
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import io
 import json
 import lzma
@@ -251,7 +253,7 @@ def vllm_repo(variables: Mapping[str, str], cache: Path) -> Repo:
         files[path] = body
     files["tools/build_rust.py"] = (STANDIN / "build_rust.py").read_text(encoding="utf-8")
     return Repo("VLLM", "vllm", files,
-                f"vLLM: the real source, {origin}; setup.py, pyproject.toml's backend and "
+                f"the real source, {origin}; setup.py, pyproject.toml's backend and "
                 "tools/build_rust.py stood in for (the compiles)",
                 rewrites={"cmake/external_projects/triton_kernels.cmake": "TRITON_KERNELS"})
 
@@ -268,6 +270,34 @@ def lmcache_repo(variables: Mapping[str, str], cache: Path) -> Repo:
     return Repo("LMCACHE", "lmcache", files,
                 f"LMCache: the real source, {origin}; setup.py stood in for (the HIP compile; "
                 "its requirements files read as BUILD_WITH_HIP=1 reads them)")
+
+
+def sdist_download(repo: Repo, root: Path, version: str,
+                   pins: Mapping[str, str]) -> tuple[str, str]:
+    """``repo`` packed as a release sdist under ``root/downloads`` (``<name>-<version>/``,
+    sorted members, fixed times: the same files give the same bytes), its ``rewrites`` applied
+    as :func:`commit` applies them: its name and sha256."""
+    files = dict(repo.files)
+    for rel, pin in repo.rewrites.items():
+        real, stand_in = pins.get(f"{pin}_COMMIT:real", ""), pins.get(f"{pin}_COMMIT", "")
+        body = files.get(rel)
+        if body is not None and real and stand_in:
+            text = body.decode("utf-8") if isinstance(body, bytes) else body
+            files[rel] = text.replace(real, stand_in)
+    top = f"{repo.name}-{version}"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for rel, body in sorted(files.items()):
+            data = body if isinstance(body, bytes) else body.encode("utf-8")
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size, info.mtime = len(data), 1735689600
+            info.mode = 0o755 if rel.endswith(".sh") else 0o644
+            archive.addfile(info, io.BytesIO(data))
+    packed = gzip.compress(buffer.getvalue(), mtime=0)
+    name = f"{top}.tar.gz"
+    (root / "downloads").mkdir(parents=True, exist_ok=True)
+    (root / "downloads" / name).write_bytes(packed)
+    return name, hashlib.sha256(packed).hexdigest()
 
 
 def rust_download(root: Path, version: str) -> tuple[str, str]:
