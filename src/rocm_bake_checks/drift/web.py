@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from rocm_bake.net.http import Response
 
 JSON_ACCEPT = "application/json"
-PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
 HTML_ACCEPT = "text/html, */*;q=0.1"
 USER_AGENT = "rocm-bake-version-check/1"
 
