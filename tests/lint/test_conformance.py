@@ -97,16 +97,19 @@ def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(tmp_path
 
 def test_a_held_file_that_cannot_be_had_is_one_line() -> None:
     def broken(path: str) -> str:
+        if path == "binary":
+            return b"\xff".decode()
         raise RocmBakeError(f"{path} in vllm-0.33.0.tar.gz: 300 bytes, over the 0.1 MB a "
                             "file may have here")
 
     metadata = upstream.Metadata(upstream.Settings(
         offline=None, held=(upstream.Held(f"{RAW}/v/", broken, "the release"),)))
-    with pytest.raises(lint.LintError) as caught:
-        metadata.text(f"{RAW}/v/setup.py")
-    assert str(caught.value) == (f"upstream metadata {RAW}/v/setup.py: setup.py in "
-                                 "vllm-0.33.0.tar.gz: 300 bytes, over the 0.1 MB a file may "
-                                 "have here")
+    for path, message in (("setup.py", "setup.py in vllm-0.33.0.tar.gz: 300 bytes, over the "
+                                       "0.1 MB a file may have here"),
+                          ("binary", "binary in the release is not UTF-8 text")):
+        with pytest.raises(lint.LintError) as caught:
+            metadata.text(f"{RAW}/v/{path}")
+        assert str(caught.value) == f"upstream metadata {RAW}/v/{path}: {message}"
 
 
 def test_a_pin_missing_from_the_snapshot_is_one_line_error(tmp_path: Path) -> None:

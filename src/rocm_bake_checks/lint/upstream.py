@@ -96,6 +96,8 @@ class Held:
             text = self.text(path)
         except RocmBakeError as exc:
             raise UnavailableError(str(exc)) from None
+        except UnicodeDecodeError:
+            raise UnavailableError(f"{path} in {self.where} is not UTF-8 text") from None
         if text is None:
             raise UnavailableError(f"{self.where} has no {path}")
         return "text/plain; charset=utf-8", text
