@@ -143,3 +143,37 @@ def test_index_source_honours_yanked_files(checker: Checker, form: str) -> None:
     assert (finding["status"], finding["newest"]) == ("behind", "1.1.0"), finding
     explained = checker.run(text, explain="YK_VERSION", output="table").out
     assert "yk-1.2.0-py3-none-any.whl  [dropped: yanked (broken metadata)]" in explained
+
+
+ROCM_WHEEL = "torch-2.7.1+rocm6.3-cp312-cp312-manylinux_2_28_x86_64.whl"
+
+
+@pytest.mark.parametrize("form", ["PEP 691 JSON", "PEP 503 HTML"])
+def test_a_yanked_wheel_counts_as_pip_counts_it(checker: Checker, form: str) -> None:
+    """PEP 592 as pip applies it: a yanked wheel is never the newest; of the pinned version
+    (an exact pin) it is taken when no fitting wheel of that version is not, and the row says
+    so."""
+    newer = "torch-2.8.0+rocm6.3-cp312-cp312-manylinux_2_28_x86_64.whl"
+    route = checker.world.web.simple("/pytorch/whl/yanked", "torch", [ROCM_WHEEL, newer],
+                                     yanked={ROCM_WHEEL: "bad build", newer: "broken"})
+    if form == "PEP 503 HTML":
+        route.alternate = None
+    text = wheel_pin("https://download.pytorch.org/whl/yanked")
+    finding = checker.run(text).pin("PYTORCH_VERSION[wheel]")
+    assert finding["status"] == "up to date", finding
+    assert finding["detail"] == (f"wheel available: {ROCM_WHEEL} (yanked (bad build): taken "
+                                 "only for the exact pin, as pip takes it)")
+    why = checker.run(text, output="table", explain="PYTORCH_VERSION").out
+    assert f"{newer} -> 2.8.0+rocm6.3  [dropped: yanked (broken)]" in why
+
+
+def test_a_yanked_wheel_of_the_pin_yields_to_one_that_is_not(checker: Checker) -> None:
+    plain = "torch-2.7.1+rocm6.3-cp312-cp312-linux_x86_64.whl"
+    checker.world.web.simple("/pytorch/whl/one-yanked", "torch", [ROCM_WHEEL, plain],
+                             yanked={ROCM_WHEEL: ""})
+    text = wheel_pin("https://download.pytorch.org/whl/one-yanked")
+    finding = checker.run(text).pin("PYTORCH_VERSION[wheel]")
+    assert (finding["status"], finding["detail"]) == ("up to date",
+                                                      f"wheel available: {plain}"), finding
+    why = checker.run(text, output="table", explain="PYTORCH_VERSION").out
+    assert f"{ROCM_WHEEL} -> 2.7.1+rocm6.3  [dropped: yanked]" in why

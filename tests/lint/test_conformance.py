@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks import lint
 from rocm_bake_checks.lint import policy, upstream
 from tests.drift.webworld import Route, Server, World
@@ -69,6 +70,46 @@ def test_the_recipes_conform_online_recorded_and_replayed(server: str, tmp_path:
         {k: v["value"]["body"] for k, v in committed.items()}
     replay = upstream.Settings(offline=record)
     assert lint.run(ROOT, bake, families, NO_POLICY, replay) == found
+
+
+def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(tmp_path: Path) -> None:
+    """``inv bump``'s way (lint.upstream.Held): every upstream file held in memory, the
+    network asked for none (the rewrite leads nowhere), the same findings and recording."""
+    files = {path.removeprefix("/"): file.read_text(encoding="utf-8")
+             for path, file in fixture_files().items()}
+    held = upstream.Held(f"{RAW}/", files.get, "the fixtures")
+    record = tmp_path / "metadata.json"
+    settings = upstream.Settings(offline=None, record=record, held=(held,),
+                                 rewrites=((RAW, "http://127.0.0.1:9"),))
+    families = ["conformance", "locks", "resolution"]
+    found = lint.run(ROOT, [ROOT / "rocm-bake.hcl"], families, NO_POLICY, settings)
+    assert policy.apply(policy.load(), found, "policy.toml", checked=()) == []
+    recorded = json.loads(record.read_text(encoding="utf-8"))["answers"]
+    committed = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
+    assert {k: v["value"]["body"] for k, v in recorded.items()} == \
+        {k: v["value"]["body"] for k, v in committed.items()}
+    metadata = upstream.Metadata(settings)
+    with pytest.raises(lint.LintError) as caught:
+        metadata.text(f"{RAW}/vllm-project/vllm/nope/setup.py")
+    assert str(caught.value) == (f"upstream metadata {RAW}/vllm-project/vllm/nope/setup.py: "
+                                 "the fixtures has no vllm-project/vllm/nope/setup.py")
+
+
+def test_a_held_file_that_cannot_be_had_is_one_line() -> None:
+    def broken(path: str) -> str:
+        if path == "binary":
+            return b"\xff".decode()
+        raise RocmBakeError(f"{path} in vllm-0.33.0.tar.gz: 300 bytes, over the 0.1 MB a "
+                            "file may have here")
+
+    metadata = upstream.Metadata(upstream.Settings(
+        offline=None, held=(upstream.Held(f"{RAW}/v/", broken, "the release"),)))
+    for path, message in (("setup.py", "setup.py in vllm-0.33.0.tar.gz: 300 bytes, over the "
+                                       "0.1 MB a file may have here"),
+                          ("binary", "binary in the release is not UTF-8 text")):
+        with pytest.raises(lint.LintError) as caught:
+            metadata.text(f"{RAW}/v/{path}")
+        assert str(caught.value) == f"upstream metadata {RAW}/v/{path}: {message}"
 
 
 def test_a_pin_missing_from_the_snapshot_is_one_line_error(tmp_path: Path) -> None:

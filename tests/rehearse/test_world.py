@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake.net.simpleindex import IndexFile
 from rocm_bake_checks.rehearse import mirror, world
 
 WHEELS = [
@@ -27,22 +28,33 @@ WHEELS = [
 ]
 
 
-def listing(names: list[str]) -> list[dict[str, str]]:
-    return [{"filename": n, "url": f"https://files.example/{n}",
-             "sha256": hashlib.sha256(n.encode()).hexdigest()} for n in names]
+def listing(names: list[str]) -> list[IndexFile]:
+    return [IndexFile(n, f"https://files.example/{n}", hashlib.sha256(n.encode()).hexdigest())
+            for n in names]
 
 
 def test_the_mirror_takes_the_wheel_pip_takes_on_the_real_image() -> None:
     files = listing(WHEELS)
-    chosen = mirror.choose(files, [f["sha256"] for f in files])
+    chosen = mirror.choose(files, [f.sha256 for f in files])
     # not another Python, not musl, not a glibc newer than Ubuntu 22.04's 2.35, not macOS
     assert chosen is not None
-    assert chosen["filename"] == WHEELS[2]
+    assert chosen.filename == WHEELS[2]
 
 
 def test_only_a_file_the_lock_records_is_taken() -> None:
     files = listing(WHEELS)
-    assert mirror.choose(files, [files[0]["sha256"], files[5]["sha256"]]) is None
+    assert mirror.choose(files, [files[0].sha256, files[5].sha256]) is None
+
+
+def test_a_yanked_file_is_taken_only_when_every_locked_file_is_yanked() -> None:
+    """PEP 592 as pip applies it to an exact pin: the best wheel for the image is yanked, so
+    pip takes the pure one; with that one yanked too, the best again."""
+    names = [WHEELS[2], "numpy-2.3.5-py3-none-any.whl"]
+    best, pure = listing(names)
+    best = IndexFile(best.filename, best.url, best.sha256, "broken build")
+    assert mirror.choose([best, pure], [best.sha256, pure.sha256]) == pure
+    pure = IndexFile(pure.filename, pure.url, pure.sha256, "")
+    assert mirror.choose([best, pure], [best.sha256, pure.sha256]) == best
 
 
 def test_two_locks_pinning_one_version_give_one_pin_with_both_hashes(tmp_path: Path) -> None:

@@ -11,21 +11,26 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocm_bake.core import atomic
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.model import bakefile
-from rocm_bake_checks.bump import checks, config, hcledit, recipe, recipediff, serve, summary
+from rocm_bake_checks.bump import checks, config, hcledit, recipe, recipediff, summary
 from rocm_bake_checks.bump.plan import BumpError, Plan, Planner
 from rocm_bake_checks.drift import cli as drift_cli
 from rocm_bake_checks.drift.model import Status
 from rocm_bake_checks.drift.session import Session
 
+if TYPE_CHECKING:
+    from rocm_bake_checks.lint import upstream
+
 STEPS = ("snapshot", "lock", "regen", "lint", "drift")
 LINT_SNAPSHOT = "src/rocm_bake_checks/lint/upstream-metadata.json"
 DRIFT_SNAPSHOT = "src/rocm_bake_checks/drift/snapshots/upstream.json"
 DOCKER_HUB = ("docker.io", "registry-1.docker.io")
+RAW = "https://raw.githubusercontent.com/vllm-project/vllm/"   # upstream.toml's vLLM base
 
 
 @dataclass
@@ -83,14 +88,21 @@ def run(options: Options, regen: Step | None = None, clock: Clock = SYSTEM) -> t
         atomic.write_text(options.file, text)
         commit = plan.values().get(declared.vllm.commit) or str(definition.value(
             declared.vllm.commit))
-        with serve.release_files(files, commit) as release:
-            plan.needs += _steps(dataclasses.replace(
-                options, rewrites=[release, *options.rewrites]), regen)
+        plan.needs += _steps(options, regen, _release(files, commit))
     finally:
         session.close()
     if options.branch:
         _commit(options.root, plan)
     return _status(plan), summary.render(plan)
+
+
+def _release(files: recipe.Files, commit: str) -> upstream.Held:
+    """The release's files as lint's snapshot step reads them: vLLM's raw files at
+    ``commit`` (the addresses its keys name) answered from what the bump read (the sdist, or
+    git at the tag), so the snapshot holds them even where GitHub cannot be reached."""
+    from rocm_bake_checks.lint import upstream  # noqa: PLC0415
+
+    return upstream.Held(f"{RAW}{commit}/", files.text, files.where)
 
 
 def _status(plan: Plan) -> int:
@@ -338,7 +350,7 @@ def _commit(root: Path, plan: Plan) -> None:
                       + summary.render(plan))
 
 
-def _steps(options: Options, regen: Step | None) -> list[str]:
+def _steps(options: Options, regen: Step | None, release: upstream.Held) -> list[str]:
     """The follow-up steps in order; what each leaves for a person."""
     files = [options.file]
     out: list[str] = []
@@ -346,19 +358,21 @@ def _steps(options: Options, regen: Step | None) -> list[str]:
         if step == "regen":
             if regen is not None:
                 out += regen(options.root, files)
-            continue
-        out += STEP_FUNCTIONS[step](options, files)
+        elif step == "snapshot":
+            out += _snapshot(options, files, release)
+        else:
+            out += STEP_FUNCTIONS[step](options, files)
     return out
 
 
-def _snapshot(options: Options, files: list[Path]) -> list[str]:
+def _snapshot(options: Options, files: list[Path], release: upstream.Held) -> list[str]:
     from rocm_bake_checks import lint  # noqa: PLC0415
 
     target = options.root / LINT_SNAPSHOT
     if not target.is_file():
         return [f"snapshot: {target} is not in this checkout: not refreshed"]
-    settings = lint.metadata_settings(online=True, record=str(target),
-                                      rewrites=options.rewrites)
+    settings = dataclasses.replace(lint.metadata_settings(
+        online=True, record=str(target), rewrites=options.rewrites), held=(release,))
     try:   # its findings are the lint step's to report
         lint.run(options.root, files, ("conformance", "locks"), metadata=settings)
     except RocmBakeError as exc:
@@ -407,6 +421,6 @@ def _drift(options: Options, files: list[Path]) -> list[str]:
 
 
 STEP_FUNCTIONS: dict[str, Callable[[Options, list[Path]], list[str]]] = {
-    "snapshot": _snapshot, "lock": _lock, "lint": _lint, "drift": _drift}
+    "lock": _lock, "lint": _lint, "drift": _drift}
 
 

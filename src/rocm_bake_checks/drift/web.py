@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from rocm_bake.net.http import Response
 
 JSON_ACCEPT = "application/json"
-PEP691_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.2"
 HTML_ACCEPT = "text/html, */*;q=0.1"
 USER_AGENT = "rocm-bake-version-check/1"
 
@@ -121,8 +120,11 @@ class Web:
 
     def get(self, url: str, accept: str, log: Explanation) -> dict[str, Any]:
         self.asked.add((url, accept))
-        key = _key(url, accept)
-        value = self.fetcher.ask(key, lambda: self._get(url, accept), log)
+        return self._answer_to(_key(url, accept), lambda: self._get(url, accept), log)
+
+    def _answer_to(self, key: str, compute: Callable[[], tuple[Any, str]],
+                   log: Explanation) -> dict[str, Any]:
+        value = self.fetcher.ask(key, compute, log)
         if not isinstance(value, dict):
             raise UnavailableError(f"bad snapshot entry for {key}")
         return value
@@ -141,6 +143,19 @@ class Web:
             return summarize(response, where), outcome
 
         return self.fetcher.ask(f"{_key(url, accept)} [{label}]", compute, log)
+
+    def held(self, url: str, accept: str, log: Explanation,
+             read: Callable[[], tuple[str, str]]) -> dict[str, Any]:
+        """The answer to a GET of ``url`` from what the caller already holds: ``read()`` gives
+        its (content type, body), or raises UnavailableError. Memoised, recorded and replayed
+        under the GET's own key (a snapshot cannot tell the two apart), never asked over the
+        network (nor in ``asked``: there is nothing to prefetch)."""
+        def compute() -> tuple[dict[str, Any], str]:
+            content_type, body = read()
+            return ({"status": 200, "content_type": content_type, "body": body, "next": ""},
+                    f"held by the caller ({len(body)} bytes)")
+
+        return self._answer_to(_key(url, accept), compute, log)
 
     def prefetch(self, url: str, accept: str) -> None:
         """GET ``url`` now, for the check that will ask (``get``)."""

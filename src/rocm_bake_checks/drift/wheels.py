@@ -1,7 +1,8 @@
 """Wheel rules and the wheel verdict: is there a wheel of the pinned version for our Python,
 our platform and our ROCm variant? Files are judged by ``parse_wheel_filename``; a CUDA or CPU
 build (``+cu126``, ``+cpu``, or a plain PyPI torch wheel, which is a CUDA build) never
-satisfies a ROCm pin."""
+satisfies a ROCm pin. A yanked file (PEP 592) counts as pip counts it: never as the newest,
+and for the pinned version (an exact pin) only when every fitting file of it is yanked."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
+from rocm_bake.net import simpleindex
+from rocm_bake.net.simpleindex import IndexFile
 from rocm_bake_checks.drift import versions
 from rocm_bake_checks.drift.declarations import PinSpec, WheelSpec
 from rocm_bake_checks.drift.fetch import UnavailableError
@@ -71,17 +74,30 @@ def _platform_fits(found: str, wanted: str) -> bool:
     return found == f"linux_{arch}"
 
 
-def files(web: Web, spec: WheelSpec, package: str, log: Explanation) -> list[str]:
-    """Every file name the declared wheel locations hold for ``package``."""
-    out: list[str] = []
+def files(web: Web, spec: WheelSpec, package: str, log: Explanation) -> list[IndexFile]:
+    """Every file the declared wheel locations hold for ``package`` (yanked ones marked)."""
+    out: list[IndexFile] = []
     for root in spec.index:
-        out.extend(index.project_files(web, root, package, log))
+        out.extend(index.project_page(web, root, package, log))
     for url in spec.listing:
-        out.extend(index.listing_files(web, url, log))
+        out.extend(IndexFile(name, "") for name in index.listing_files(web, url, log))
     if spec.github:
         for names in github.releases(web, spec.github, log).files.values():
-            out.extend(names)
+            out.extend(IndexFile(name, "") for name in names)
     return out
+
+
+def picks(found: list[IndexFile], package: str, spec: WheelSpec, pinned: Version) -> list[Pick]:
+    """Each file judged; a fitting yanked one dropped as pip drops it (PEP 592), unless it is
+    of the pinned version and every fitting file of that version is yanked (an exact pin)."""
+    judged = [judge(f.filename, package, spec) for f in found]
+    pinned_files = [f for f, p in zip(found, judged, strict=True)
+                    if not p.dropped and p.version is not None
+                    and Version(p.version.public) == Version(pinned.public)]
+    taken = set(simpleindex.installable(pinned_files, exact=True))
+    return [Pick(p.raw, p.version, f.why_yanked)
+            if f.yanked is not None and not p.dropped and f not in taken else p
+            for f, p in zip(found, judged, strict=True)]
 
 
 def verdict(web: Web, pin: PinSpec, pinned: Version | None, spec: WheelSpec) -> Finding:
@@ -96,13 +112,13 @@ def verdict(web: Web, pin: PinSpec, pinned: Version | None, spec: WheelSpec) -> 
         finding.detail = f"{pin.value!r} is not a version"
         return finding
     try:
-        names = files(web, spec, package, log)
+        found = files(web, spec, package, log)
     except UnavailableError as exc:
         finding.detail = str(exc)
         return finding
-    picks = [judge(name, package, spec) for name in names]
-    log.candidates = [Candidate(p.raw, str(p.version or ""), p.dropped) for p in picks]
-    kept = [p for p in picks if not p.dropped and p.version is not None]
+    judged = picks(found, package, spec, pinned)
+    log.candidates = [Candidate(p.raw, str(p.version or ""), p.dropped) for p in judged]
+    kept = [p for p in judged if not p.dropped and p.version is not None]
     want = _describe(package, pinned, spec)
     matches = [p for p in kept if p.version is not None
                and Version(p.version.public) == Version(pinned.public)]
@@ -115,14 +131,17 @@ def verdict(web: Web, pin: PinSpec, pinned: Version | None, spec: WheelSpec) -> 
         newer = newest is not None and newest.version is not None and best.version is not None \
             and versions.sort_key(newest.version) > versions.sort_key(best.version)
         finding.status = Status.AVAILABLE if newer else Status.UP_TO_DATE
+        yanked = next((f.why_yanked for f in found if f.filename == best.raw and f.yanked
+                       is not None), "")
         finding.detail = f"wheel available: {best.raw}" + (
+            f" ({yanked}: taken only for the exact pin, as pip takes it)" if yanked else "") + (
             f"; a newer wheel exists: {finding.newest}" if newer else "")
         log.winner = f"{best.raw}: the pinned version, for {want}"
         return finding
     finding.status = Status.NOT_FOUND
-    near = [p for p in picks if p.version is not None
+    near = [p for p in judged if p.version is not None
             and Version(p.version.public) == Version(pinned.public)]
-    seen = "; ".join(f"{p.raw} ({p.dropped})" for p in near[:3]) or f"{len(names)} files seen"
+    seen = "; ".join(f"{p.raw} ({p.dropped})" for p in near[:3]) or f"{len(found)} files seen"
     finding.detail = f"no wheel {want} ({seen})"
     log.winner = f"none: no file of {pinned.public} passed every rule"
     return finding

@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from email.parser import HeaderParser
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin
 
 from rocm_bake.core import atomic
+from rocm_bake.net import simpleindex
+from rocm_bake.net.simpleindex import IndexFile
 from rocm_bake_checks.lint.findings import LintError
 from rocm_bake_checks.lint.upstream import canonical
 
 SNAPSHOT = Path("dockerfiles") / "locks" / "metadata.json"
 FORMAT = "rocm-bake-locked-metadata/1"
 SIMPLE = "https://pypi.org/simple"
-_JSON = "application/vnd.pypi.simple.v1+json"
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(\S+)")
 _HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
 TIMEOUT = 30.0   # one request, in all (rocm_bake.net: every read within it, every answer capped)
@@ -126,61 +126,49 @@ def record(locks: Iterable[Path], path: Path, index: str = SIMPLE,
 
 
 def _published(filename: str, index: str) -> Dist:
-    """The core metadata of one published wheel file."""
+    """The core metadata of one published wheel file (named exactly: yanked or not)."""
     name, version = filename.split("-")[:2]
     pin = Pin(canonical(name), version, 0, ())
-    files = [f for f in _files(pin, index) if f["filename"] == filename]
+    files = [f for f in index_files(pin, index) if f.filename == filename]
     if not files:
         raise LintError(f"{index}/{pin.name}/: no file {filename}")
     return _metadata(pin, files[0])
 
 
-def index_files(pin: Pin, index: str = SIMPLE) -> list[dict[str, str]]:
-    """The index's files of ``pin``'s project (filename, url, sha256): the files a lock's
-    sha256s choose from (the rehearsal's wheel mirror downloads them)."""
-    return _files(pin, index)
-
-
-def _files(pin: Pin, index: str) -> list[dict[str, str]]:
-    """The index's wheels of ``pin`` (filename, url, sha256), from its PEP 691 JSON page or
-    else its PEP 503 HTML page."""
+def index_files(pin: Pin, index: str = SIMPLE) -> list[IndexFile]:
+    """The index's files of ``pin``'s project (``rocm_bake.net.simpleindex``: its PEP 691
+    JSON page, else its PEP 503 HTML page; yanked ones marked): the files a lock's sha256s
+    choose from (the rehearsal's wheel mirror downloads them)."""
     where = f"{index}/{pin.name}/"
-    page = _get(where, {"Accept": f"{_JSON}, text/html;q=0.1"})
+    page = _get(where, {"Accept": simpleindex.ACCEPT})
     if page.status != 200:
         raise LintError(f"{where}: HTTP {page.status} {page.reason}")
-    if page.headers.get("Content-Type", "").startswith(_JSON):
-        try:
-            return [{"filename": f["filename"], "url": f["url"],
-                     "sha256": f.get("hashes", {}).get("sha256", "")}
-                    for f in json.loads(page.text).get("files", [])]
-        except (ValueError, KeyError, TypeError, AttributeError):
-            raise LintError(f"{where}: not a PEP 691 project page") from None
-    out = []
-    for href, name in re.findall(r'<a [^>]*href="([^"]+)"[^>]*>([^<]+)</a>', page.text):
-        url = urljoin(where, href)
-        digest = re.search(r"#sha256=([0-9a-f]{64})", href)
-        out.append({"filename": name.strip(), "url": url,
-                    "sha256": digest.group(1) if digest else ""})
-    return out
+    try:
+        return simpleindex.parse(page.text, page.headers.get("Content-Type", ""), where)
+    except simpleindex.PageError as exc:
+        raise LintError(str(exc)) from None
 
 
 def _fetch(pin: Pin, index: str) -> Dist:
-    files = [f for f in _files(pin, index)
-             if f["sha256"] in pin.hashes and f["filename"].endswith(".whl")]
+    """The metadata of a wheel of the pin (``==``, by the lock's sha256s): a yanked one only
+    when every such wheel is (PEP 592: an exact pin may take a yanked file, as pip does)."""
+    files = simpleindex.installable([f for f in index_files(pin, index)
+                                     if f.sha256 in pin.hashes and f.filename.endswith(".whl")],
+                                    exact=True)
     if not files:
         raise LintError(f"{index}/{pin.name}/: no wheel of {pin.name}=={pin.version} has a "
                         "sha256 the lock records")
-    chosen = sorted(files, key=lambda f: ("none-any" not in f["filename"], f["filename"]))[0]
+    chosen = sorted(files, key=lambda f: ("none-any" not in f.filename, f.filename))[0]
     return _metadata(pin, chosen)
 
 
-def _metadata(pin: Pin, chosen: Mapping[str, str]) -> Dist:
-    wheel = chosen["url"].split("#")[0]
+def _metadata(pin: Pin, chosen: IndexFile) -> Dist:
+    wheel = chosen.url
     url = f"{wheel}.metadata"
     answer = _get(url)
     if answer.status == 404:   # no PEP 658 file: the METADATA member, by byte ranges
         url = f"{wheel}#METADATA"
-        text = _member(wheel, chosen["filename"])
+        text = _member(wheel, chosen.filename)
     elif answer.status != 200:
         raise LintError(f"{url}: HTTP {answer.status} {answer.reason}")
     else:

@@ -1,13 +1,14 @@
 """The upstream side of the conformance rules: which metadata file of which source, at the
 pinned version (``upstream.toml``), fetched through the drift layer's ``Web``/``Fetcher``, so
 it is cached, recordable (``--record``) and replayable (``--offline``, the default for
-``inv lint``: the committed snapshot ``upstream-metadata.json``)."""
+``inv lint``: the committed snapshot ``upstream-metadata.json``); files the caller already
+holds (``Held``: ``inv bump``'s release) are answered from memory, recorded the same way."""
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,6 +78,31 @@ class Config:
     copies: tuple[NearestCopy, ...] = ()
 
 
+@dataclass(frozen=True)
+class Held:
+    """Upstream files the caller already holds (``inv bump``: the release it read), for the
+    declared URLs under ``prefix``: ``text(path)`` is the file at the path after it (None: it
+    has none; a RocmBakeError: it cannot be had). Read from memory and recorded like a fetched
+    answer (``--record``), never asked over the network; ``where`` names what holds them."""
+
+    prefix: str
+    text: Callable[[str], str | None]
+    where: str
+
+    def answer(self, url: str) -> tuple[str, str]:
+        """(content type, body) of the file ``url`` names; UnavailableError when it has none."""
+        path = url[len(self.prefix):]
+        try:
+            text = self.text(path)
+        except RocmBakeError as exc:
+            raise UnavailableError(str(exc)) from None
+        except UnicodeDecodeError:
+            raise UnavailableError(f"{path} in {self.where} is not UTF-8 text") from None
+        if text is None:
+            raise UnavailableError(f"{self.where} has no {path}")
+        return "text/plain; charset=utf-8", text
+
+
 @dataclass
 class Settings:
     """How the metadata is had: replayed from ``offline`` (default: the committed snapshot),
@@ -90,6 +116,7 @@ class Settings:
     cache_dir: Path | None = None
     config: Path = CONFIG
     dockerfiles: Path | None = DOCKERFILES   # upstream's Dockerfiles (None: not compared)
+    held: tuple[Held, ...] = ()   # files the caller holds, answered from memory
     errors: list[str] = field(default_factory=list)
 
 
@@ -208,8 +235,10 @@ class Metadata:
 
     def text(self, url: str) -> str:
         """The file's text; LintError with the reason when it cannot be had."""
+        held = next((h for h in self.settings.held if url.startswith(h.prefix)), None)
         try:
-            response = self.web.get(url, TEXT_ACCEPT, Explanation())
+            response = self.web.get(url, TEXT_ACCEPT, Explanation()) if held is None else \
+                self.web.held(url, TEXT_ACCEPT, Explanation(), lambda: held.answer(url))
         except UnavailableError as exc:
             hint = (" (not in the recorded snapshot: re-record it with "
                     "`inv lint --online --record src/rocm_bake_checks/lint/upstream-metadata.json`)"

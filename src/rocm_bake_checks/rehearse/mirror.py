@@ -3,7 +3,8 @@
 Every ``pip install --require-hashes`` of the real Dockerfiles runs against it as against PyPI:
 for each pin of ``dockerfiles/locks/*.txt`` the one file pip would take on the real image
 (CPython 3.12, manylinux_2_35 x86_64: what the locks are made for) among the files whose
-sha256 the lock records, downloaded once from PyPI into a content-addressed cache
+sha256 the lock records (a yanked one only when every such file is: PEP 592, as pip takes an
+exact pin), downloaded once from PyPI into a content-addressed cache
 (``<cache>/files/<sha256>``, checked on download and on every use) and listed in a PEP 503
 page per project.  A pin with no such file is an error naming it (the lock is then not what
 the image can install).
@@ -28,8 +29,9 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 
 from rocm_bake.core import atomic
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.net import http
+from rocm_bake.net import http, simpleindex
 from rocm_bake.net.errors import ConnectionFailedError
+from rocm_bake.net.simpleindex import IndexFile
 from rocm_bake_checks.lint import lockmeta
 
 PYTHON = (3, 12)
@@ -77,21 +79,25 @@ def target_tags() -> list[tags.Tag]:
             *tags.compatible_tags(PYTHON, interpreter=abi, platforms=platforms)]
 
 
-def choose(files: Sequence[dict[str, str]], hashes: Iterable[str]) -> dict[str, str] | None:
-    """The file pip would install among ``files`` whose sha256 is one of ``hashes``."""
+def choose(files: Sequence[IndexFile], hashes: Iterable[str]) -> IndexFile | None:
+    """The file pip would install among ``files`` whose sha256 is one of ``hashes``: a yanked
+    one only when every such file is (PEP 592: the locks pin exactly, as pip takes them)."""
     allowed = set(hashes)
     rank = {tag: n for n, tag in enumerate(target_tags())}
-    best: tuple[int, dict[str, str]] | None = None
+    scored: list[tuple[int, IndexFile]] = []
     for file in files:
-        if file["sha256"] not in allowed or not file["filename"].endswith(".whl"):
+        if file.sha256 not in allowed or not file.filename.endswith(".whl"):
             continue
         try:
-            _, _, _, wheel_tags = parse_wheel_filename(file["filename"])
+            _, _, _, wheel_tags = parse_wheel_filename(file.filename)
         except InvalidWheelFilename:
             continue
         score = min((rank[t] for t in wheel_tags if t in rank), default=None)
-        if score is not None and (best is None or score < best[0]):
-            best = (score, file)
+        if score is not None:
+            scored.append((score, file))
+    fit = simpleindex.installable([file for _, file in scored], exact=True)
+    best = min((pair for pair in scored if pair[1] in fit), key=lambda pair: pair[0],
+               default=None)
     return best[1] if best else None
 
 
@@ -107,7 +113,7 @@ def pins_of(locks: Iterable[Path]) -> list[lockmeta.Pin]:
     return [pins[k] for k in sorted(pins)]
 
 
-Lister = Callable[[lockmeta.Pin], list[dict[str, str]]]
+Lister = Callable[[lockmeta.Pin], list[IndexFile]]
 
 
 def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[File]:
@@ -122,8 +128,7 @@ def resolve(pins: Sequence[lockmeta.Pin], lister: Lister | None = None) -> list[
         if chosen is None:
             missing.append(f"{pin.name}=={pin.version}")
             continue
-        out.append(File(pin.name, pin.version, chosen["filename"], chosen["sha256"],
-                        chosen["url"]))
+        out.append(File(pin.name, pin.version, chosen.filename, chosen.sha256, chosen.url))
     if missing:
         raise RocmBakeError("no file for CPython 3.12 manylinux_2_35 x86_64 among the sha256s "
                             f"the locks record: {', '.join(missing)} (re-lock: inv lock)")

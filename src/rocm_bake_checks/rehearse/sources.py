@@ -221,10 +221,10 @@ def sdist_tree(project: str, version: str, cache: Path) -> tuple[Files, str]:
     else:
         pin = lockmeta.Pin(project, version, 0, ())
         found = [f for f in mirror.retried(lambda: lockmeta.index_files(pin))
-                 if f["filename"] == wanted]
-        if not found or not found[0]["sha256"]:
+                 if f.filename == wanted]
+        if not found or not found[0].sha256:
             raise RocmBakeError(f"PyPI has no sdist {wanted} with a sha256")
-        file = mirror.File(project, version, wanted, found[0]["sha256"], found[0]["url"])
+        file = mirror.File(project, version, wanted, found[0].sha256, found[0].url)
         atomic.write_text(memo, json.dumps(vars(file)) + "\n")
     mirror.fill([file], cache)
     files: Files = {}
