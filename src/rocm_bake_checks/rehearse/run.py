@@ -206,9 +206,15 @@ _TARGET_ERROR = re.compile(r"^ERROR: (?:target ([^:]+): )?(.*)$")
 _OUTPUT = re.compile(r"^#(\d+) \d+\.\d+ (.*)$")
 _WRAP_UP = re.compile(r"metadata-generation-failed|subprocess-exited-with-error|"
                       r"error originates from a subprocess|Encountered error while|"
-                      r"^rocm-bake-cache-stats |^hint: ")
-_OWN_ERROR = re.compile(r"\berror\b|^E: |Error:|^fatal:|^fetch-source:|^with-compiler-cache:",
-                        re.I)
+                      r"^rocm-bake-cache-stats |^hint: |"
+                      # pip install's warning after it succeeded (exit 0): not the failure
+                      r"dependency resolver does not currently take into account")
+# pip check's own lines (pip/_internal/commands/check.py): a requirement of an installed
+# distribution that is missing, not met, or a wheel not for this platform.
+_PIP_CHECK = r"^\S+ \S+ (?:requires .+, which is not installed|has requirement .+, but you have " \
+             r".+|is not supported on this platform)\.?$"
+_OWN_ERROR = re.compile(r"\berror\b|^E: |Error:|^fatal:|^fetch-source:|^with-compiler-cache:|"
+                        + _PIP_CHECK, re.I)
 
 
 def _by_dockerfile(printed: Mapping[str, Mapping[str, object]]) -> dict[str, list[str]]:
