@@ -1,7 +1,8 @@
 """The rehearsal's one-line report from a failed bake's plain log, without an engine: the
-log of the pip check case (tests/rehearse/badcases.py) as the rehearsal recorded it, trimmed
-to the failed step.  pip install printed its resolver's warning ("ERROR: ...", exit 0); the
-step failed at ``pip check``, whose own line is the report."""
+logs of bad cases (tests/rehearse/badcases.py) as the rehearsal recorded them, trimmed to the
+failed step.  In the pip check case pip install printed its resolver's warning ("ERROR: ...",
+exit 0) and the step failed at ``pip check``, whose own line is the report; in the einops
+case pip's error goes on, indented, on the lines under it."""
 
 from __future__ import annotations
 
@@ -70,3 +71,16 @@ def test_each_of_pip_checks_lines_is_its_own_error() -> None:
 def test_pips_resolver_warning_is_never_the_failure() -> None:
     # a later command of the step failing with output that reads as no error: its last line
     assert report(log(["41.85 some check said no"])).endswith("Dockerfile:101: some check said no")
+
+
+def test_an_error_ending_in_a_colon_carries_the_lines_under_it() -> None:
+    said = ["22.62 ERROR: In --require-hashes mode, all requirements must have their versions "
+            "pinned with ==. These do not:",
+            "22.62     einops from http://127.0.0.1:38761/files/5405/einops-0.8.2-py3-none-any.whl"
+            " (from amd-aiter@ file:///deps/aiter/amd_aiter-0.1.19-cp312-cp312-linux_x86_64.whl"
+            "->-r /tmp/cell-wheels.txt (line 3))"]
+    assert report(log(said)).endswith(
+        "Dockerfile:101: ERROR: In --require-hashes mode, all requirements must have their "
+        "versions pinned with ==. These do not: einops from http://127.0.0.1:38761/files/5405/"
+        "einops-0.8.2-py3-none-any.whl (from amd-aiter@ file:///deps/aiter/amd_aiter-0.1.19-"
+        "cp312-cp312-linux_x86_64.whl->-r /tmp/cell-wheels.txt (line 3))")
