@@ -226,7 +226,7 @@ def test_the_snapshot_step_records_the_release_files(clone: Checkout) -> None:
     assert not [n for n in result.out.splitlines() if n.startswith("- snapshot:")], result.out
     snapshot = json.loads((clone.root / "src/rocm_bake_checks/lint/upstream-metadata.json")
                           .read_text())
-    commit = "c872b3d31eb102c94b6606bd5d9412acb6099d0c"
+    commit = "eb92cadbe97727901db1af7ed206c51a6effa1d5"
     key = (f"GET https://raw.githubusercontent.com/vllm-project/vllm/{commit}/docker/"
            "Dockerfile.rocm_base [text/plain]")
     body = snapshot["answers"][key]["value"]["body"]

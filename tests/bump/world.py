@@ -30,7 +30,7 @@ from tests.loopback import http_server
 BUMP = FIXTURES / "bump"
 RAW = FIXTURES.parent / "lint" / "fixtures" / "upstream" / "raw.githubusercontent.com"
 VLLM_METADATA = ("pyproject.toml", "setup.py", "requirements/common.txt", "requirements/rocm.txt",
-                 "requirements/build/rocm.txt")
+                 "requirements/build/rocm.txt", "tools/vllm-rocm/pin_rocm_dependencies.py")
 BASE_IMAGE = ("rocm/dev-ubuntu-22.04", "7.2.3-complete")
 RELEASE = "0.33.0"
 

@@ -1,5 +1,6 @@
 """What a built wheel requires, read statically from its upstream source (lint/builtmeta.py):
-AITER's real setup.py at v0.1.19, and the cases that cannot be read, named with file:line."""
+AITER's real setup.py at v0.1.19, vLLM's pin script (the cell's wheels its wheel is pinned
+to at build time), and the cases that cannot be read, named with file:line."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake_checks.lint import builtmeta, lockmeta, upstream
+from rocm_bake_checks.lint import bakemodel, builtmeta, lockmeta, resolution, upstream
 from rocm_bake_checks.lint.findings import LintError
+from tests.conftest import ROOT
 
 AITER = (Path(__file__).parent / "fixtures" / "upstream" / "raw.githubusercontent.com" / "ROCm"
          / "aiter" / "v0.1.19" / "setup.py")
@@ -88,3 +90,44 @@ def test_hand_written_requires_are_refused(tmp_path: Path) -> None:
     config.write_text('[built]\ntorch = { packages = ["torch"], requires = ["filelock"] }\n')
     with pytest.raises(LintError, match="torch: `requires` is hand-written"):
         upstream.load_config(config)
+
+
+# -- the pins a stage writes with upstream's pin script (vLLM's) -----------------------------
+VLLM = (Path(__file__).parent / "fixtures" / "upstream" / "raw.githubusercontent.com"
+        / "vllm-project" / "vllm" / "2cf0a6915ce544dc493a0990f2ea38d81601128a")
+PIN_SCRIPT = VLLM / "tools" / "vllm-rocm" / "pin_rocm_dependencies.py"
+
+
+def test_the_pin_scripts_package_mapping_in_its_order() -> None:
+    assert builtmeta.package_mapping(PIN_SCRIPT.read_text(), "pin.py") == [
+        ("torch-", "torch"), ("triton-", "triton"), ("triton_kernels-", "triton-kernels"),
+        ("torchvision-", "torchvision"), ("torchaudio-", "torchaudio"), ("amdsmi-", "amdsmi"),
+        ("flash_attn-", "flash-attn"), ("amd_aiter-", "amd-aiter")]
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("x = 1\n", "pin.py: 0 assignments to package_mapping"),
+    ("package_mapping = [(p, 'torch')]\n", "pin.py:1: package_mapping is not a literal"),
+    ("package_mapping = ['torch-']\n", "pin.py:1: package_mapping is not a list of (prefix, "
+                                       "name) pairs"),
+])
+def test_a_mapping_not_readable_statically_is_an_error(text: str, why: str) -> None:
+    with pytest.raises(LintError, match=re.escape(why)):
+        builtmeta.package_mapping(text, "pin.py")
+
+
+def test_the_vllm_wheel_requires_the_wheels_its_build_mounts_as_the_script_pins_them() -> None:
+    """vllm.Dockerfile's build stage runs the script on requirements/rocm.txt with the torch,
+    triton, aiter, amdsmi and flash-attn wheels it mounts: the vLLM wheel requires each at the
+    version the cell builds, first, in the script's order; amdsmi, the other wheel of the
+    component, requires nothing of vLLM's (as the rehearsal's amdsmi)."""
+    definition = bakemodel.load([ROOT / "rocm-bake.hcl"])
+    built = resolution.built_dists(definition, [ROOT / "rocm-bake.hcl"],
+                                   bakemodel.targets(definition, ROOT), ROOT,
+                                   upstream.Metadata(upstream.Settings()))
+    pins = [r for r in built["vllm"].requires if "==" in r and r.split("==")[0] in built]
+    assert [p.split("==")[0] for p in pins] == [
+        "torch", "triton", "torchvision", "torchaudio", "amdsmi", "flash-attn", "amd-aiter"]
+    assert all(p == f"{p.split('==')[0]}=={built[p.split('==')[0]].version}" for p in pins)
+    assert built["vllm"].requires[:len(pins)] == tuple(pins)
+    assert built["amdsmi"].requires == ()

@@ -373,8 +373,10 @@ def _snapshot(options: Options, files: list[Path], release: upstream.Held) -> li
         return [f"snapshot: {target} is not in this checkout: not refreshed"]
     settings = dataclasses.replace(lint.metadata_settings(
         online=True, record=str(target), rewrites=options.rewrites), held=(release,))
-    try:   # its findings are the lint step's to report
-        lint.run(options.root, files, ("conformance", "locks"), metadata=settings)
+    try:   # its findings are the lint step's to report; every family that reads upstream
+        # files (resolution: vLLM's pin script too), so the snapshot holds all the lint reads
+        lint.run(options.root, files, ("conformance", "locks", "resolution"),
+                 metadata=settings)
     except RocmBakeError as exc:
         return [f"snapshot: {exc}"]
     return []

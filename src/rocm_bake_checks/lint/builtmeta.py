@@ -16,6 +16,12 @@ requirements under its ``without-marker`` markers and those on the cell's own di
 - a requirements file: its requirement lines.
 
 A value that cannot be read so is a ``LintError`` naming the file and why (never a guess).
+
+A stage may also pin a wheel's requirements to the cell's own wheels at build time with an
+upstream script (upstream.toml ``[[component]]`` ``pins``: vLLM's
+``tools/vllm-rocm/pin_rocm_dependencies.py``); which wheel files it pins, and to which
+distribution names, is the script's ``package_mapping``, read here (``package_mapping``) the
+same way, and applied by ``lockinputs.runtime_requires``.
 """
 
 from __future__ import annotations
@@ -111,6 +117,32 @@ def _from_pypi(dist: str, wheel: str, built: Built, config: Config, root: Path |
             continue
         kept.append(line)
     return Read(tuple(kept), (recorded.source,))
+
+
+def package_mapping(text: str, url: str) -> list[tuple[str, str]]:
+    """The ``package_mapping = [(wheel file prefix, distribution), ...]`` literal of upstream's
+    pin script (vLLM's tools/vllm-rocm/pin_rocm_dependencies.py, get_custom_wheel_versions),
+    in its order (the order of the pins it writes), read without running it."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise LintError(f"{url}:{exc.lineno}: not Python ({exc.msg})") from None
+    found = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == "package_mapping" for t in n.targets)]
+    if len(found) != 1:
+        raise LintError(f"{url}: {len(found)} assignments to package_mapping: not readable "
+                        "statically")
+    try:
+        pairs = ast.literal_eval(found[0])
+    except ValueError:
+        raise LintError(f"{url}:{found[0].lineno}: package_mapping is not a literal: not "
+                        "readable statically") from None
+    if not isinstance(pairs, list) or not all(
+            isinstance(p, tuple) and len(p) == 2 and all(isinstance(s, str) for s in p)
+            for p in pairs):
+        raise LintError(f"{url}:{found[0].lineno}: package_mapping is not a list of "
+                        "(prefix, name) pairs")
+    return [(prefix, name) for prefix, name in pairs]
 
 
 def read(url: str, text: str, false: Sequence[str] = ()) -> list[str]:

@@ -187,10 +187,14 @@ def _lock_pins(text: str) -> dict[str, str]:
 
 def runtime_requires(definition: Definition, bake_files: list[Path],
                      targets: list[BakeTarget], root: Path, metadata: Metadata,
-                     config: Config) -> dict[str, tuple[str, ...]]:
-    """A component's own distribution -> the requirements its upstream ``runtime`` files give
-    its wheel (less what its stages drop first), for the components upstream.toml declares
-    ``runtime`` for (vLLM, LMCache)."""
+                     config: Config, versions: Mapping[str, str]
+                     ) -> dict[str, tuple[str, ...]]:
+    """A component's own distribution (the one named after it: vLLM's ``vllm``, never the
+    ``amdsmi`` wheel beside it) -> the requirements its upstream ``runtime`` files give its
+    wheel: less what its stages drop first, and with the pins a stage writes into one of them
+    with upstream's pin script (``pins``: ``_pinned``; ``versions``, built distribution ->
+    the version the cell builds), for the components upstream.toml declares ``runtime`` for
+    (vLLM, LMCache)."""
     variables = {v.name: v.value for v in definition.variables()}
     components, cells = _components(bake_files, targets)
     deriver = _Deriver(root, metadata, config, variables, "", components, cells,
@@ -206,13 +210,71 @@ def runtime_requires(definition: Definition, bake_files: list[Path],
         stage = conformance.stage_drops(parsed)
         sets = conformance.stage_sets(parsed)
         base = upstream.resolve(declared.base, variables, f"component {component}")
+        pinned = _pinned(deriver, declared, base, parsed, versions)
         lines: list[str] = []
         for path in declared.runtime:
-            lines += deriver.file(f"{base}/{path}", stage.get(path, set()),
-                                  conformance.drops_torch(parsed), sets.get(path)).lines
-        for dist in deriver.dists.get(component, ()):
-            out[dist] = tuple(dict.fromkeys(lines))
+            read = list(deriver.file(f"{base}/{path}", stage.get(path, set()),
+                                     conformance.drops_torch(parsed), sets.get(path)).lines)
+            pins = pinned.get(path)
+            lines += [*pins, *_unpinned(read, pins)] if pins else read
+        own = canonical(declared.name)
+        if own in deriver.dists.get(component, ()):
+            out[own] = tuple(dict.fromkeys(lines))
     return out
+
+
+def _pinned(deriver: _Deriver, declared: upstream.Component, base: str, parsed: Dockerfile,
+            versions: Mapping[str, str]) -> dict[str, list[str]]:
+    """Runtime file -> the ``name==version`` lines upstream's pin script (``declared.pins``)
+    writes at its top where a RUN of the stage runs ``python SCRIPT DIR FILE``: one per wheel
+    in DIR whose file name starts with a prefix of the script's ``package_mapping``, in that
+    order (vLLM tools/vllm-rocm/pin_rocm_dependencies.py: get_custom_wheel_versions,
+    pin_dependencies_in_requirements).  DIR's wheels are those the RUN mounts (the recipe links
+    them there), each named as its wheel file is (``name-version-...``)."""
+    if not declared.pins:
+        return {}
+    runs = re.compile(rf"\bpython3?\s+(?:\./)?{re.escape(declared.pins)}\s+\S+\s+(\S+)")
+    url = f"{base}/{declared.pins}"
+    out: dict[str, list[str]] = {}
+    for stage in parsed.stages:
+        for instruction in stage.instructions:
+            match = runs.search(instruction.body.replace("\\\n", " ")) \
+                if instruction.keyword == "RUN" else None
+            if match is None:
+                continue
+            file = match.group(1).strip("\"'")
+            if file not in declared.runtime:
+                raise LintError(f"{relative(parsed.path, deriver.root)}:{instruction.line}: runs "
+                                f"{declared.pins} on {file}, which is not one of component "
+                                f"{declared.name}'s runtime files (upstream.toml)")
+            mounted = [d for mount in instruction.flags.get("mount", [])
+                       for d in deriver.dists.get(csv_options(mount).get("from", ""), ())]
+            out[file] = _pins(builtmeta.package_mapping(deriver.metadata.text(url), url),
+                              {d: versions[d] for d in mounted if d in versions})
+    return out
+
+
+def _pins(mapping: list[tuple[str, str]], wheels: Mapping[str, str]) -> list[str]:
+    """The script's pins for the wheels (distribution -> version): each wheel file
+    (``name-version-...``, the name's ``-`` and ``.`` as ``_``) taken by the first prefix
+    it starts with, the pins in the mapping's order."""
+    found: dict[str, str] = {}
+    for dist, version in wheels.items():
+        file = f"{re.sub(r'[-_.]+', '_', dist)}-{version}-"
+        name = next((name for prefix, name in mapping if file.startswith(prefix)), None)
+        if name is not None:
+            found[name] = version
+    return [f"{name}=={found[name]}" for _, name in mapping if name in found]
+
+
+def _unpinned(lines: list[str], pins: list[str]) -> list[str]:
+    """``lines`` less those the pin script takes out for a pinned name: its pattern
+    ``^NAME\\s*[=<>]=?\\s*[\\d.a-zA-Z+]+``, ``-`` matching ``-`` or ``_``, any case
+    (pin_rocm_dependencies.py, pin_dependencies_in_requirements)."""
+    names = [pin.split("==", 1)[0] for pin in pins]
+    patterns = [re.compile(rf"^{name.replace('-', '[-_]')}\s*[=<>]=?\s*[\d.a-zA-Z+]+", re.I)
+                for name in names]
+    return [line for line in lines if not any(p.match(line.strip()) for p in patterns)]
 
 
 def built_dists(definition: Definition, bake_files: list[Path], targets: list[BakeTarget]

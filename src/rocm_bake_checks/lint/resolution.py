@@ -1,18 +1,29 @@
 """Family ``resolution``: every image's whole Python environment resolved before any build.
 
+The model follows the rehearsal (``inv rehearse``, which runs the real Dockerfiles): each of
+the rehearsal's deliberate bad cases stops here at the step it stops there, and the tree that
+rehearses clean resolves clean (tests/lint/test_rehearsal_agreement.py).
+
 For every target of the bake files, the ``pip install -r .../locks/<lock>.txt`` steps its
 stage, the stages it is built ``FROM`` and the images of its ``FROM`` contexts make are
 replayed in order (a parent image's first), each step with the cell's own wheels the ``RUN``
-mounts (``--mount=from=<context>``: ``conformance.context_dists``).  Each step is resolved
+mounts (``--mount=from=<context>``: a context's component wheels, ``conformance.context_dists``,
+and what its target's stage copies into ``/wheels``, e.g. the vLLM image's FlashAttention and
+MoRI wheels; the same for every cell, a context a cell skips included).  Each step is resolved
 OFFLINE by uv's resolver (``uv pip compile --offline --no-index --find-links``) against
 stand-in wheels made here: one per locked distribution, carrying its real metadata
 (``lockmeta``: recorded from PyPI), and one per built distribution, carrying what its source
-declares at the pin (``builtmeta``, the component's upstream ``runtime`` files).  Findings:
+declares at the pin (``builtmeta``; the component's upstream ``runtime`` files for the wheel
+named after it, with the pins upstream's pin script writes into them at build time, e.g.
+vLLM's ``amd-aiter==``, ``torch==``: ``lockinputs.runtime_requires``).  A source file the
+same ``RUN`` then installs ``--no-index`` (torch's requirements.txt, as its stored copy) must
+be met by what is installed.  Findings:
 
 - ``resolve-unsatisfiable``: uv finds no solution (e.g. a wheel's ``pybind11>=3.0.1`` against
   the lock's ``pybind11==2.13.6``);
 - ``resolve-unhashed``: a step needs a distribution its lock does not pin (or pins without a
-  sha256): ``pip install --require-hashes`` refuses it;
+  sha256): ``pip install --require-hashes`` refuses it, and ``--no-index`` finds none; or a
+  cell's own wheel another wheel pins that the ``RUN`` does not mount (no index has it);
 - ``resolve-downgrade``: a step installs an older version of a distribution a parent image
   installed (pip replaces it underneath the parent; a newer one, e.g. a build stage's own
   build tool over the base image's, is a finding only if ``pip check`` then fails);
@@ -48,6 +59,7 @@ from rocm_bake_checks.lint.upstream import Metadata, canonical
 RULES = ("resolve-unsatisfiable", "resolve-unhashed", "resolve-downgrade", "resolve-pip-check",
          "resolve-metadata")
 _LOCK = re.compile(r"\bpip3?\s+install\b[^&;|]*?-r\s+\S*?locks/([A-Za-z0-9_.-]+\.txt)")
+_NO_INDEX = re.compile(r"\bpip3?\s+install\b[^&;|]*?--no-index\b[^&;|]*?-r\s+([^\s&;|]+)")
 _TARGET = re.compile(r"^target:(.+)$")
 CELL_VERSION = "0+cell"   # a built distribution whose version no bake variable gives
 CELLS = "the cell's wheels"
@@ -69,6 +81,8 @@ class Step:
     line: int
     lock: str           # dockerfiles/locks/<x>.txt (relative)
     cells: tuple[str, ...]
+    # what the RUN then installs with --no-index: (file, its requirement lines)
+    no_index: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass
@@ -128,15 +142,16 @@ def built_dists(definition: Definition, bake_files: list[Path], targets: list[Ba
     variables = {v.name: v.value for v in definition.variables()}
     config = conformance.with_components(upstream.load_config(metadata.settings.config),
                                          definition)
-    runtime = (lockinputs.runtime_requires(definition, bake_files, targets, root, metadata,
-                                           config) if runtime_files else {})
     owner = {d: c for c, ds in conformance.context_dists(definition).items() for d in ds}
+    versions = {dist: _version(str(variables.get(
+        entry.version or f"{owner.get(dist, dist).upper().replace('-', '_')}_REF") or ""))
+        for dist, entry in config.built.items()}
+    runtime = (lockinputs.runtime_requires(definition, bake_files, targets, root, metadata,
+                                           config, versions) if runtime_files else {})
     built = {}
-    for dist, entry in config.built.items():
+    for dist in config.built:
         read = builtmeta.requires(dist, config, metadata, variables, root)
-        variable = entry.version or f"{owner.get(dist, dist).upper().replace('-', '_')}_REF"
-        version = str(variables.get(variable) or "")
-        built[dist] = Dist(dist, _version(version),
+        built[dist] = Dist(dist, versions[dist],
                            tuple(dict.fromkeys((*read.requires, *runtime.get(dist, ())))))
     return built
 
@@ -152,6 +167,7 @@ class _Context:
     platform: str
     files: Dockerfiles = field(default_factory=Dockerfiles)
     dists: dict[str, tuple[str, ...]] = field(default_factory=dict)   # context -> its wheels
+    copies: tuple[upstream.NearestCopy, ...] = ()
     wheels: Path = Path()
     memo: dict[tuple[Step, ...], _Run] = field(default_factory=dict)
     made: set[str] = field(default_factory=set)
@@ -169,7 +185,8 @@ class _Context:
                    {c.target: c.component for c in cells if c.target}, built,
                    lockmeta.load(root / lockmeta.SNAPSHOT),
                    str(variables.get("PYTHON_VERSION") or "3.12"),
-                   lockinputs.platform(variables), dists=conformance.context_dists(definition))
+                   lockinputs.platform(variables), dists=conformance.context_dists(definition),
+                   copies=upstream.load_config(metadata.settings.config).copies)
 
     # -- the install steps of an image ---------------------------------------------------
     def stages(self, target: BakeTarget) -> list[str]:
@@ -202,27 +219,85 @@ class _Context:
         component = self.cells.get(target.name, "")
         for current in stages:
             for instruction in runs(current):
-                match = _LOCK.search(instruction.body.replace("\\\n", " "))
+                body = instruction.body.replace("\\\n", " ")
+                match = _LOCK.search(body)
                 if match:
                     lock = relative(target.dockerfile.parent / "locks" / match.group(1),
                                     self.root)
                     out.append(Step(image, relative(target.dockerfile, self.root),
                                     instruction.line, lock,
-                                    self._mounted(parsed, instruction, component)))
+                                    self._mounted(target, parsed, instruction, component),
+                                    self._no_index(target.dockerfile, parsed,
+                                                   body[match.end():])))
         return out
 
-    def _mounted(self, parsed: Dockerfile, instruction: Instruction,
+    def _no_index(self, dockerfile: Path, parsed: Dockerfile, after: str
+                  ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The source files the RUN installs ``--no-index`` after its lock (torch's
+        requirements.txt), with their requirement lines: those of the file's stored copy
+        (upstream.toml ``[[nearest-copy]]``, the first for the file: the one the rehearsal's
+        stand-in tree holds, rehearse/sources.py), less what the stage drops from it first
+        (drop-requirement.py).  A file no copy stands for is not modelled."""
+        name = relative(dockerfile, self.root)
+        drops = conformance.stage_drops(parsed)
+        out = []
+        for file in _NO_INDEX.findall(after):
+            copy = next((c for c in self.copies if c.dockerfile == name and c.file == file),
+                        None)
+            if copy is not None:
+                dropped = drops.get(file, set())
+                out.append((file, tuple(line for line in copy.requires
+                                        if canonical(Requirement(line).name) not in dropped)))
+        return tuple(out)
+
+    def _mounted(self, target: BakeTarget, parsed: Dockerfile, instruction: Instruction,
                  component: str) -> tuple[str, ...]:
-        dists = self.dists
         out: list[str] = []
         for mount in instruction.flags.get("mount", []):
             source = csv_options(mount).get("from", "")
-            stage = parsed.stage(source) if source else None
-            if stage is not None and not dists.get(source):
-                out += _stage_dists(parsed, stage, dists, component)
-            else:
-                out += dists.get(source, ())
+            if source:
+                out += self._wheels(target, parsed, source, component, (target.name,))
         return tuple(dict.fromkeys(d for d in out if d in self.built))
+
+    def _wheels(self, target: BakeTarget, parsed: Dockerfile, source: str, component: str,
+                seen: tuple[str, ...]) -> list[str]:
+        """The distributions in ``/wheels`` of ``source``, a stage of ``parsed`` (the file of
+        ``target``, a cell of ``component``) or one of ``target``'s named contexts: a stage
+        mapped to upstream's holds its wheels (vLLM's ``amdsmi``), another stage what
+        ``_stage_wheels`` says; a context its component's wheels (the bake file's ``WHEELS``,
+        for every cell alike, one that skips it too) and what its target's stage copies into
+        ``/wheels`` (the vLLM image carries FlashAttention's and MoRI's wheels beside its own)."""
+        stage = parsed.stage(source)
+        if stage is not None:
+            return list(self.dists.get(source, ())) or \
+                self._stage_wheels(target, parsed, stage, component, seen)
+        out = list(self.dists.get(source, ()))
+        context = _TARGET.match(target.contexts.get(source, ""))
+        other = self.targets.get(context.group(1)) if context else None
+        if other is not None and other.dockerfile is not None and other.name not in seen:
+            theirs = self.files.get(other.dockerfile)
+            top = theirs.stage(other.stage) if other.stage else theirs.stages[-1]
+            if top is not None:
+                out += self._stage_wheels(other, theirs, top, self.cells.get(other.name, ""),
+                                          (*seen, other.name))
+        return out
+
+    def _stage_wheels(self, target: BakeTarget, parsed: Dockerfile, stage: Stage,
+                      component: str, seen: tuple[str, ...]) -> list[str]:
+        """What a stage of the component's own file holds in /wheels: the component's own
+        distributions, and what it has from the image it is built FROM and what it copies
+        into /wheels (``COPY --from=X ... /wheels/``), X a stage or a named context."""
+        out = list(self.dists.get(component, ()))
+        for ref in stage.refs:
+            if ref.how == "COPY --from" and not _into_wheels(stage, ref.line):
+                continue
+            if ref.how not in ("FROM", "COPY --from"):
+                continue   # a RUN's mounts are read, never kept
+            earlier = parsed.stage(ref.name)
+            if earlier is not None and earlier.index >= stage.index:
+                continue
+            out += self._wheels(target, parsed, ref.name, component, seen)
+        return out
 
     # -- replaying them ------------------------------------------------------------------
     def image(self, target: BakeTarget, stage: str) -> _Run:
@@ -237,6 +312,7 @@ class _Context:
             run.env = dict(before.env)
             run.findings = list(before.findings)
             run.findings += self._step(steps[-1], run.env)
+            run.findings += self._unindexed(steps[-1], run.env)
             run.findings += self._pip_check(steps[-1], run.env)
         self.memo[steps] = run
         return run
@@ -271,6 +347,49 @@ class _Context:
         out += self._install(step, step_dists, env, set(cells))
         return out
 
+    def _unindexed(self, step: Step, env: Mapping[str, Installed]) -> list[Found]:
+        """``pip install --no-index -r FILE`` after the lock: with no index, a requirement
+        of FILE (and of the extras it names) that the environment does not meet stops it
+        ("No matching distribution found")."""
+        out = []
+        for file, lines in step.no_index:
+            for line in lines:
+                requirement = Requirement(line)
+                if requirement.marker and not requirement.marker.evaluate(
+                        _environment(self.python)):
+                    continue
+                for needed in [requirement, *self._extras(requirement, env)]:
+                    had = env.get(canonical(needed.name))
+                    if had is not None and needed.specifier.contains(had.dist.version, True):
+                        continue
+                    asks = f"{needed.name}{needed.specifier}" + (
+                        "" if needed is requirement else f" (for {requirement.name}"
+                        f"[{','.join(sorted(requirement.extras))}])")
+                    state = (f"{step.lock} does not pin" if had is None else
+                             f"{had.dist.name} {had.dist.version} (from {had.origin}) does "
+                             "not meet")
+                    out.append(self._finding(
+                        step, "resolve-unhashed",
+                        f"{file} then installed --no-index asks {asks}, which {state}: pip "
+                        f"finds no distribution for it; add it to the inputs of {step.lock} "
+                        "(`inv lock`)"))
+        return out
+
+    def _extras(self, requirement: Requirement, env: Mapping[str, Installed]
+                ) -> list[Requirement]:
+        """What the extras ``requirement`` names add, from its installed distribution."""
+        had = env.get(canonical(requirement.name))
+        if had is None:
+            return []
+        out = []
+        for extra in sorted(requirement.extras):
+            for line in had.dist.requires:
+                added = Requirement(line)
+                if added.marker is not None and "extra" in str(added.marker) \
+                        and added.marker.evaluate({**_environment(self.python), "extra": extra}):
+                    out.append(added)
+        return out
+
     def _unhashed(self, step: Step, dists: Mapping[str, Dist], env: Mapping[str, Installed]
                   ) -> dict[str, Found]:
         out: dict[str, Found] = {}
@@ -279,12 +398,18 @@ class _Context:
                 name = canonical(requirement.name)
                 if name in dists or name in env or name in out:
                     continue
-                out[name] = self._finding(
-                    step, "resolve-unhashed",
-                    f"{dist.name} {dist.version} requires {requirement}, which {step.lock} "
-                    f"does not pin by sha256: pip --require-hashes refuses it; add it to the "
-                    f"inputs of {step.lock} (`inv lock`)")
+                out[name] = self._finding(step, "resolve-unhashed", self._unhashed_why(
+                    step, dist, requirement, name))
         return out
+
+    def _unhashed_why(self, step: Step, dist: Dist, requirement: Requirement, name: str) -> str:
+        said = f"{dist.name} {dist.version} requires {requirement}, which "
+        if name not in self.built:
+            return (f"{said}{step.lock} does not pin by sha256: pip --require-hashes refuses "
+                    f"it; add it to the inputs of {step.lock} (`inv lock`)")
+        contexts = [c for c, ds in self.dists.items() if name in ds] or ["its component"]
+        return (f"{said}is the cell's own wheel, and this RUN does not mount it (no index has "
+                f"it): mount it (RUN --mount=type=bind,from={contexts[-1]},...)")
 
     def _resolve(self, step: Step, dists: Mapping[str, Dist], env: Mapping[str, Installed],
                  missing: set[str]) -> list[Found]:
@@ -342,6 +467,8 @@ class _Context:
         for name, installed in sorted(env.items()):
             for requirement in _requirements(installed.dist, self.python):
                 other = env.get(canonical(requirement.name))
+                if other is None and canonical(requirement.name) in self.built:
+                    continue   # the cell's wheel a RUN does not mount: resolve-unhashed says so
                 if other is None:
                     problem = "which is not installed"
                 elif requirement.specifier.contains(other.dist.version, prereleases=True):
@@ -371,25 +498,26 @@ class _Context:
             stand_in(self.wheels / "links", dist)
 
 
-def _stage_dists(parsed: Dockerfile, stage: Stage, dists: Mapping[str, tuple[str, ...]],
-                 component: str) -> list[str]:
-    """What a stage of the component's own file holds in /wheels: the component's own
-    distributions, and those of the stages it copies from (e.g. vLLM's ``wheels`` stage
-    carries the ``amdsmi`` stage's wheel)."""
-    out = list(dists.get(component, ()))
-    for ref in stage.refs:
-        if parsed.stage(ref.name) is not None:
-            out += dists.get(ref.name, ())
-    return out
+def _into_wheels(stage: Stage, line: int) -> bool:
+    """The COPY at ``line`` of ``stage`` copies into /wheels."""
+    return any(i.line == line and i.keyword in ("COPY", "ADD") and i.body.split()
+               and (i.body.split()[-1].rstrip("/") == "/wheels"
+                    or i.body.split()[-1].startswith("/wheels/"))
+               for i in stage.instructions)
+
+
+def _environment(python: str) -> dict[str, str]:
+    """The images' marker environment: their Python, Linux x86_64, no extra."""
+    return {"python_version": python, "python_full_version": f"{python}.0",
+            "sys_platform": "linux", "platform_system": "Linux",
+            "platform_machine": "x86_64", "os_name": "posix",
+            "implementation_name": "cpython",
+            "platform_python_implementation": "CPython", "extra": ""}
 
 
 def _requirements(dist: Dist, python: str) -> list[Requirement]:
     """``dist``'s requirements that apply in the images (their Python, Linux x86_64)."""
-    environment = {"python_version": python, "python_full_version": f"{python}.0",
-                   "sys_platform": "linux", "platform_system": "Linux",
-                   "platform_machine": "x86_64", "os_name": "posix",
-                   "implementation_name": "cpython",
-                   "platform_python_implementation": "CPython", "extra": ""}
+    environment = _environment(python)
     out = []
     for line in dist.requires:
         try:

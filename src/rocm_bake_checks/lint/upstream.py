@@ -37,6 +37,7 @@ class Component:
     build_system: str
     installs: tuple[str, ...] = ()
     runtime: tuple[str, ...] = ()
+    pins: str = ""     # the script a stage runs to pin a runtime file to the cell's wheels
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,8 @@ def load_config(path: Path = CONFIG) -> Config:
             name=str(c["name"]), dockerfile=str(c["dockerfile"]), base=str(c["base"]),
             build_system=str(c["build-system"]),
             installs=tuple(str(f) for f in c.get("installs", [])),
-            runtime=tuple(str(f) for f in c.get("runtime", [])))
+            runtime=tuple(str(f) for f in c.get("runtime", [])),
+            pins=str(c.get("pins", "")))
             for c in data.get("component", []))
         hand_written = [k for k, v in data.get("built", {}).items() if "requires" in v]
         if hand_written:

@@ -206,9 +206,15 @@ _TARGET_ERROR = re.compile(r"^ERROR: (?:target ([^:]+): )?(.*)$")
 _OUTPUT = re.compile(r"^#(\d+) \d+\.\d+ (.*)$")
 _WRAP_UP = re.compile(r"metadata-generation-failed|subprocess-exited-with-error|"
                       r"error originates from a subprocess|Encountered error while|"
-                      r"^rocm-bake-cache-stats |^hint: ")
-_OWN_ERROR = re.compile(r"\berror\b|^E: |Error:|^fatal:|^fetch-source:|^with-compiler-cache:",
-                        re.I)
+                      r"^rocm-bake-cache-stats |^hint: |"
+                      # pip install's warning after it succeeded (exit 0): not the failure
+                      r"dependency resolver does not currently take into account")
+# pip check's own lines (pip/_internal/commands/check.py): a requirement of an installed
+# distribution that is missing, not met, or a wheel not for this platform.
+_PIP_CHECK = r"^\S+ \S+ (?:requires .+, which is not installed|has requirement .+, but you have " \
+             r".+|is not supported on this platform)\.?$"
+_OWN_ERROR = re.compile(r"\berror\b|^E: |Error:|^fatal:|^fetch-source:|^with-compiler-cache:|"
+                        + _PIP_CHECK, re.I)
 
 
 def _by_dockerfile(printed: Mapping[str, Mapping[str, object]]) -> dict[str, list[str]]:
@@ -252,10 +258,26 @@ def failure(log: str, bake_file: Path, cells: Mapping[str, Sequence[str]] | None
                        if (m := _STEP_FAILED.match(previous))), "")
         said = [m.group(2) for out in lines
                 if (m := _OUTPUT.match(out)) and m.group(1) == number and m.group(2).strip()]
-        errors = [s for s in said if _OWN_ERROR.search(s) and not _WRAP_UP.search(s)]
-        own = errors[-1] if errors else said[-1] if said else _last_error(lines)
+        errors = [i for i, s in enumerate(said) if _OWN_ERROR.search(s)
+                  and not _WRAP_UP.search(s)]
+        own = _with_details(said, errors[-1]) if errors else said[-1] if said \
+            else _last_error(lines)
         return f"{cell}: dockerfiles/{located.group(1)}:{located.group(2)}: {own.strip()}"
     return f"?: {bake_file}: {_last_error(lines)}"
+
+
+def _with_details(said: Sequence[str], index: int) -> str:
+    """The error line at ``index``, and when it ends with ``:`` the indented lines under it
+    (pip's "These do not:" and the requirement it names), joined."""
+    line = said[index].strip()
+    if not line.endswith(":"):
+        return line
+    details = []
+    for more in said[index + 1:]:
+        if not more[:1].isspace():
+            break
+        details.append(more.strip())
+    return " ".join([line, *details])
 
 
 def _cell(candidates: Sequence[str], named: str) -> str:
