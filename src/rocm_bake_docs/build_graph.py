@@ -85,7 +85,9 @@ def _cell_table(cells: Sequence[Cell], archs: Sequence[str]) -> str:
     rows = []
     for component in dict.fromkeys(c.component for c in cells):
         by_arch = {c.arch: c for c in cells if c.component == component}
-        rows.append([component, *(md.code(by_arch[a].target or "") if by_arch[a].target
+        rows.append([component, *((md.code(by_arch[a].target or "")
+                                   + (" (without kernels)" if by_arch[a].without_kernels else ""))
+                                  if by_arch[a].target
                                   else f"skipped: {md.cell(by_arch[a].skipped or '')}"
                                   for a in archs)])
     return md.table(["component", *archs], rows)
