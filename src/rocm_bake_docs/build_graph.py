@@ -62,7 +62,10 @@ def _node(component: str, cells: Sequence[Cell], archs: Sequence[str]) -> str:
         return f'    {EMPTY}[/"empty (stand-in for a skipped component)"/]'
     built = [c.arch for c in cells if c.component == component and c.target]
     skipped = [a for a in archs if a not in built]
-    label = component if not skipped else f"{component}<br/>skipped on {', '.join(skipped)}"
+    bare = [c.arch for c in cells if c.component == component and c.without_kernels]
+    label = "<br/>".join([component,
+                          *([f"without kernels on {', '.join(bare)}"] if bare else []),
+                          *([f"skipped on {', '.join(skipped)}"] if skipped else [])])
     return f'    {component}["{label}"]'
 
 
