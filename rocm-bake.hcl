@@ -832,14 +832,23 @@ variable "MORI_COMMIT" {
 # What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
 # over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
 #
-# A cell exists only for archs upstream supports: a component whose upstream declares its archs
-# (MoRI's setup.py _supported_arch_list, FlashAttention's setup.py allowed_archs, AITER's
-# GFX_MAP; src/rocm_bake_checks/lint/upstream.toml [supported-archs]) needs a SKIP entry for
-# every arch outside them (`inv lint`, rule supported-archs).
+# A cell is built as upstream ships it (`inv lint`, rule supported-archs, from upstream's own
+# files: src/rocm_bake_checks/lint/upstream.toml [supported-archs]).  "Upstream ships it on the
+# arch" and "it has GPU kernels for the arch" are two questions: vLLM v0.28.0's release image
+# (docker/Dockerfile.rocm_base, one image for PYTORCH_ROCM_ARCH=gfx90a;...;gfx1201;... at line
+# 30) carries AITER and FlashAttention on every one of its archs, though it compiles AITER's
+# kernels for gfx942;gfx950 only (AITER_ROCM_ARCH, line 32; GPU_ARCHS=${AITER_ROCM_ARCH}, line
+# 267) and FlashAttention's for its gfx9 archs only (line 244: GPU_ARCHS=$(echo
+# ${PYTORCH_ROCM_ARCH} | sed -e 's/;gfx1[0-9]\{3\}//g')).  On gfx1201 they are there for their
+# Triton kernels, which vLLM uses on RDNA4 (vllm/_aiter_ops.py is_rdna_aiter_enabled: "Only
+# aiter's Triton kernels exist on gfx12"; vllm/platforms/rocm.py flash_attn_triton_available:
+# flash_attn.flash_attn_triton_amd with FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE).  So:
+#   - a cell upstream ships without kernels for its arch is built without them, where the wheel
+#     has such a build: listed in TRITON_ONLY below;
+#   - a cell upstream does not ship, or ships without kernels and with no build without them
+#     (MoRI on gfx1201), is skipped: listed in SKIP, with its reason.
 
 SKIP = {
-  "gfx1201/aiter"   = "AITER's tuned-kernel codegen does not know gfx1201 (fails with 'Unknown gfx'); vLLM runs without AITER (VLLM_ROCM_USE_AITER=0 paths)"
-  "gfx1201/flash-attn" = "flash-attention's setup.py at FA_COMMIT allows gfx90a, gfx942, gfx950 only (allowed_archs), and vLLM v0.28.0 Dockerfile.rocm_base build_fa drops every gfx1xxx arch from GPU_ARCHS"
   "gfx1201/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; vLLM imports mori only for its MoRI all2all backend"
   "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER v0.1.19 does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH main) over prebuilt TheRock torch on a ROCm SDK 7.14 base (vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
   "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3; flash-attention's setup.py at FA_COMMIT allows gfx90a, gfx942, gfx950 only (allowed_archs)"
@@ -849,6 +858,17 @@ SKIP = {
   "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 7.14 base, vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
   "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 7.14 base (docker/Dockerfile.rocm_base_gfx1250)"
   "gfx1250/lmcache" = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
+}
+
+# Cells built without GPU kernels of their own ("<arch>/<component>" = why): upstream ships the
+# component on the arch with no kernels for it, and the wheel's own build without them is the
+# one that fits it (no code objects of other archs).  Each such build is its setup.py's switch,
+# passed by the component's target (AITER_TRITON_ONLY=1, FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE),
+# and the vLLM image of the arch sets the same variables where it runs (the runtime imports them
+# so); the cell's label rocm-bake.no-gpu-code gives the reason to the arch audit.
+TRITON_ONLY = {
+  "gfx1201/aiter"      = "AITER's Triton-only build (AITER_TRITON_ONLY=1): upstream's release image ships amd-aiter on gfx1201 with kernels for gfx942;gfx950 only (vLLM v0.28.0 docker/Dockerfile.rocm_base AITER_ROCM_ARCH, line 32); vLLM uses AITER's Triton kernels on gfx12"
+  "gfx1201/flash-attn" = "FlashAttention's Triton backend (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE): upstream's release image ships flash_attn on gfx1201 with composable_kernel kernels for its gfx9 archs only (vLLM v0.28.0 docker/Dockerfile.rocm_base line 244 drops every gfx1xxx arch; flash-attention's setup.py allowed_archs is gfx90a, gfx942, gfx950); vLLM uses its Triton backend on RDNA"
 }
 
 ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
@@ -1059,7 +1079,7 @@ target "_cell" {
   labels = merge({
     "rocm-bake.component" = component
     "rocm-bake.arch"      = arch
-  }, { for k, v in { "rocm-bake.no-gpu-code" = lookup(NO_GPU_CODE, component, "") } : k => v if v != "" })
+  }, { for k, v in { "rocm-bake.no-gpu-code" = lookup(NO_GPU_CODE, component, lookup(TRITON_ONLY, "${arch}/${component}", "")) } : k => v if v != "" })
   # The cell's name on its builds in the buildx history (inv why-rebuilt finds them by it);
   # no Dockerfile declares it, so no step's cache key sees it.
   args = {
@@ -1150,11 +1170,13 @@ target "aiter" {
     torch  = "target:torch-${arch}"
     triton = "target:triton-${arch}"
   }
+  # A TRITON_ONLY cell: AITER's own switch to its Triton-only build (ROCm/aiter setup.py at
+  # AITER_REF, lines 24-27: AITER_TRITON_ONLY == "1" turns off CK and PREBUILD_KERNELS).
   args = merge(ARCH_ARGS[arch], {
     AITER_REPO   = AITER_REPO
     AITER_REF    = AITER_REF
     AITER_COMMIT = AITER_COMMIT
-  })
+  }, { for k, v in { AITER_TRITON_ONLY = "1" } : k => v if contains(keys(TRITON_ONLY), "${arch}/aiter") })
   labels = {
     "org.opencontainers.image.source"  = AITER_REPO
     "org.opencontainers.image.version" = AITER_REF
@@ -1208,8 +1230,8 @@ target "nixl" {
   }
 }
 
-# FlashAttention (composable_kernel backend) over the cell's torch (vLLM v0.28.0
-# docker/Dockerfile.rocm_base build_fa).
+# FlashAttention (composable_kernel backend; its Triton backend for a TRITON_ONLY cell) over the
+# cell's torch (vLLM v0.28.0 docker/Dockerfile.rocm_base build_fa).
 target "flash-attn" {
   matrix     = { arch = ARCHS["flash-attn"] }
   name       = "flash-attn-${arch}"
@@ -1220,12 +1242,14 @@ target "flash-attn" {
     base  = "target:base-${arch}"
     torch = "target:torch-${arch}"
   }
+  # A TRITON_ONLY cell: FlashAttention's own switch to its Triton backend (its setup.py at
+  # FA_COMMIT, lines 65-66: FLASH_ATTENTION_TRITON_AMD_ENABLE == "TRUE" skips the CK build).
   args = merge(ARCH_ARGS[arch], {
     FA_REPO    = FA_REPO
     FA_COMMIT  = FA_COMMIT
     FA_REF     = FA_REF
     FA_VERSION = FA_VERSION
-  })
+  }, { for k, v in { FLASH_ATTENTION_TRITON_AMD_ENABLE = "TRUE" } : k => v if contains(keys(TRITON_ONLY), "${arch}/flash-attn") })
   labels = {
     "org.opencontainers.image.source"   = FA_REPO
     "org.opencontainers.image.revision" = FA_COMMIT
@@ -1287,7 +1311,12 @@ target "vllm" {
     RUST_SHA256           = RUST_SHA256
     # Every pin, for the runtime image's /opt/rocm-bake/versions.json.
     ROCM_BAKE_PINS = jsonencode(PINS)
-  })
+  },
+    # Where the cell's AITER / FlashAttention is its build without kernels (TRITON_ONLY), the
+    # image runs it so: the same switches, read again at import (AITER's aiter/__init__.py,
+    # FlashAttention's flash_attn_interface.py), set in its environment.
+    { for k, v in { AITER_TRITON_ONLY = "1" } : k => v if contains(keys(TRITON_ONLY), "${arch}/aiter") },
+    { for k, v in { FLASH_ATTENTION_TRITON_AMD_ENABLE = "TRUE" } : k => v if contains(keys(TRITON_ONLY), "${arch}/flash-attn") })
   labels = {
     "org.opencontainers.image.source"   = VLLM_REPO
     "org.opencontainers.image.revision" = VLLM_COMMIT
@@ -1347,7 +1376,7 @@ target "wheels" {
     SKIPPED        = join("; ", [for k in keys(SKIP) : "${k}: ${SKIP[k]}" if split("/", k)[0] == arch])
   }
   # An arch every component with GPU code skips exports wheels without GPU code.
-  labels = { for k, v in { "rocm-bake.no-gpu-code" = "every component with GPU code skips ${arch} (SKIP)" } : k => v if length([for c in keys(CACHE_KEY) : c if lookup(NO_GPU_CODE, c, "") == "" && contains(ARCHS[c], arch)]) == 0 }
+  labels = { for k, v in { "rocm-bake.no-gpu-code" = "every component with GPU code skips ${arch} (SKIP) or builds it without kernels (TRITON_ONLY)" } : k => v if length([for c in keys(CACHE_KEY) : c if lookup(NO_GPU_CODE, c, "") == "" && !contains(keys(TRITON_ONLY), "${arch}/${c}") && contains(ARCHS[c], arch)]) == 0 }
   output = ["type=local,dest=dist/${arch}"]
 }
 
@@ -1396,7 +1425,7 @@ group "triton" {
 }
 
 group "aiter" {
-  description = join("", ["amd-aiter wheel", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/aiter"]}" if contains(keys(SKIP), "${a}/aiter")])])
+  description = join("", ["amd-aiter wheel", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/aiter"]}" if contains(keys(SKIP), "${a}/aiter")]), join("", [for a in CELL_ARCHS : "; ${a} without kernels: ${TRITON_ONLY["${a}/aiter"]}" if contains(keys(TRITON_ONLY), "${a}/aiter")])])
   targets     = [for a in ARCHS["aiter"] : "aiter-${a}"]
 }
 
@@ -1411,7 +1440,7 @@ group "nixl" {
 }
 
 group "flash-attn" {
-  description = join("", ["flash_attn wheel (FlashAttention, composable_kernel backend)", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/flash-attn"]}" if contains(keys(SKIP), "${a}/flash-attn")])])
+  description = join("", ["flash_attn wheel (FlashAttention, composable_kernel backend)", join("", [for a in CELL_ARCHS : "; skipped ${a}: ${SKIP["${a}/flash-attn"]}" if contains(keys(SKIP), "${a}/flash-attn")]), join("", [for a in CELL_ARCHS : "; ${a} without kernels: ${TRITON_ONLY["${a}/flash-attn"]}" if contains(keys(TRITON_ONLY), "${a}/flash-attn")])])
   targets     = [for a in ARCHS["flash-attn"] : "flash-attn-${a}"]
 }
 

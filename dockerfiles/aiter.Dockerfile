@@ -1,6 +1,7 @@
 # aiter.Dockerfile - the amd-aiter wheel for one cell (target aiter-<arch>).
-# Named contexts: base, torch, triton.  Cells listed in SKIP (gfx1201, gfx1250)
-# never reach this file: their consumers get the `empty` target instead.
+# Named contexts: base, torch, triton.  Cells listed in SKIP (gfx1250) never reach this file:
+# their consumers get the `empty` target instead.  A cell in TRITON_ONLY (gfx1201) passes
+# AITER_TRITON_ONLY=1 and builds AITER's Triton-only wheel (see the build step).
 FROM base AS build
 
 ARG AITER_REPO
@@ -11,6 +12,8 @@ ARG GPU_ARCHS
 ARG HCC_AMDGPU_TARGET
 ARG MAX_JOBS
 ARG CACHE_TYPE
+# 1 for a TRITON_ONLY cell (below); else AITER's own default (setup.py line 24: "0").
+ARG AITER_TRITON_ONLY=0
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
@@ -42,8 +45,17 @@ RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter 
 # `python setup.py bdist_wheel`, not `pip wheel .`: pip first runs setup.py for metadata only
 # (egg_info/dist_info), where ROCm/aiter setup.py skips its sys.path insert of aiter/ but its
 # PREBUILD_KERNELS block still imports jit.utils... ("No module named 'jit'").  Follows
-# vllm-project/vllm docker/Dockerfile.rocm_base (build_aiter: PREBUILD_KERNELS=1
-# AITER_USE_SYSTEM_TRITON=1 ... python3 setup.py bdist_wheel) and aiter's release workflow.
+# vllm-project/vllm docker/Dockerfile.rocm_base (build_aiter, line 267: PREBUILD_KERNELS=1
+# AITER_USE_SYSTEM_TRITON=1 GPU_ARCHS=${AITER_ROCM_ARCH} python3 setup.py bdist_wheel) and
+# aiter's release workflow.
+# Upstream compiles AITER's kernels for AITER_ROCM_ARCH=gfx942;gfx950 (Dockerfile.rocm_base line
+# 32) and ships the wheel in its one image for every arch of PYTORCH_ROCM_ARCH (line 30,
+# gfx1201 among them): on gfx1201 it is there for its Triton kernels.  That cell
+# (rocm-bake.hcl TRITON_ONLY) passes AITER_TRITON_ONLY=1, which this same setup.py call reads
+# (ROCm/aiter setup.py at AITER_REF, lines 24-27: CK and PREBUILD_KERNELS off; lines 164-167:
+# no hsa/ code objects; lines 463-464: its requirements) -- as upstream switches a build of
+# its own per arch by the environment, with the build_aiter RUN unchanged
+# (Dockerfile.rocm_base_gfx1250 lines 35 and 38: ENABLE_CK=0, PREBUILD_KERNELS=0).
 WORKDIR /src/aiter
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=cache,id=rocm-bake-ccache,target=/root/.cache/ccache \

@@ -216,12 +216,31 @@ FROM base AS runtime
 ARG ROCM_BAKE_PINS
 # In the environment of the RUN below: pip then writes hash-based .pyc files.
 ARG SOURCE_DATE_EPOCH
+# Set (rocm-bake.hcl TRITON_ONLY) where the cell's AITER / FlashAttention is its build without
+# GPU kernels (gfx1201): the image runs them as those builds are run, each switch read again
+# at import.  ROCm/aiter aiter/__init__.py at AITER_REF (lines 64-75): AITER_TRITON_ONLY=1
+# imports only its Triton ops (its CI's "Triton-only Smoke" installs and imports with it,
+# .github/workflows/flash_attention_integration.yaml lines 436-445);
+# Dao-AILab/flash-attention flash_attn/flash_attn_interface.py at FA_COMMIT (lines 11-15):
+# FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE imports the Triton backend, else the CK extension
+# flash_attn_2_cuda, which that build has not; vLLM v0.28.0 uses it on RDNA only so
+# (vllm/platforms/rocm.py flash_attn_triton_available).  upstream's per-arch image sets it the
+# same way, in its base (docker/Dockerfile.rocm_base_gfx1250 line 37).  Elsewhere: each
+# library's own default (aiter/__init__.py line 65: "0"; flash_attn_interface.py line 11:
+# "FALSE").
+ARG AITER_TRITON_ONLY=0
+ARG FLASH_ATTENTION_TRITON_AMD_ENABLE=FALSE
+ENV AITER_TRITON_ONLY=${AITER_TRITON_ONLY} \
+    FLASH_ATTENTION_TRITON_AMD_ENABLE=${FLASH_ATTENTION_TRITON_AMD_ENABLE}
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
-# The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi), everything else
-# from the vllm lock (locks/vllm.txt), uv among them (requirements/vllm-runtime.txt: upstream's
-# final image has uv from its base stage).
+# The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi, and flash_attn and
+# amd_mori where the cell builds them), everything else from the vllm lock (locks/vllm.txt), uv
+# among them (requirements/vllm-runtime.txt: upstream's final image has uv from its base
+# stage).  The runtime check imports what the image must run: a build without kernels
+# (AITER_TRITON_ONLY, FLASH_ATTENTION_TRITON_AMD_ENABLE above) with the modules vLLM takes from
+# it (aiter.ops.triton; flash_attn.flash_attn_triton_amd).
 COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
@@ -238,7 +257,12 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
         /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
+    && without_kernels=() \
+    && if [ "${AITER_TRITON_ONLY}" = 1 ]; then without_kernels+=(aiter aiter.ops.triton); fi \
+    && if [ "${FLASH_ATTENTION_TRITON_AMD_ENABLE}" = TRUE ]; then \
+           without_kernels+=(flash_attn flash_attn.flash_attn_triton_amd); fi \
     && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser \
+        "${without_kernels[@]}" \
     && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)" \
     && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs" \
     && uv --version

@@ -34,13 +34,14 @@ def list_vars(c: Context, file: list[str], json_: bool = False) -> None:
 @task(iterable=["file", "arch"], help={
     "file": "bake file (repeatable; default: rocm-bake.hcl)",
     "arch": "GPU arches to show (repeatable or comma-separated; default: every supported arch)",
-    "json": "print every cell as a JSON record (component, arch, target, depends, skipped), "
-            "each text whole",
+    "json": "print every cell as a JSON record (component, arch, target, depends, skipped, "
+            "without_kernels), each text whole",
 })
 @reports_errors
 def targets(c: Context, file: list[str], arch: list[str], json_: bool = False) -> None:
-    """Show every component x arch cell: its target, what it depends on, or why it is skipped.
-    The table fits the terminal (long skip reasons wrap); --json has every text whole."""
+    """Show every component x arch cell: its target, what it depends on, or why it is skipped
+    (and why a cell built without GPU kernels of its own is). The table fits the terminal (long
+    reasons wrap); --json has every text whole."""
     from rocm_bake.builds.request import split_csv
     from rocm_bake.model import bakefile, graph
 
@@ -48,10 +49,13 @@ def targets(c: Context, file: list[str], arch: list[str], json_: bool = False) -
     if json_:
         print(json.dumps([{"component": cell.component, "arch": cell.arch,
                            "target": cell.target, "depends": list(cell.depends),
-                           "skipped": cell.skipped} for cell in cells], indent=2))
+                           "skipped": cell.skipped, "without_kernels": cell.without_kernels}
+                          for cell in cells], indent=2))
         return
     rows = [[cell.component, cell.arch, cell.target or "-",
-             ", ".join(cell.depends) if cell.target else f"skipped: {cell.skipped}"]
+             (", ".join(cell.depends) + (f"; without kernels: {cell.without_kernels}"
+                                         if cell.without_kernels else ""))
+             if cell.target else f"skipped: {cell.skipped}"]
             for cell in cells]
     table(rows, ["component", "arch", "target", "depends on / skipped"])
 

@@ -62,7 +62,10 @@ def _node(component: str, cells: Sequence[Cell], archs: Sequence[str]) -> str:
         return f'    {EMPTY}[/"empty (stand-in for a skipped component)"/]'
     built = [c.arch for c in cells if c.component == component and c.target]
     skipped = [a for a in archs if a not in built]
-    label = component if not skipped else f"{component}<br/>skipped on {', '.join(skipped)}"
+    bare = [c.arch for c in cells if c.component == component and c.without_kernels]
+    label = "<br/>".join([component,
+                          *([f"without kernels on {', '.join(bare)}"] if bare else []),
+                          *([f"skipped on {', '.join(skipped)}"] if skipped else [])])
     return f'    {component}["{label}"]'
 
 
@@ -85,7 +88,9 @@ def _cell_table(cells: Sequence[Cell], archs: Sequence[str]) -> str:
     rows = []
     for component in dict.fromkeys(c.component for c in cells):
         by_arch = {c.arch: c for c in cells if c.component == component}
-        rows.append([component, *(md.code(by_arch[a].target or "") if by_arch[a].target
+        rows.append([component, *((md.code(by_arch[a].target or "")
+                                   + (" (without kernels)" if by_arch[a].without_kernels else ""))
+                                  if by_arch[a].target
                                   else f"skipped: {md.cell(by_arch[a].skipped or '')}"
                                   for a in archs)])
     return md.table(["component", *archs], rows)

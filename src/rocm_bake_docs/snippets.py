@@ -47,12 +47,14 @@ def skipped_on(arch: str) -> Callable[[Source], str]:
 
 
 def arch_table(source: Source) -> str:
-    """Component x arch: built or skipped, components with the same row on one line."""
+    """Component x arch: built, built without GPU kernels of its own (TRITON_ONLY) or skipped,
+    components with the same row on one line."""
     cells = _cells(source)
     archs = list(dict.fromkeys(c.arch for c in cells))
     rows: dict[tuple[str, ...], list[str]] = {}
     for name in dict.fromkeys(c.component for c in cells):
-        row = tuple("built" if c.target else "skipped" for a in archs for c in cells
+        row = tuple(("built without kernels" if c.without_kernels else "built")
+                    if c.target else "skipped" for a in archs for c in cells
                     if c.component == name and c.arch == a)
         rows.setdefault(row, []).append(name)
     lines = [f"| component | {' | '.join(archs)} |", "|---" * (len(archs) + 1) + "|"]

@@ -67,7 +67,8 @@ def test_build_graph_of_the_bake_file() -> None:
     diagram = text.split("```mermaid\n")[1].split("```")[0]
     for cell in model.cells(source):
         assert f"    {cell.component}[" in diagram
-    assert 'aiter["aiter<br/>skipped on gfx1201, gfx1250"]' in diagram
+    assert 'aiter["aiter<br/>without kernels on gfx1201<br/>skipped on gfx1250"]' in diagram
+    assert 'mori["mori<br/>skipped on gfx1201, gfx1250"]' in diagram
     assert "base -->|gfx950, gfx1201| torch" in diagram      # gfx1250 skips torch
     assert "base --> nixl" in diagram                        # an arrow that holds for every arch
     assert "empty -.->|gfx1201| vllm" in diagram

@@ -40,3 +40,27 @@ def test_the_other_arches_keep_every_component() -> None:
     definition = bakefile.load([ROOT / "rocm-bake.hcl"], {"GPU_ARCHS": "gfx950"})
     cells = [components.split_cell(t, ["gfx950"]) for t in definition.plan(["all"]).targets]
     assert {c[0] for c in cells if c} >= {*COMPONENTS, "wheels"}
+
+
+def test_gfx1201_builds_aiter_and_flash_attn_without_kernels_as_upstream_ships_them() -> None:
+    """Upstream's release image ships AITER and FlashAttention on gfx1201 without kernels for
+    it (issue 38): their gfx1201 cells are built (TRITON_ONLY, not SKIP) by each wheel's own
+    switch, labelled for the arch audit, and the vLLM image of gfx1201 runs them so; gfx950's
+    cells and image pass no switch."""
+    definition = bakefile.load([ROOT / "rocm-bake.hcl"], {"GPU_ARCHS": "gfx950,gfx1201"})
+    targets = definition.plan(["vllm"]).targets
+    switches = {"aiter": ("AITER_TRITON_ONLY", "1"),
+                "flash-attn": ("FLASH_ATTENTION_TRITON_AMD_ENABLE", "TRUE")}
+    for component, (name, value) in switches.items():
+        cell = targets[f"{component}-gfx1201"]
+        assert (cell.get("args") or {}).get(name) == value, component
+        assert "Triton" in (cell.get("labels") or {}).get("rocm-bake.no-gpu-code", ""), component
+        other = targets[f"{component}-gfx950"]
+        assert name not in (other.get("args") or {}), component
+        assert "rocm-bake.no-gpu-code" not in (other.get("labels") or {}), component
+    runtime = targets["vllm-gfx1201"]
+    assert {n: (runtime.get("args") or {}).get(n) for n, _ in switches.values()} == dict(
+        switches.values())
+    assert (runtime.get("contexts") or {})["aiter"] == "target:aiter-gfx1201"
+    assert (runtime.get("contexts") or {})["flash-attn"] == "target:flash-attn-gfx1201"
+    assert not {n for n, _ in switches.values()} & set(targets["vllm-gfx950"].get("args") or {})

@@ -1,9 +1,10 @@
 """The build graph of rocm-bake.hcl: every component x arch cell, what it depends on through
 ``target:`` contexts, or why the per-arch table skips it.
 
-It reads three top-level attributes of the bake file: ``ALL_ARCHS`` (the supported arches),
-``ARCHS`` (component -> the arches it is built for) and ``SKIP`` (``"<arch>/<component>"`` ->
-reason). Cells are named ``<component>-<arch>``.
+It reads the top-level attributes of the bake file ``ALL_ARCHS`` (the supported arches),
+``ARCHS`` (component -> the arches it is built for), ``SKIP`` (``"<arch>/<component>"`` ->
+reason) and, where it has one, ``TRITON_ONLY`` (``"<arch>/<component>"`` -> why the cell is
+built without GPU kernels of its own). Cells are named ``<component>-<arch>``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Cell:
     target: str | None
     depends: tuple[str, ...] = ()
     skipped: str | None = None
+    without_kernels: str | None = None     # built without GPU kernels (TRITON_ONLY): why
 
 
 def _strings(name: str, value: Value) -> list[str]:
@@ -50,6 +52,10 @@ def cells(files: Sequence[str], archs: Sequence[str] = (),
     skip = definition.value("SKIP")
     if not isinstance(components, dict) or not isinstance(skip, dict):
         raise HCLError("top-level attributes ARCHS and SKIP must be maps")
+    declared = definition.namespace.declared.attributes
+    triton_only = definition.value("TRITON_ONLY") if "TRITON_ONLY" in declared else {}
+    if not isinstance(triton_only, dict):
+        raise HCLError("top-level attribute TRITON_ONLY must be a map")
     out = []
     for component in components:
         for arch in wanted:
@@ -57,7 +63,9 @@ def cells(files: Sequence[str], archs: Sequence[str] = (),
             if name in definition.config.targets:
                 with hinted(definition):
                     plan = definition.plan([name])
-                out.append(Cell(component, arch, name, tuple(plan.links(name))))
+                reason = triton_only.get(f"{arch}/{component}")
+                out.append(Cell(component, arch, name, tuple(plan.links(name)),
+                                without_kernels=None if reason is None else str(reason)))
             else:
                 reason = skip.get(f"{arch}/{component}")
                 out.append(Cell(component, arch, None, skipped=str(reason or "not built")))

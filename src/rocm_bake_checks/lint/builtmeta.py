@@ -12,6 +12,8 @@ requirements under its ``without-marker`` markers and those on the cell's own di
   module-level string constants); a name bound or changed under an ``if`` is read from its
   ``else`` branch when the condition's source text is in the entry's ``false`` list (never
   true in the stage's build, e.g. ``AITER_TRITON_ONLY``, ``not ctx.use_hip``), else an error;
+  for the wheel's build without GPU kernels (``requires(..., without_kernels=True)``), the
+  conditions of its ``without-kernels`` list are true instead (their ``if`` branch is read);
 - ``pyproject.toml``: ``[project].dependencies`` (unless declared ``dynamic``);
 - a requirements file: its requirement lines.
 
@@ -75,7 +77,10 @@ def published(config: Config, dists: set[str] | None = None) -> list[str]:
 
 
 def requires(dist: str, config: Config, metadata: Metadata,
-             variables: Mapping[str, object], root: Path | None = None) -> Read:
+             variables: Mapping[str, object], root: Path | None = None,
+             without_kernels: bool = False) -> Read:
+    """What ``dist``'s build requires; ``without_kernels``: its build without GPU kernels (the
+    conditions of ``[built]``'s ``without-kernels`` true)."""
     built = config.built.get(dist)
     if built is None:
         return Read((), ())
@@ -96,7 +101,8 @@ def requires(dist: str, config: Config, metadata: Metadata,
                             f"COMPONENT:PATH with a [[component]] of {', '.join(sorted(bases))}")
         base = upstream.resolve(bases[component], variables, f"[built] {dist}")
         url = f"{base}/{path}"
-        lines += read(url, metadata.text(url), built.false)
+        true = built.without_kernels if without_kernels else ()
+        lines += read(url, metadata.text(url), [f for f in built.false if f not in true], true)
         sources.append(url)
     return Read(tuple(dict.fromkeys(lines)), tuple(sources))
 
@@ -145,11 +151,11 @@ def package_mapping(text: str, url: str) -> list[tuple[str, str]]:
     return [(prefix, name) for prefix, name in pairs]
 
 
-def read(url: str, text: str, false: Sequence[str] = ()) -> list[str]:
+def read(url: str, text: str, false: Sequence[str] = (), true: Sequence[str] = ()) -> list[str]:
     """The requirements ``url``'s text declares (by its file name)."""
     name = url.rsplit("/", 1)[-1]
     if name == "setup.py":
-        return setup_requires(text, url, false)
+        return setup_requires(text, url, false, true)
     if name == "pyproject.toml":
         return _pyproject(text, url)
     return [line for line, _ in conformance.requirement_lines(text, url)]
@@ -166,7 +172,8 @@ def _pyproject(text: str, url: str) -> list[str]:
     return [str(r) for r in project.get("dependencies", [])]
 
 
-def setup_requires(text: str, url: str, false: Sequence[str] = ()) -> list[str]:
+def setup_requires(text: str, url: str, false: Sequence[str] = (),
+                   true: Sequence[str] = ()) -> list[str]:
     """``install_requires`` of setup.py's ``setup(...)``, read without running it."""
     try:
         tree = ast.parse(text)
@@ -178,12 +185,13 @@ def setup_requires(text: str, url: str, false: Sequence[str] = ()) -> list[str]:
     if len(keywords) != 1:
         raise LintError(f"{url}: {len(keywords)} install_requires= in setup() calls: not "
                         "readable statically")
-    return _strings(keywords[0].value, _Scope(tree, url, set(false)))
+    return _strings(keywords[0].value, _Scope(tree, url, set(false), set(true)))
 
 
 class _Scope:
-    def __init__(self, tree: ast.Module, url: str, false: set[str]) -> None:
-        self.tree, self.url, self.false = tree, url, false
+    def __init__(self, tree: ast.Module, url: str, false: set[str],
+                 true: set[str] | None = None) -> None:
+        self.tree, self.url, self.false, self.true = tree, url, false, true or set()
 
     def fail(self, node: ast.AST, why: str) -> LintError:
         return LintError(f"{self.url}:{getattr(node, 'lineno', 1)}: install_requires {why}: "
@@ -206,6 +214,8 @@ class _Scope:
             elif isinstance(statement, ast.If):
                 if ast.unparse(statement.test) in self.false:   # never true in this build
                     out += self._bindings(statement.orelse, name)
+                elif ast.unparse(statement.test) in self.true:  # always true in this build
+                    out += self._bindings(statement.body, name)
                 elif _touches(statement.body, name) or _touches(statement.orelse, name):
                     raise self.fail(statement, f"binds {name} under a condition the lint "
                                                f"cannot decide ({ast.unparse(statement.test)})")

@@ -48,7 +48,15 @@ from packaging.version import InvalidVersion, Version
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.model import graph
 from rocm_bake.model.bakefile import Definition
-from rocm_bake_checks.lint import builtmeta, conformance, lockfile, lockinputs, lockmeta, upstream
+from rocm_bake_checks.lint import (
+    builtmeta,
+    conformance,
+    lockfile,
+    lockinputs,
+    lockmeta,
+    supportedarchs,
+    upstream,
+)
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, Instruction, Stage, csv_options
@@ -154,6 +162,34 @@ def built_dists(definition: Definition, bake_files: list[Path], targets: list[Ba
         built[dist] = Dist(dist, versions[dist],
                            tuple(dict.fromkeys((*read.requires, *runtime.get(dist, ())))))
     return built
+
+
+@dataclass(frozen=True)
+class WithoutKernels:
+    """A built distribution's build without GPU kernels: the environment variable and value
+    that switch its setup.py to it (upstream.toml [supported-archs] without-kernels) and what
+    that build requires (read from upstream with [built]'s without-kernels conditions true)."""
+
+    env: str
+    value: str
+    requires: tuple[str, ...]
+
+
+def built_without_kernels(definition: Definition, root: Path,
+                          metadata: Metadata) -> dict[str, WithoutKernels]:
+    """Every built distribution that has a build without GPU kernels, with that build's
+    switch and requirements (the rehearsal's stand-in of it)."""
+    variables = {v.name: v.value for v in definition.variables()}
+    config = conformance.with_components(upstream.load_config(metadata.settings.config),
+                                         definition)
+    out = {}
+    for declared in supportedarchs.load(metadata.settings.config):
+        dist = canonical(declared.component)
+        if declared.switch is None:
+            continue
+        read = builtmeta.requires(dist, config, metadata, variables, root, without_kernels=True)
+        out[dist] = WithoutKernels(declared.switch.env, declared.switch.value, read.requires)
+    return out
 
 
 @dataclass

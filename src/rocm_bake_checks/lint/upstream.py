@@ -47,6 +47,9 @@ class Built:
     requires_from: tuple[str, ...] = ()   # COMPONENT:PATH files declaring them (builtmeta)
     false: tuple[str, ...] = ()      # setup.py names the build never sets (builtmeta)
     without_marker: tuple[str, ...] = ()   # a published wheel's markers the build drops
+    # of ``false``: the names its build without GPU kernels sets ([supported-archs]
+    # without-kernels; builtmeta reads that build's requirements with them true)
+    without_kernels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,8 @@ def load_config(path: Path = CONFIG) -> Config:
         built = {canonical(k): Built(tuple(v.get("packages", ())), str(v.get("version", "")),
                                      tuple(str(r) for r in v.get("requires-from", [])),
                                      tuple(str(r) for r in v.get("false", [])),
-                                     tuple(str(r) for r in v.get("without-marker", [])))
+                                     tuple(str(r) for r in v.get("without-marker", [])),
+                                     tuple(str(r) for r in v.get("without-kernels", [])))
                  for k, v in data.get("built", {}).items()}
         pypi = {canonical(k): tuple(v) for k, v in data.get("pypi-packages", {}).items()}
         copies = tuple(_copy(c, path) for c in data.get("nearest-copy", []))

@@ -22,7 +22,12 @@ from pathlib import Path
 
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.lint import bakemodel, upstream
-from rocm_bake_checks.lint.resolution import Dist, built_dists
+from rocm_bake_checks.lint.resolution import (
+    Dist,
+    WithoutKernels,
+    built_dists,
+    built_without_kernels,
+)
 from rocm_bake_checks.rehearse import base, mirror, sources, world
 
 DEFAULT_PORT = 38731
@@ -68,13 +73,15 @@ def rehearse(options: Options, report: Report) -> Result:
                                                          .glob("*.txt"))), options.cache)
     filled = mirror.fill(files, options.cache)
     targets = bakemodel.targets(definition, options.root)
-    built = built_dists(definition, [options.bake_file], targets, options.root,
-                        upstream.Metadata(upstream.Settings()), runtime_files=False)
+    metadata = upstream.Metadata(upstream.Settings())
+    built = built_dists(definition, [options.bake_file], targets, options.root, metadata,
+                        runtime_files=False)
+    without = built_without_kernels(definition, options.root, metadata)
     with tempfile.TemporaryDirectory(prefix="rocm-bake-rehearsal.") as tmp:
         root = Path(tmp)
         mirror.write_index(filled, root)
         report("rehearse: the stand-in sources")
-        env, lines = _sources(root, variables, built, options.cache)
+        env, lines = _sources(root, variables, built, without, options.cache)
         try:
             served = world.serving(root, options.cache, options.port)
             entered = served.__enter__()
@@ -134,9 +141,10 @@ def _image_label(options: Options, image: str, label: str) -> str:
 
 
 def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, Dist],
+             without: Mapping[str, WithoutKernels],
              cache: Path) -> tuple[dict[str, str], list[str]]:
     repos = [*sources.torch_repos(variables, built),
-             *sources.component_repos(variables, built),
+             *sources.component_repos(variables, built, without),
              *sources.ucx_nixl_repos(built),
              sources.lmcache_repo(variables, cache)]
     env: dict[str, str] = {}

@@ -35,7 +35,7 @@ from typing import Any
 from rocm_bake.core import atomic
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.lint import lockmeta, upstream
-from rocm_bake_checks.lint.resolution import Dist
+from rocm_bake_checks.lint.resolution import Dist, WithoutKernels
 from rocm_bake_checks.rehearse import mirror
 from rocm_bake_checks.rehearse.base import STANDIN
 
@@ -154,15 +154,51 @@ def torch_repos(variables: Mapping[str, str], built: Mapping[str, Dist]) -> list
     return out
 
 
-def component_repos(variables: Mapping[str, str], built: Mapping[str, Dist]) -> list[Repo]:
-    """The stand-in trees of the setup.py-built components."""
+# What a wheel's build without GPU kernels is beside its switch and its requirements (both read
+# from upstream: WithoutKernels): what it holds, as the real build lays it out.
+_WITHOUT_KERNELS: dict[str, dict[str, Any]] = {
+    # ROCm/aiter setup.py at AITER_REF, AITER_TRITON_ONLY=1 (lines 24-27, 156-179, 463-464):
+    # no CK, no prebuilt kernels, an empty aiter_meta/hsa, still a platform wheel
+    # (ForcePlatlibDistribution, line 458); aiter/__init__.py then imports only the Triton ops.
+    "amd-aiter": {"stands_for": "the amd-aiter wheel of its Triton-only build (no CK, no "
+                                "prebuilt kernels, no hsa/ code objects)",
+                  "packages": ["aiter", "aiter.ops", "aiter.ops.triton", "aiter_meta"]},
+    # Dao-AILab/flash-attention setup.py at FA_COMMIT, FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE
+    # (lines 65-66: SKIP_CK_BUILD): no flash_attn_2_cuda extension, so a pure wheel
+    # (py3-none-any) of the flash_attn package with its flash_attn_triton_amd backend, which
+    # flash_attn/flash_attn_interface.py (lines 11-15) imports only when the same variable is
+    # TRUE where it runs, else the extension.
+    "flash-attn": {"stands_for": "the flash_attn wheel of its Triton backend (no "
+                                 "composable_kernel extension flash_attn_2_cuda)",
+                   "pure": True,
+                   "packages": ["flash_attn", "flash_attn.flash_attn_triton_amd"],
+                   "modules": {"flash_attn/__init__.py": (
+                       '__version__ = "{version}"\nimport os\n'
+                       'if os.getenv("FLASH_ATTENTION_TRITON_AMD_ENABLE", "FALSE") == "TRUE":\n'
+                       "    from flash_attn import flash_attn_triton_amd\n"
+                       "else:\n    import flash_attn_2_cuda\n")}},
+}
+
+
+def component_repos(variables: Mapping[str, str], built: Mapping[str, Dist],
+                    without: Mapping[str, WithoutKernels] | None = None) -> list[Repo]:
+    """The stand-in trees of the setup.py-built components; a wheel with a build without GPU
+    kernels (``without``) switches to it by upstream's own variable."""
     def simple(pin: str, name: str, dist: str, packages: list[str], version: Mapping[str, str],
                prefix: str = "", **more: Any) -> Repo:
+        switch = (without or {}).get(dist)
+        switches = [] if switch is None else [{
+            "env": switch.env, "value": switch.value, "requires": list(switch.requires),
+            **_WITHOUT_KERNELS.get(dist, {})}]
         spec = _spec(dist, f"the {dist} wheel (a HIP compile)", version, packages,
-                     requires=list(built[dist].requires), **more)
+                     requires=list(built[dist].requires),
+                     **({"switches": switches} if switches else {}), **more)
+        also = "" if switch is None else (
+            f"; {switch.env}={switch.value}: its build without GPU kernels, "
+            f"{len(switch.requires)} requirements read from upstream")
         return Repo(pin, name, _standin_tree(spec, prefix=prefix),
                     f"{dist}: stand-in tree, version {json.dumps(dict(version))}, "
-                    f"{len(built[dist].requires)} requirements read from upstream")
+                    f"{len(built[dist].requires)} requirements read from upstream{also}")
 
     triton = simple("TRITON", "triton", "triton", ["triton", "triton.profiler"],
                     {"literal": variables["TRITON_VERSION"], "suffix": "+git{sha8}"},

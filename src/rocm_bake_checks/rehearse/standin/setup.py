@@ -21,6 +21,13 @@ from setuptools.dist import Distribution
 HERE = Path(__file__).resolve().parent
 SPEC = json.loads((HERE / ".rehearsal" / "wheel.json").read_text())
 PKG = HERE / ".rehearsal" / "pkg"
+# A build the real setup.py switches to by an environment variable (a wheel's build without GPU
+# kernels: AITER_TRITON_ONLY=1, FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE): the same variable
+# switches the stand-in to that build's identity.
+for _switch in SPEC.get("switches", []):
+    if os.environ.get(_switch["env"]) == _switch["value"]:
+        SPEC.update({k: v for k, v in _switch.items() if k not in ("env", "value")})
+        print(f"rehearsal: {_switch['env']}={_switch['value']}: {SPEC['stands_for']}")
 
 
 def rocm_version():
