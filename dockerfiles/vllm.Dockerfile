@@ -214,7 +214,11 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi), everything else
 # from the vllm lock (locks/vllm.txt), uv among them (requirements/vllm-runtime.txt: upstream's
-# final image has uv from its base stage).
+# final image has uv from its base stage), and MoRI's proxy dependencies msgpack, quart and
+# blinker (requirements/vllm-runtime.txt), which vllm-project/vllm docker/Dockerfile.rocm
+# (v0.28.0 sdist, the same file at VLLM_COMMIT) installs in its stage mori_base (lines
+# 516-568: pip install at 555-557), the stage its final image is built FROM (line 828); the
+# runtime check imports them (vLLM's MoRIIO connector imports msgpack at module level).
 COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
@@ -231,7 +235,7 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     && pip check \
     && write-manifest.py /opt/rocm-bake/versions.json \
         /deps/torch /deps/triton /deps/aiter /deps/nixl /deps/vllm \
-    && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser \
+    && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser msgpack quart blinker \
     && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)" \
     && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs" \
     && uv --version
