@@ -820,6 +820,44 @@ variable "MORI_COMMIT" {
   }
 }
 
+# MoRI's RDMA NIC provider libraries in the vLLM runtime image, as vllm-project/vllm
+# docker/Dockerfile.rocm (v0.28.0 sdist, the same file at VLLM_COMMIT) installs them in its stage
+# mori_base (lines 516-568), the stage its final image is built FROM, per NIC_BACKEND (line 16,
+# default all): AMD AINIC's libionic-dev and ionic-common from
+# https://repo.radeon.com/amdainic/pensando/ubuntu/<AINIC_VERSION> jammy (AINIC_VERSION
+# 1.117.3-hydra, line 20; install_ainic, lines 523-537) and Broadcom Thor-2's
+# bnxt-rocelib=235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public
+# jammy (install_bnxt, lines 540-553).  Upstream adds the vendors' apt repositories with signing
+# keys fetched unverified; here every vendor .deb is pinned by URL and sha256 (NIC_DEBS) and
+# installed from its file (vllm.Dockerfile, stage mori_base).  Neither host could be reached
+# where these pins are recorded, so no vendor .deb (its file name, version or sha256) is
+# recorded yet: NIC_DEBS is empty and NIC_BACKEND is none until someone who reaches them records
+# them (docs/manual/recipes.md).  `inv rehearse` runs the install with NIC_BACKEND=all and
+# stand-in .debs of the real package names.
+variable "NIC_BACKEND" {
+  type        = string
+  default     = "none"
+  description = "The RDMA NICs whose provider libraries the vLLM runtime image carries for MoRI (vLLM v0.28.0 docker/Dockerfile.rocm NIC_BACKEND): none, ainic (AMD AINIC: libionic-dev, ionic-common), bnxt (Broadcom Thor-2: bnxt-rocelib) or all. Upstream's default is all; here none until NIC_DEBS pins the vendors' .debs, which could not be recorded where the pins are kept (repo.radeon.com and packages.broadcom.com unreachable there)."
+  validation {
+    condition     = contains(["none", "ainic", "bnxt", "all"], NIC_BACKEND)
+    error_message = "NIC_BACKEND must be one of none, ainic, bnxt, all (vLLM's docker/Dockerfile.rocm NIC_BACKEND)."
+  }
+}
+
+variable "NIC_DEBS" {
+  type        = list(string)
+  default     = []
+  description = "The vendors' .debs NIC_BACKEND installs, each \"<backend> <sha256> <url>\" (backend ainic or bnxt; env: comma-separated): for ainic libionic-dev, ionic-common and the libionic1 they need from https://repo.radeon.com/amdainic/pensando/ubuntu/1.117.3-hydra/ (vLLM v0.28.0's AINIC_VERSION), for bnxt bnxt-rocelib 235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/. Each is downloaded, checked by its sha256 and installed from its file; the build checks that upstream's packages are then installed. Empty: none recorded yet (see NIC_BACKEND)."
+  validation {
+    condition     = length([for d in NIC_DEBS : d if !can(regex("^(ainic [0-9a-f]{64} https://repo\\.radeon\\.com/amdainic/pensando/ubuntu/[^/ ]+/|bnxt [0-9a-f]{64} https://packages\\.broadcom\\.com/artifactory/ethernet-nic-debian-public/)[^ ;]+\\.deb$", d))]) == 0
+    error_message = "NIC_DEBS entries must be \"ainic <sha256> https://repo.radeon.com/amdainic/pensando/ubuntu/<bundle>/....deb\" or \"bnxt <sha256> https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/....deb\"."
+  }
+  validation {
+    condition     = length([for b in (NIC_BACKEND == "all" ? ["ainic", "bnxt"] : NIC_BACKEND == "none" ? [] : [NIC_BACKEND]) : b if length([for d in NIC_DEBS : d if split(" ", d)[0] == b]) == 0]) == 0
+    error_message = "NIC_BACKEND=${NIC_BACKEND} needs NIC_DEBS entries for each NIC it names (the vendors' .debs by URL and sha256); none are recorded yet: NIC_BACKEND=none."
+  }
+}
+
 # ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
@@ -1028,6 +1066,8 @@ PINS = {
   VLLM_COMMIT        = VLLM_COMMIT
   VLLM_REF           = VLLM_REF
   RUST_VERSION       = RUST_VERSION
+  NIC_BACKEND        = NIC_BACKEND
+  NIC_DEBS           = join(";", NIC_DEBS)
   LMCACHE_COMMIT     = LMCACHE_COMMIT
   LMCACHE_REF        = LMCACHE_REF
 }
@@ -1309,6 +1349,8 @@ target "vllm" {
     RUST_VERSION          = RUST_VERSION
     RUST_URL              = RUST_URL
     RUST_SHA256           = RUST_SHA256
+    NIC_BACKEND           = NIC_BACKEND
+    NIC_DEBS              = join(";", NIC_DEBS)
     # Every pin, for the runtime image's /opt/rocm-bake/versions.json.
     ROCM_BAKE_PINS = jsonencode(PINS)
   },

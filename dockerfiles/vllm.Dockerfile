@@ -8,9 +8,11 @@
 #   rust     builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser) with a pinned Rust
 #   build    builds the vllm wheel into /wheels, shipping the Rust frontend
 #   wheels   just that wheel (FROM scratch)
-#   runtime  base + every wheel of the cell installed + /opt/rocm-bake/versions.json (every
-#            pin, every wheel's version and sha256); keeps its own wheel in /wheels, the
-#            contract every consumer (lmcache, wheels-<arch>) bind-mounts
+#   mori_base  base + MoRI's RDMA NIC provider libraries (NIC_BACKEND, NIC_DEBS), as upstream's
+#            mori_base
+#   runtime  mori_base + every wheel of the cell installed + /opt/rocm-bake/versions.json
+#            (every pin, every wheel's version and sha256); keeps its own wheel in /wheels,
+#            the contract every consumer (lmcache, wheels-<arch>) bind-mounts
 # amdsmi: vLLM detects ROCm with `import amdsmi` / amdsmi.amdsmi_init(); without it
 # `vllm serve` finds no platform.  Built from the ROCm release of the base image, as
 # vllm-project/vllm docker/Dockerfile.rocm_base does (build_amdsmi: pip wheel in
@@ -211,7 +213,64 @@ COPY --from=flash-attn /wheels/ /wheels/
 COPY --from=mori /wheels/ /wheels/
 COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 
-FROM base AS runtime
+# MoRI's runtime dependencies, as vllm-project/vllm docker/Dockerfile.rocm (v0.28.0 sdist, the
+# same file at VLLM_COMMIT) installs them in its stage mori_base (lines 516-568), the stage its
+# final image is built FROM (line 828); the runtime stage below is built FROM this one.  Its
+# Python packages (msgpack, quart, blinker: lines 555-557) come from the vllm lock with the rest
+# (the runtime stage).  Its NIC provider libraries, per NIC_BACKEND (upstream's ARG, line 16;
+# none, ainic, bnxt or all: lines 562-567): upstream adds the vendors' apt repositories (signing
+# keys fetched unverified) and installs libionic-dev and ionic-common (install_ainic, lines
+# 523-537) and bnxt-rocelib=235.2.86.0 (install_bnxt, lines 540-553).  Here each vendor .deb of
+# NIC_DEBS ("<nic> <sha256> <url>", rocm-bake.hcl) whose NIC is selected is downloaded and
+# checked by its sha256, apt installs them from their files (what they need from Ubuntu, from
+# the base image's archive, as upstream's), and every package upstream names for the NIC must
+# then be installed; then upstream's copy of libbnxt_re* into /usr/local/lib and ldconfig
+# (lines 550-551).  (Upstream's ca-certificates, curl, gnupg and apt-transport-https serve its
+# repository set-up; the base image has curl and ca-certificates.)  NIC_BACKEND=none, the
+# default until NIC_DEBS is recorded, installs nothing.
+# `;`, not `&&`: errexit (SHELL) then holds inside the loops too.
+FROM base AS mori_base
+
+ARG NIC_BACKEND
+ARG NIC_DEBS
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+RUN case "${NIC_BACKEND}" in \
+        none) nics="" ;; \
+        all) nics="ainic bnxt" ;; \
+        ainic | bnxt) nics="${NIC_BACKEND}" ;; \
+        *) echo "unknown NIC_BACKEND=${NIC_BACKEND}: one of none, ainic, bnxt, all" >&2; exit 2 ;; \
+    esac; \
+    mkdir -p /tmp/nic-debs; \
+    IFS=';' read -ra debs <<< "${NIC_DEBS}"; \
+    for deb in "${debs[@]}"; do \
+        read -r nic sha256 url <<< "${deb}"; \
+        case " ${nics} " in *" ${nic} "*) ;; *) continue ;; esac; \
+        curl -fsSL --retry 3 -o "/tmp/nic-debs/${url##*/}" "${url}"; \
+        echo "${sha256}  /tmp/nic-debs/${url##*/}" | sha256sum --check --strict; \
+    done; \
+    if [ -n "${nics}" ]; then \
+        apt-get update; \
+        apt-get install -y --no-install-recommends /tmp/nic-debs/*.deb; \
+        rm -rf /var/lib/apt/lists/*; \
+    fi; \
+    for nic in ${nics}; do \
+        case "${nic}" in \
+            ainic) packages=(libionic-dev ionic-common) ;; \
+            bnxt) packages=(bnxt-rocelib) ;; \
+        esac; \
+        dpkg -s "${packages[@]}" > /dev/null; \
+        dpkg-query -W "${packages[@]}"; \
+    done; \
+    if [[ " ${nics} " == *" bnxt "* ]]; then \
+        cp -a /usr/local/lib/x86_64-linux-gnu/libbnxt_re* /usr/local/lib/; \
+    fi; \
+    ldconfig; \
+    rm -rf /tmp/nic-debs; \
+    echo "NIC_BACKEND=${NIC_BACKEND}: ${nics:-no NIC provider}"
+
+FROM mori_base AS runtime
 
 ARG ROCM_BAKE_PINS
 # In the environment of the RUN below: pip then writes hash-based .pyc files.
@@ -238,9 +297,13 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 # The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi, and flash_attn and
 # amd_mori where the cell builds them), everything else from the vllm lock (locks/vllm.txt), uv
 # among them (requirements/vllm-runtime.txt: upstream's final image has uv from its base
-# stage).  The runtime check imports what the image must run: a build without kernels
-# (AITER_TRITON_ONLY, FLASH_ATTENTION_TRITON_AMD_ENABLE above) with the modules vLLM takes from
-# it (aiter.ops.triton; flash_attn.flash_attn_triton_amd).
+# stage), and MoRI's proxy dependencies msgpack, quart and blinker (requirements/vllm-runtime.txt),
+# which vllm-project/vllm docker/Dockerfile.rocm (v0.28.0 sdist, the same file at VLLM_COMMIT)
+# installs in its stage mori_base (lines 516-568: pip install at 555-557), the stage its final
+# image is built FROM (line 828).  The runtime check imports what the image must run: those
+# three (vLLM's MoRIIO connector imports msgpack at module level), and for a build without
+# kernels (AITER_TRITON_ONLY, FLASH_ATTENTION_TRITON_AMD_ENABLE above) the modules vLLM takes
+# from it (aiter.ops.triton; flash_attn.flash_attn_triton_amd).
 COPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt
 RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     --mount=type=bind,from=triton,source=/wheels,target=/deps/triton \
@@ -261,7 +324,7 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
     && if [ "${AITER_TRITON_ONLY}" = 1 ]; then without_kernels+=(aiter aiter.ops.triton); fi \
     && if [ "${FLASH_ATTENTION_TRITON_AMD_ENABLE}" = TRUE ]; then \
            without_kernels+=(flash_attn flash_attn.flash_attn_triton_amd); fi \
-    && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser \
+    && check-runtime.py --expect torch vllm amdsmi vllm._rust_tool_parser msgpack quart blinker \
         "${without_kernels[@]}" \
     && python -P -c "import torch, vllm; assert torch.version.hip; print('vllm', vllm.__version__)" \
     && test -x "$(python -P -c 'import os, vllm; print(os.path.dirname(vllm.__file__))')/vllm-rs" \

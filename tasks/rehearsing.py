@@ -31,7 +31,8 @@ def rehearse(c: Context, target: list[str] | None = None, arch: list[str] | None
     base image (scripts/rehearsal-base.sh: pinned Debian, CPython 3.12), every source fetch (a
     loopback git server holding upstream's release sdists where PyPI has them), every compile
     (a stand-in build of the wheel with the real artifact's name, version and requirements,
-    read from upstream), the downloads GitHub and static.rust-lang.org would serve.
+    read from upstream), the downloads GitHub, static.rust-lang.org and the NIC vendors would
+    serve (NIC_DEBS: stand-in .debs of the real packages, NIC_BACKEND=all).
     Everything else runs as on a real builder, against the locks' real distributions
     (downloaded once from PyPI by sha256).
 

@@ -59,7 +59,11 @@ def test_overrides_match_buildx(env: dict[str, str], buildx: Buildx, checkout: P
 @pytest.mark.parametrize("env", [{"GPU_ARCHS": "gfx90a"}, {"MAX_JOBS": "auto"},
                                  {"CACHE_TYPE": "distcc"}, {"GPU_ARCHS": ""},
                                  # the toolchain's sha256, and its URL out of step with RUST_VERSION
-                                 {"RUST_SHA256": "2e0338f1"}, {"RUST_VERSION": "1.96.0"}])
+                                 {"RUST_SHA256": "2e0338f1"}, {"RUST_VERSION": "1.96.0"},
+                                 # a NIC no .deb is pinned for, an unknown NIC, a .deb of
+                                 # another host
+                                 {"NIC_BACKEND": "all"}, {"NIC_BACKEND": "mlx5"},
+                                 {"NIC_DEBS": f"bnxt {'0' * 64} https://example.com/b.deb"}])
 def test_bad_overrides_fail_in_both(env: dict[str, str], buildx: Buildx, checkout: Path) -> None:
     args = ["-f", "rocm-bake.hcl", "--print", "default"]
     expected = oracle(buildx, args, checkout, env)
@@ -83,6 +87,23 @@ def test_rust_toolchain_override_matches_buildx(buildx: Buildx, checkout: Path) 
     vllm_args = expected.data["target"]["vllm-gfx950"]["args"]
     assert (vllm_args["RUST_VERSION"], vllm_args["RUST_URL"], vllm_args["RUST_SHA256"]) == (
         "1.96.0", env["RUST_URL"], sha)
+
+
+@pytest.mark.buildx
+def test_nic_debs_override_matches_buildx(buildx: Buildx, checkout: Path) -> None:
+    """NIC_BACKEND with the .debs it needs (NIC_DEBS, a list: comma-separated in the
+    environment) reaches the vllm cells' args, the .debs joined by ';'."""
+    debs = [f"ainic {'a' * 64} https://repo.radeon.com/amdainic/pensando/ubuntu/1.117.3-hydra/"
+            "pool/main/libionic1_1_amd64.deb",
+            f"bnxt {'b' * 64} https://packages.broadcom.com/artifactory/"
+            "ethernet-nic-debian-public/pool/main/bnxt-rocelib_235.2.86.0_amd64.deb"]
+    env = {"NIC_BACKEND": "all", "NIC_DEBS": ",".join(debs)}
+    args = ["-f", "rocm-bake.hcl", "--print", "vllm"]
+    expected = oracle(buildx, args, checkout, env)
+    assert expected.ok, expected.error
+    assert model(args, checkout, env).data == expected.data
+    vllm_args = expected.data["target"]["vllm-gfx950"]["args"]
+    assert (vllm_args["NIC_BACKEND"], vllm_args["NIC_DEBS"]) == ("all", ";".join(debs))
 
 
 @pytest.mark.buildx

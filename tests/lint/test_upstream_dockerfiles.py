@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rocm_bake_checks import lint
-from rocm_bake_checks.lint import upstream
+from rocm_bake_checks.lint import runtimepip, upstream
 
 COMMIT = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
 RAW = f"https://raw.githubusercontent.com/vllm-project/vllm/{COMMIT}/docker"
@@ -64,6 +64,11 @@ RUNTIME_ENV = ("HSA_ENABLE_IPC_MODE_LEGACY=1 UCX_RMA_PPLN_ENABLE=y "
                "UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf TOKENIZERS_PARALLELISM=false "
                "SAFETENSORS_FAST_GPU=1 HIP_FORCE_DEV_KERNARG=1 PYTORCH_NVML_BASED_CUDA_CHECK=1 "
                "KINETO_CONFIG=/opt/rocm-bake/libkineto.conf")
+# Every distribution upstream's final image pip-installs by name (Dockerfile.rocm base,
+# mori_base, final), pinned by the runtime image's lock (runtime-pip).
+LOCK = "".join(f"{name}==1.0 \\\n    --hash=sha256:{'0' * 64}\n"
+               for name in ("aiohttp", "blinker", "huggingface-hub", "msgpack", "pip", "pyzmq",
+                            "quart"))
 BUILD = "FROM base AS {name}\nRUN {flags} pip wheel -w /wheels .\n"
 GOOD = {
     "docker-bake.hcl": BAKE,
@@ -101,9 +106,11 @@ GOOD = {
           "VLLM_DOCKER_BUILD_CONTEXT=1 VLLM_REQUIRE_RUST_FRONTEND=1 pip wheel -w /wheels .\n"
         + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"
           "COPY --from=amdsmi /wheels/ /wheels/\n"
-        + "FROM base AS runtime\nRUN --mount=type=bind,from=torch,source=/wheels,target=/t "
+        + "FROM base AS runtime\nCOPY locks/vllm.txt /opt/rocm-bake/locks/vllm.txt\n"
+          "RUN --mount=type=bind,from=torch,source=/wheels,target=/t "
           "--mount=type=bind,from=wheels,source=/wheels,target=/v pip install /t/*.whl "
           f"/v/*.whl\nENV {RUNTIME_ENV}\nCOPY --from=wheels /wheels/ /wheels/\n"),
+    "dockerfiles/locks/vllm.txt": LOCK,
     "dockerfiles/wheels-export.Dockerfile": ("FROM scratch AS export\n"
                                              "COPY --from=torch /wheels/ /\n"
                                              "COPY --from=vllm /wheels/ /\n"
@@ -154,6 +161,9 @@ CASES: dict[str, tuple[dict[str, str], str]] = {
                             "HSA_ENABLE_IPC_MODE_LEGACY=0"),
                     "sets HSA_ENABLE_IPC_MODE_LEGACY=1 (Dockerfile.rocm:880); the runtime image "
                     "here sets HSA_ENABLE_IPC_MODE_LEGACY=0"),
+    "runtime-pip": (replace("dockerfiles/locks/vllm.txt", "msgpack==1.0", "msgpack-x==1.0"),
+                    "upstream's final image pip-installs msgpack (Dockerfile.rocm stage "
+                    "mori_base:522); no lock the runtime image here installs pins it"),
     "release-wheels": (replace("dockerfiles/vllm.Dockerfile",
                                "COPY --from=amdsmi /wheels/ /wheels/\n", ""),
                        "collects the amdsmi wheel (Dockerfile.rocm_base stage "
@@ -239,3 +249,18 @@ def test_a_missing_upstream_stage_is_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(lint.LintError, match="has no stage 'build_nothing'") as caught:
         findings(tmp_path, {**GOOD, "upstream-dockerfiles.toml": config(stages)})
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    ("--quiet --ignore-installed blinker ", ["blinker"]),
+    ("--quiet quart msgpack aiohttp pyzmq", ["quart", "msgpack", "aiohttp", "pyzmq"]),
+    ("--system --upgrade huggingface-hub[cli]", ["huggingface-hub"]),
+    ("--upgrade pip", ["pip"]),
+    ("--system -r requirements/rocm.txt", []),
+    ("--system *.whl", []),
+    ("--system /nixl_install/*.whl", []),
+    ("-c ${CONSTRAINTS} ./local 'torch>=2' $EXTRA", ["torch"]),
+])
+def test_runtime_pip_reads_names_never_files_paths_or_variables(arguments: str,
+                                                                expected: list[str]) -> None:
+    assert runtimepip.names(arguments) == expected

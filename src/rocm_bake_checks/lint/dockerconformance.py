@@ -1,7 +1,7 @@
 """The conformance family's rules over upstream's own Dockerfiles (``upstream-dockerfiles.toml``):
-apt-base, runtime-env, release-wheels and export-wheels, build-components and build-flags,
-build-toolchain and build-scripts, each in its own module; this module fetches upstream's files
-once and runs them."""
+apt-base, runtime-env, runtime-pip, release-wheels and export-wheels, build-components and
+build-flags, build-toolchain and build-scripts, each in its own module; this module fetches
+upstream's files once and runs them."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from rocm_bake_checks.lint import (
     conformance,
     releasewheels,
     runtimeenv,
+    runtimepip,
     upstream,
     upstreamdocker,
     upstreamstages,
@@ -23,9 +24,9 @@ from rocm_bake_checks.lint.bakemodel import BakeTarget
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding
 
-RULES = ("apt-base", "runtime-env", "release-wheels", "export-wheels", "build-components",
-         "build-flags", "build-toolchain", "build-scripts", "component-upstream",
-         "component-waiver")
+RULES = ("apt-base", "runtime-env", "runtime-pip", "release-wheels", "export-wheels",
+         "build-components", "build-flags", "build-toolchain", "build-scripts",
+         "component-upstream", "component-waiver")
 
 
 def check(definition: Definition, targets: list[BakeTarget], root: Path,
@@ -45,6 +46,7 @@ def check(definition: Definition, targets: list[BakeTarget], root: Path,
     return [*unanswered, *waivers,
             *aptbase.check(up, root, files, values),
             *runtimeenv.check(up, root, files, values),
+            *runtimepip.check(up, root, files),
             *releasewheels.check(up, targets, files, root, dists),
             *buildflags.check(up, root, files, values),
             *buildsteps.check(up, root, files, values)]

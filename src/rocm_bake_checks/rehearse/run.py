@@ -28,7 +28,7 @@ from rocm_bake_checks.lint.resolution import (
     built_dists,
     built_without_kernels,
 )
-from rocm_bake_checks.rehearse import base, mirror, sources, world
+from rocm_bake_checks.rehearse import base, mirror, nicdebs, sources, world
 
 DEFAULT_PORT = 38731
 EXIT_FAILED_STEP = 1
@@ -173,7 +173,11 @@ def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, Dist]
     env["RUST_SHA256"] = sha
     lines.append(f"download RUST_URL: {variables.get('RUST_URL')} -> a stand-in toolchain "
                  f"(rustc/cargo answering as {variables['RUST_VERSION']}), sha256 {sha}")
-    return env, lines
+    env["NIC_DEBS"], debs = nicdebs.write(root, "http://127.0.0.1:{port}")
+    env["NIC_BACKEND"] = "all"
+    lines.append(f"NIC_BACKEND: {variables.get('NIC_BACKEND') or '(unset)'} -> all (every NIC's "
+                 "provider .debs installed, from stand-ins)")
+    return env, [*lines, *debs]
 
 
 def _printed(options: Options) -> dict[str, dict[str, object]]:
