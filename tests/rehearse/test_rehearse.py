@@ -50,8 +50,9 @@ def test_default_target_passes_on_gfx950(engine: str) -> None:
     result = rehearse(ROOT, engine, "--arch", "gfx950")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "rehearse: passed (vllm, lmcache for gfx950)" in result.stdout
-    for substitution in ("base image: rocm/dev-ubuntu-22.04", "download VLLM_SDIST_URL:", "source PYTORCH:",
-                         "vllm-0.28.0.tar.gz", "download RUST_URL:", "packages:"):
+    for substitution in ("base image: rocm/dev-ubuntu-22.04", "download VLLM_SDIST_URL:",
+                         "source PYTORCH:", "vllm-0.28.0.tar.gz", "download RUST_URL:",
+                         "packages:"):
         assert substitution in result.stdout, substitution
 
 
