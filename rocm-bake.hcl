@@ -853,7 +853,8 @@ variable "NIC_DEBS" {
     error_message = "NIC_DEBS entries must be \"ainic <sha256> https://repo.radeon.com/amdainic/pensando/ubuntu/<bundle>/....deb\" or \"bnxt <sha256> https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/....deb\"."
   }
   validation {
-    condition     = length([for b in (NIC_BACKEND == "all" ? ["ainic", "bnxt"] : NIC_BACKEND == "none" ? [] : [NIC_BACKEND]) : b if length([for d in NIC_DEBS : d if split(" ", d)[0] == b]) == 0]) == 0
+    # an unknown NIC_BACKEND is the validation above's error alone
+    condition     = !contains(["ainic", "bnxt", "all"], NIC_BACKEND) || length([for b in (NIC_BACKEND == "all" ? ["ainic", "bnxt"] : [NIC_BACKEND]) : b if length([for d in NIC_DEBS : d if split(" ", d)[0] == b]) == 0]) == 0
     error_message = "NIC_BACKEND=${NIC_BACKEND} needs NIC_DEBS entries for each NIC it names (the vendors' .debs by URL and sha256); none are recorded yet: NIC_BACKEND=none."
   }
 }

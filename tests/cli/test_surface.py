@@ -52,7 +52,9 @@ def test_print_needs_no_docker(path_without_docker: str) -> None:
     plan = json.loads(result.stdout)
     assert plan["group"]["default"] == {"targets": ["vllm"]}
     assert "vllm-gfx1201" in plan["target"]
-    assert plan["target"]["vllm-gfx1201"]["contexts"]["aiter"] == "target:empty"
+    # MoRI has no gfx1201 build (its skip); AITER's is the Triton-only one
+    assert plan["target"]["vllm-gfx1201"]["contexts"]["mori"] == "target:empty"
+    assert plan["target"]["vllm-gfx1201"]["contexts"]["aiter"] == "target:aiter-gfx1201"
 
 
 def test_dry_run_shows_env_and_argv() -> None:
@@ -76,8 +78,10 @@ def test_targets_table_shows_skips_with_reasons() -> None:
     by_cell = {(r[0], r[1]): r for r in rows}
     assert by_cell[("vllm", "gfx950")][2] == "vllm-gfx950"
     assert "torch-gfx950" in by_cell[("vllm", "gfx950")][3]
-    assert by_cell[("aiter", "gfx1201")][2] == "-"
-    assert "skipped:" in by_cell[("aiter", "gfx1201")][3]
+    assert by_cell[("mori", "gfx1201")][2] == "-"
+    assert "skipped:" in by_cell[("mori", "gfx1201")][3]
+    assert by_cell[("aiter", "gfx1201")][2] == "aiter-gfx1201"
+    assert "without kernels:" in by_cell[("aiter", "gfx1201")][3]
 
 
 def test_targets_table_fits_the_terminal_and_json_has_every_reason_whole() -> None:
@@ -87,8 +91,10 @@ def test_targets_table_fits_the_terminal_and_json_has_every_reason_whole() -> No
         assert table.returncode == 0, table.stderr
         assert max(len(line) for line in table.stdout.splitlines()) <= columns, table.stdout
     records = json.loads(run_cli(["inv", "targets", "--json"]).stdout)
+    mori = next(r for r in records if (r["component"], r["arch"]) == ("mori", "gfx1201"))
+    assert mori["target"] is None and "_supported_arch_list" in mori["skipped"]
     aiter = next(r for r in records if (r["component"], r["arch"]) == ("aiter", "gfx1201"))
-    assert aiter["target"] is None and "Unknown gfx" in aiter["skipped"]
+    assert aiter["skipped"] is None and "AITER_TRITON_ONLY=1" in aiter["without_kernels"]
     reasons = [r["skipped"] for r in records if r["skipped"]]
     assert max(len(r) for r in reasons) > 120  # the table above wrapped something real
 
