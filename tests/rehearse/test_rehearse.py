@@ -56,24 +56,43 @@ def test_default_target_passes_on_gfx950(engine: str) -> None:
         assert substitution in result.stdout, substitution
 
 
-def test_vllm_passes_on_gfx1201(engine: str, tmp_path: Path) -> None:
+def test_default_target_passes_on_gfx1201(engine: str, tmp_path: Path) -> None:
     """gfx1201 as upstream ships it (issue 38): AITER's Triton-only build and FlashAttention's
-    Triton backend, each stamped as that build stamps itself, in an image that imports them."""
+    Triton backend, each stamped as that build stamps itself, in an image that imports them;
+    LMCache's image on top of it."""
     log = tmp_path / "build.log"
-    result = rehearse(ROOT, engine, "--arch", "gfx1201", "--target", "vllm", "--log", str(log))
+    result = rehearse(ROOT, engine, "--arch", "gfx1201", "--log", str(log))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "rehearse: passed (vllm for gfx1201)" in result.stdout
-    for line in ("rehearsal: AITER_TRITON_ONLY=1: the amd-aiter wheel of its Triton-only build",
-                 "rehearsal: stand-in build of amd-aiter 0.1.19 (",
-                 "rehearsal: FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE: the flash_attn wheel of its "
-                 "Triton backend",
-                 "rehearsal: stand-in build of flash-attn 2.8.3 ("):
-        assert line in result.stdout, line
+    assert "rehearse: passed (vllm, lmcache for gfx1201)" in result.stdout
     text = log.read_text(encoding="utf-8")
-    assert "/wheels/flash_attn-2.8.3-py3-none-any.whl" in text
-    assert re.search(r"expected modules \(torch, vllm, amdsmi, vllm\._rust_tool_parser, aiter, "
-                     r"aiter\.ops\.triton, flash_attn, flash_attn\.flash_attn_triton_amd\): "
-                     r"present", text), "the gfx1201 image does not import AITER and flash_attn"
+    # A step taken from the layer cache prints nothing (an identical build ran it and printed
+    # it): each line is checked where its step ran.
+    for cell, step, lines in (
+            ("aiter-gfx1201", "with-compiler-cache.sh", (
+                "rehearsal: AITER_TRITON_ONLY=1: the amd-aiter wheel of its Triton-only build",
+                "rehearsal: stand-in build of amd-aiter 0.1.19 (")),
+            ("flash-attn-gfx1201", "with-compiler-cache.sh", (
+                "rehearsal: FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE: the flash_attn wheel of its "
+                "Triton backend",
+                "rehearsal: stand-in build of flash-attn 2.8.3 (")),
+            ("vllm-gfx1201", "check-runtime.py", ("/wheels/flash_attn-2.8.3-py3-none-any.whl",))):
+        if ran(text, cell, step):
+            for line in lines:
+                assert line in text, line
+    if ran(text, "vllm-gfx1201", "check-runtime.py"):
+        assert re.search(r"expected modules \(torch, vllm, amdsmi, vllm\._rust_tool_parser, "
+                         r"msgpack, quart, blinker, aiter, aiter\.ops\.triton, flash_attn, "
+                         r"flash_attn\.flash_attn_triton_amd\): present", text), \
+            "the gfx1201 image does not import AITER and flash_attn"
+
+
+def ran(log: str, cell: str, command: str) -> bool:
+    """Whether ``cell``'s RUN step running ``command`` ran in this build (buildx's plain log
+    says ``#N CACHED`` for a step taken from the layer cache)."""
+    steps = re.findall(rf"^#(\d+) \[{re.escape(cell)} [^\]]*\] RUN .*{re.escape(command)}", log,
+                       re.M)
+    assert steps, f"{cell}: no RUN step of {command} in the log"
+    return not all(re.search(rf"^#{step} CACHED$", log, re.M) for step in steps)
 
 
 def bad(name: str, engine: str, tmp_path: Path) -> str:
