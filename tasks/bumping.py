@@ -9,7 +9,7 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from tasks._cli import reports_errors
+from tasks._cli import print_report, reports_errors
 
 STEPS = "snapshot,lock,regen,lint,drift"
 
@@ -62,14 +62,7 @@ def bump(c: Context, rewrite: list[str], vllm: str = "", dry_run: bool = False,
         code, text = abbreviated.resolve(options)
     else:
         code, text = bumping.run(options, _regen)
-    from rocm_bake_checks.drift.cli import print_report
-
-    try:
-        print_report(text)
-    except BrokenPipeError:   # `inv bump | head`: the reader left, keep the status
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print_report(text)   # `inv bump | head`: the reader left, the status kept
     if code:
         raise Exit(code=code)
 
