@@ -40,8 +40,10 @@ from rocm_bake_checks.drift.cache import DiskCache  # noqa: E402
 from tests.drift import upstream  # noqa: E402
 
 INV = str(Path(sys.executable).parent / "inv")
-ENGINE = ("import json, sys; from rocm_bake_checks.drift import cli; "
-          "sys.exit(cli.run(cli.Options(**json.loads(sys.argv[1]))))")
+ENGINE = ("import json, sys; from rocm_bake_checks.drift import run; "
+          "from rocm_bake_checks.drift.settings import DriftSettings; "
+          "s = DriftSettings(**json.loads(sys.argv[1])); c = run.check(s); "
+          "sys.stdout.write(run.render_report(s, c.report)); sys.exit(c.report.exit_code())")
 NVCHECKER_VENV = Path("/tmp/rocm-bake-nvchecker")
 
 
@@ -226,7 +228,7 @@ def run(world: upstream.Upstream, tmp: Path, git: str, nvchecker: Path, rounds: 
     print(f"nvchecker {version(nvchecker)}:             {theirs:6.2f} s   "
           "(19 entries: newest tag/version only)")
     print(f"same check without invoke (warm): {engine:5.2f} s   "
-          "(python -c: rocm_bake_checks.drift.cli.run)")
+          "(python -c: rocm_bake_checks.drift.run.check)")
     print(f"`inv --version` alone:           {inv:6.2f} s   (invoke's own start-up)")
     print(f"the warm run's git ls-remotes:   {wave:6.2f} s   (all at once, bare: a floor both "
           "tools pay)")

@@ -9,7 +9,7 @@ from invoke.context import Context
 from invoke.exceptions import Exit
 from invoke.tasks import task
 
-from tasks._cli import reports_errors
+from tasks._cli import print_report, reports_errors
 
 STEPS = "snapshot,lock,regen,lint,drift"
 
@@ -69,16 +69,9 @@ def bump(c: Context, rewrite: list[str], vllm: str = "", dry_run: bool = False,
         try:
             code, text = bumping.run(options, _regen)
         except bumping.RecipeGoneError as gone:   # upstream's recipe change first, then the line
-            print(gone.report, end="", flush=True)
+            print_report(gone.report)
             raise
-    from rocm_bake_checks.drift.cli import print_report
-
-    try:
-        print_report(text)
-    except BrokenPipeError:   # `inv bump | head`: the reader left, keep the status
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print_report(text)   # `inv bump | head`: the reader left, the status kept
     if code:
         raise Exit(code=code)
 

@@ -19,7 +19,6 @@ the checkout's ``tests/`` and the ``dev`` dependency group (pytest).
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import shutil
@@ -29,7 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake_checks.drift import cli
+from rocm_bake_checks.drift import run as drift
+from rocm_bake_checks.drift.settings import DriftSettings
 from rocm_bake_checks.lint import locks
 from rocm_bake_docs import pages
 from rocm_bake_docs.source import Source
@@ -64,10 +64,11 @@ def _record(root: Path, module: str) -> None:
 
 
 def _variables_page(root: Path) -> None:
-    options = cli.Options(files=[str(root / "rocm-bake.hcl")], offline=str(root / SNAPSHOT),
-                          docs=True, output="json")
-    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-        code = cli.run(options, {})
+    settings = DriftSettings(files=[str(root / "rocm-bake.hcl")], offline=str(root / SNAPSHOT),
+                             docs=True)
+    checked = drift.check(settings, {})
+    drift.write_docs(settings, checked)
+    code = checked.report.exit_code()
     if code not in (0, 1):         # 1: drift found, which the page shows
         raise RocmBakeError(f"inv version-check --offline {SNAPSHOT} --docs failed "
                             f"(exit {code})")

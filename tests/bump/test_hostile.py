@@ -74,9 +74,10 @@ CHILD = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[3]), int(sys.argv[3])))
 from rocm_bake_checks.bump import recipe
-from rocm_bake_checks.drift import cli
+from rocm_bake_checks.drift import run
+from rocm_bake_checks.drift.settings import DriftSettings
 from rocm_bake_checks.drift.session import Session
-session = Session(cli.prepare(cli.Options(pypi=sys.argv[1], timeout=60.0), {}))
+session = Session(run.prepare(DriftSettings(pypi=sys.argv[1], timeout=60.0), {}))
 try:
     recipe.sdist(session.web, "vllm", sys.argv[2])
 except recipe.RecipeError as exc:

@@ -14,7 +14,8 @@ import pytest
 
 from rocm_bake.core.clock import SYSTEM
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake_checks.drift import cli
+from rocm_bake_checks.drift.settings import DriftSettings
+from tasks import versions
 from tests.drift import upstream
 from tests.drift.upstream import Upstream
 
@@ -45,7 +46,8 @@ class Run:
 
 
 class Checker:
-    """Runs the checker in-process on a small bake file against the world."""
+    """Runs ``inv version-check`` in-process (its task's run, tasks/versions.py) on a small bake
+    file against the world."""
 
     def __init__(self, world: Upstream, tmp: Path) -> None:
         self.world = world
@@ -68,7 +70,7 @@ class Checker:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = cli.run(cli.Options(**defaults), dict(env or {}), clock)
+                code = versions.check(DriftSettings(**defaults), dict(env or {}), clock)
             except RocmBakeError as exc:
                 print(f"error: {exc}", file=err)
                 code = exc.exit_code

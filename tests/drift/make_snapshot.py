@@ -9,14 +9,14 @@ pins of rocm-bake.hcl, so ``inv version-check --offline`` replays it on the real
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
 from rocm_bake.model import bakefile
-from rocm_bake_checks.drift import cli
+from rocm_bake_checks.drift import run
+from rocm_bake_checks.drift.settings import DriftSettings
 from tests.conftest import ROOT
 from tests.drift import upstream, worldpins
 
@@ -34,11 +34,9 @@ def generate(path: Path = SNAPSHOT) -> None:
         pins = worldpins.derive(ROOT / "rocm-bake.hcl", world.repos, world.pins)
         env = {**os.environ, **pins}
         recorded = Path(tmp) / "recorded.json"
-        options = cli.Options(files=[str(ROOT / "rocm-bake.hcl")], rewrites=world.rewrites(),
-                              record=str(recorded), cache_dir=str(Path(tmp) / "cache"),
-                              output="json")
-        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-            cli.run(options, env)
+        run.check(DriftSettings(files=[str(ROOT / "rocm-bake.hcl")],
+                                rewrites=world.rewrites(), record=str(recorded),
+                                cache_dir=str(Path(tmp) / "cache")), env)
         text = recorded.read_text()
     for name, world_commit in pins.items():
         text = text.replace(world_commit, str(real.value(name)))

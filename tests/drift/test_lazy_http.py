@@ -10,10 +10,13 @@ from tests.conftest import ROOT
 from tests.drift.test_cli import SNAPSHOT
 
 OFFLINE_RUN = f"""
-import contextlib, io, sys
-from rocm_bake_checks.drift import cli
-with contextlib.redirect_stdout(io.StringIO()):
-    status = cli.run(cli.Options(offline={SNAPSHOT!r}, output="json"))
+import sys
+from rocm_bake_checks.drift import run
+from rocm_bake_checks.drift.settings import DriftSettings
+settings = DriftSettings(offline={SNAPSHOT!r}, output="json")
+checked = run.check(settings)
+run.render_report(settings, checked.report)
+status = checked.report.exit_code()
 print(status, *(name in sys.modules for name in ("urllib.request", "requests", "urllib3")))
 """
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake_checks.drift import cli
-from rocm_bake_checks.lint import locknewer
+from rocm_bake_checks.drift.settings import DriftSettings
+from tasks import versions
 from tests.conftest import run_cli
 from tests.drift.conftest import Run
 from tests.lint.test_locks import PROJECT
@@ -105,7 +105,7 @@ def run(root: Path, pypi: str, **options: Any) -> Run:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = locknewer.run(cli.Options(**settings), {})
+            code = versions.check(DriftSettings(**settings), {})
         except RocmBakeError as exc:
             print(f"error: {exc}", file=err)
             code = exc.exit_code

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rocm_bake.core.clock import SYSTEM
-from rocm_bake_checks.drift import cli
+from rocm_bake_checks.drift import run
 from rocm_bake_checks.drift.session import Session
+from rocm_bake_checks.drift.settings import DriftSettings
 from tests.drift.conftest import Checker, pin
 from tests.drift.webworld import Route, releases_json
 
@@ -24,9 +25,9 @@ def test_a_warm_run_asks_the_last_runs_questions_before_loading_the_bake_file(
     assert first.pin("WARM_VERSION")["status"] == "up to date" and route.hits == 1
     bake = checker.tmp / "drift.hcl"
     bake.write_text("this is { not HCL")   # the next run would fail to load it
-    options = cli.Options(files=[str(bake)], rewrites=checker.world.rewrites(),
-                          cache_dir=str(checker.cache))
-    session = Session(cli._settings(options, {}, SYSTEM))
+    options = DriftSettings(files=[str(bake)], rewrites=checker.world.rewrites(),
+                            cache_dir=str(checker.cache))
+    session = Session(run._settings(options, {}, SYSTEM))
     session.warm_up([bake])
     session.pool.shutdown(wait=True)
     assert route.hits == 2 and route.conditional_hits == 1   # asked, unloaded, revalidated

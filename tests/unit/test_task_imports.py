@@ -14,9 +14,12 @@ from rocm_bake.perf import conditions, history
 from tests.conftest import ROOT
 
 # What importing the task collection may load of the project: the output guard, the errors
-# the wrappers report and the fleet file's default name. Anything else belongs in a task body.
+# the wrappers report, the fleet file's default name and the settings dataclasses whose fields
+# are a task's flags (rocm_bake.core.flags; each imports nothing more). Anything else belongs
+# in a task body.
 ALLOWED = {"rocm_bake", "rocm_bake.core", "rocm_bake.core.redact", "rocm_bake.core.errors",
-           "rocm_bake.fleetbuild", "rocm_bake.fleetbuild.config"}
+           "rocm_bake.core.flags", "rocm_bake.fleetbuild", "rocm_bake.fleetbuild.config",
+           "rocm_bake_checks", "rocm_bake_checks.drift", "rocm_bake_checks.drift.settings"}
 # Third-party modules that only some task needs (the parser, git, HTTP, tables).
 HEAVY = {"hcl2", "lark", "git", "requests", "urllib3", "packaging", "tabulate"}
 

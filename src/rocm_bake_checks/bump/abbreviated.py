@@ -77,16 +77,17 @@ def resolve(options: Options) -> tuple[int, str]:
     """Each abbreviated pin to its full commit (on its _REF branch); nothing else moves."""
     from rocm_bake.core import atomic  # noqa: PLC0415
     from rocm_bake.model import bakefile  # noqa: PLC0415
-    from rocm_bake_checks.drift import cli as drift_cli  # noqa: PLC0415
+    from rocm_bake_checks.drift import run as drift  # noqa: PLC0415
     from rocm_bake_checks.drift.fetch import UnavailableError  # noqa: PLC0415
     from rocm_bake_checks.drift.model import Explanation  # noqa: PLC0415
     from rocm_bake_checks.drift.session import Session  # noqa: PLC0415
+    from rocm_bake_checks.drift.settings import DriftSettings  # noqa: PLC0415
 
     definition = bakefile.load([options.file], {})
     names = declared(definition)
     if not names:
         return 0, f"no abbreviated pin in {options.file} ({LIST} is empty or absent)\n"
-    session = Session(drift_cli.prepare(drift_cli.Options(
+    session = Session(drift.prepare(DriftSettings(
         files=[str(options.file)], rewrites=list(options.rewrites),
         cache_dir=options.cache_dir, timeout=options.timeout), {}))
     full: dict[str, str] = {}

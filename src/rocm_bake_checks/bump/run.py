@@ -19,9 +19,10 @@ from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.model import bakefile
 from rocm_bake_checks.bump import checks, config, hcledit, recipe, recipediff, summary
 from rocm_bake_checks.bump.plan import BumpError, Plan, Planner
-from rocm_bake_checks.drift import cli as drift_cli
+from rocm_bake_checks.drift import run as drift
 from rocm_bake_checks.drift.model import Status
 from rocm_bake_checks.drift.session import Session
+from rocm_bake_checks.drift.settings import DriftSettings
 
 if TYPE_CHECKING:
     from rocm_bake_checks.lint import upstream
@@ -73,7 +74,7 @@ def run(options: Options, regen: Step | None = None, clock: Clock = SYSTEM) -> t
     if not options.dry_run:
         _clean(options.root, untracked=bool(options.branch))
     definition = bakefile.load([options.file], {})
-    session = Session(drift_cli.prepare(drift_cli.Options(
+    session = Session(drift.prepare(DriftSettings(
         files=[str(options.file)], rewrites=list(options.rewrites), pypi=options.pypi,
         cache_dir=options.cache_dir, timeout=options.timeout, deadline=options.deadline), {},
         clock))
@@ -408,13 +409,8 @@ def _drift(options: Options, files: list[Path]) -> list[str]:
     snapshot = options.root / DRIFT_SNAPSHOT
     if not snapshot.is_file():
         return [f"drift: {snapshot} is not in this checkout"]
-    import contextlib  # noqa: PLC0415
-    import io  # noqa: PLC0415
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = drift_cli.run(drift_cli.Options(files=[str(f) for f in files],
-                                               offline=str(snapshot)), {})
+    code = drift.check(DriftSettings(files=[str(f) for f in files], offline=str(snapshot)),
+                       {}).report.exit_code()
     replay = f"inv version-check --offline {DRIFT_SNAPSHOT}"
     if code == 1:
         return [f"drift (offline): pins behind upstream: {replay} lists them"]

@@ -1,5 +1,5 @@
 """One run of the checker: every pin, wheel and coherence rule as a task in a bounded pool,
-under one total deadline, with a progress line on a TTY.
+under one total deadline, with a progress line (on a TTY, the task's).
 
 Network first: the last run's questions are put in flight before the bake file is loaded
 (``warm_up``, warmup.py), this run's git operations (history fetches, then ref listings)
@@ -11,7 +11,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ class Settings:
     cache_dir: Path | None = None
     offline: Snapshot | None = None
     record: Snapshot | None = None
-    progress: bool = False
+    progress: Callable[[str], None] | None = None   # the progress line goes there (the task's)
     only: tuple[str, ...] = ()
     explain: str = ""
     clock: Clock = SYSTEM
@@ -231,11 +230,9 @@ class Session:
         return results
 
     def _progress(self, done: int, total: int, name: str) -> None:
-        if not self.settings.progress:
-            return
-        line = f"[{done}/{total}] {name}" if total else ""
-        sys.stderr.write(f"\r\033[K{line}")
-        sys.stderr.flush()
+        """``[done/total] name`` to the settings' progress (``""`` when the run is over)."""
+        if self.settings.progress is not None:
+            self.settings.progress(f"[{done}/{total}] {name}" if total else "")
 
 
 def _explained(name: str, specs: list[PinSpec], rules: list[Rule],

@@ -34,10 +34,12 @@ from packaging.version import InvalidVersion, Version
 
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import UsageError
-from rocm_bake_checks.drift import cli, render
+from rocm_bake_checks.drift import render
+from rocm_bake_checks.drift import run as drift
 from rocm_bake_checks.drift.fetch import UnavailableError
 from rocm_bake_checks.drift.model import Candidate, Finding, Report, Status
 from rocm_bake_checks.drift.session import Session, Task
+from rocm_bake_checks.drift.settings import DriftSettings
 from rocm_bake_checks.drift.sources import pypi
 from rocm_bake_checks.drift.web import Web
 from rocm_bake_checks.lint import bakemodel, lockfile, lockinputs, upstream
@@ -104,11 +106,11 @@ class LockReport:
                 "requests": self.requests, "answered_from_cache": self.cache_hits}
 
 
-def run(options: cli.Options, env: Mapping[str, str] | None = None,
-        clock: Clock = SYSTEM) -> int:
-    """Read the locks, ask the index, print the report; the exit status."""
+def run(options: DriftSettings, env: Mapping[str, str] | None = None,
+        clock: Clock = SYSTEM, progress: drift.Say | None = None) -> LockReport:
+    """Read the locks, ask the index; the report (``render`` makes its text)."""
     environ = dict(os.environ if env is None else env)
-    settings = cli.prepare(options, environ, clock)
+    settings = drift.prepare(options, environ, clock, progress)
     files = [Path(f) for f in options.files]
     locks = read(files)
     names = sorted({name for lock in locks for name in lock.pins})
@@ -128,14 +130,16 @@ def run(options: cli.Options, env: Mapping[str, str] | None = None,
         raise IndexUnavailableError(
             f"the index could not be asked about any of the {len(names)} locked "
             f"distributions: {report.unchecked[0].detail}")
+    return report
+
+
+def render_report(options: DriftSettings, report: LockReport) -> str:
+    """The report as asked: ``--explain``'s distribution, JSON or the table."""
     if options.explain:
-        text = _explain(report)
-    elif options.output == "json":
-        text = json.dumps(report.to_json(), indent=2) + "\n"
-    else:
-        text = table(report)
-    cli.print_report(text)
-    return report.exit_code()
+        return _explain(report)
+    if options.output == "json":
+        return json.dumps(report.to_json(), indent=2) + "\n"
+    return table(report)
 
 
 def read(files: Sequence[Path]) -> list[Lock]:

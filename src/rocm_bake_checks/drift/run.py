@@ -1,69 +1,66 @@
-"""``inv version-check``: options in, report out, exit status 0 / 1 / 2."""
+"""``inv version-check``'s check: its settings (``settings.DriftSettings``) in, a report out
+(``check``; ``check_images`` for ``--images``), and the report's text as asked
+(``render_report``, ``render_images``); ``--docs``' page written or compared. The task prints
+the text, appends it to the step summary and exits with the report's status
+(``tasks/versions.py``)."""
 
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocm_bake.core import redact
-from rocm_bake.core.atomic import OutputError
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import StoppedError, UsageError
 from rocm_bake_checks.drift import explain, render, snapshot
 from rocm_bake_checks.drift.model import Report
 from rocm_bake_checks.drift.session import Session, Settings
+from rocm_bake_checks.drift.settings import DriftSettings
 from rocm_bake_checks.drift.snapshot import Snapshot
 from rocm_bake_checks.drift.web import WebSettings
+
+if TYPE_CHECKING:
+    from rocm_bake_checks.drift.docs import Replayed
+    from rocm_bake_checks.drift.images import ImagesReport
 
 DEFAULT_GITHUB_API = "https://api.github.com"
 DEFAULT_PYPI = "https://pypi.org"
 CACHE_OFF = "off"
 INTERRUPTED = "interrupted: every upstream request stopped, nothing written"
 
+Say = Callable[[str], None]   # a line for the task to show (a warning, the progress line)
+
+
+def _unsaid(line: str) -> None:
+    """What a caller that shows nothing passes."""
+
 
 @dataclass
-class Options:
-    files: list[str] = field(default_factory=lambda: [_default_file()])
-    output: str = "table"  # table | json | markdown
-    explain: str = ""
-    pr: str = ""
-    record: str = ""
-    offline: str = ""
-    docs: bool = False
-    docs_file: str = ""     # where --docs writes (default: docs/reference/variables.md)
-    check: bool = False
-    deadline: float = 120.0
-    workers: int = 32
-    timeout: float = 60.0
-    retries: int = 2
-    max_wait: float = 60.0
-    rewrites: list[str] = field(default_factory=list)
-    github_api: str = ""
-    pypi: str = ""
-    cache_dir: str = ""
-    only: list[str] = field(default_factory=list)
-    list_undeclared: bool = False
-    images: str | None = None   # --images [HOST[/PREFIX]]: "" is fleet.toml's registry
-    images_out: str = ""        # with --images: also write the JSON report here
-    fleet: str = "fleet.toml"
-    locks: bool = False         # --locks: the locks' pins against the index (lint.locknewer)
+class Checked:
+    """A check's report, and what ``--docs`` needs of the run that made it."""
+
+    report: Report
+    root: Path                   # the first bake file's directory: where the page lives
+    offline: Snapshot | None     # the snapshot replayed (--offline), which the page names
 
 
-def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = SYSTEM) -> int:
-    """Run the check, print what was asked for, return the exit status. ``clock`` is what
-    waits (rate limits, retries) and keeps the deadline."""
+def check(settings: DriftSettings, env: Mapping[str, str] | None = None,
+          clock: Clock = SYSTEM, *, warn: Say = _unsaid, progress: Say | None = None
+          ) -> Checked:
+    """Every pin (with ``--pr``: the drift the change introduced) against upstream; the
+    snapshot written with ``--record``. ``clock`` is what waits (rate limits, retries) and
+    keeps the deadline; ``warn`` gets ``--pr``'s warning lines, ``progress`` the progress
+    line (None: none). Ctrl-C: StoppedError, every request abandoned."""
     environ = dict(os.environ if env is None else env)
-    settings = prepare(options, environ, clock)
-    files = [Path(f) for f in options.files]
-    session = Session(settings)
-    if options.images is not None:
-        return _images(options, session, environ, settings)
+    prepared = prepare(settings, environ, clock, progress)
+    files = [Path(f) for f in settings.files]
+    session = Session(prepared)
     try:
-        if options.pr:
-            report = _pr(session, files, options.pr, environ)
+        if settings.pr:
+            report = _pr(session, files, settings.pr, environ, warn)
         else:
             session.warm_up(files)
             from rocm_bake.model import bakefile  # noqa: PLC0415 (loads while the warm-up is in flight)
@@ -75,38 +72,87 @@ def run(options: Options, env: Mapping[str, str] | None = None, clock: Clock = S
         raise StoppedError(INTERRUPTED) from None
     finally:
         session.close()
-    if settings.record is not None:
-        settings.record.save(Path(options.record))
-    try:
-        return _output(options, report, files[0].parent, environ, settings.offline)
-    except BrokenPipeError:   # `inv version-check | head`: the reader left, keep the status
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return report.exit_code()
+    if prepared.record is not None:
+        prepared.record.save(Path(settings.record))
+    return Checked(report, files[0].parent, prepared.offline)
 
 
-def _images(options: Options, session: Session, environ: Mapping[str, str],
-            settings: Settings) -> int:
-    """``--images [REGISTRY]``: every published cell image against the bake file and upstream."""
+def render_report(settings: DriftSettings, report: Report) -> str:
+    """The report as asked: ``--explain``'s story, JSON, Markdown or the table (the renderer
+    the task calls; it prints the text)."""
+    if settings.explain:
+        return explain.render(report, settings.explain) + "\n"
+    if settings.output == "json":
+        return render.as_json(report) + "\n"
+    if settings.output == "markdown":
+        return render.markdown(report)
+    return render.table(report, settings.list_undeclared) + "\n"
+
+
+def docs_page(settings: DriftSettings, checked: Checked) -> Path:
+    """Where ``--docs`` writes (``--docs-file``, else the checkout's variables page)."""
+    from rocm_bake_checks.drift import docs  # noqa: PLC0415 (lean start-up: --docs only)
+
+    return Path(settings.docs_file) if settings.docs_file else checked.root / docs.PAGE
+
+
+def docs_stale(settings: DriftSettings, checked: Checked) -> bool:
+    """``--docs --check``: whether the page differs from what this run makes of it."""
+    from rocm_bake_checks.drift import docs  # noqa: PLC0415
+
+    return docs.stale(checked.report, docs_page(settings, checked), _replayed(settings, checked))
+
+
+def write_docs(settings: DriftSettings, checked: Checked) -> Path:
+    """``--docs``: the variables page written from this run's report; its path."""
+    from rocm_bake_checks.drift import docs  # noqa: PLC0415
+
+    page = docs_page(settings, checked)
+    docs.write(checked.report, page, _replayed(settings, checked))
+    return page
+
+
+def _replayed(settings: DriftSettings, checked: Checked) -> Replayed | None:
+    from rocm_bake_checks.drift import docs  # noqa: PLC0415
+
+    if checked.offline is None:
+        return None
+    return docs.Replayed(_shown(Path(settings.offline), checked.root), checked.offline)
+
+
+def check_images(settings: DriftSettings, env: Mapping[str, str] | None = None,
+                 clock: Clock = SYSTEM, *, progress: Say | None = None) -> ImagesReport:
+    """``--images [REGISTRY]``: every published cell image against the bake file and upstream
+    (with ``--images-out``: its JSON written there too)."""
     from rocm_bake.oci.registry import Registry  # noqa: PLC0415 (--images only)
     from rocm_bake_checks.drift import images  # noqa: PLC0415 (--images only)
 
-    host, _, prefix = (options.images or _fleet_registry(options.fleet)).partition("/")
+    environ = dict(os.environ if env is None else env)
+    prepared = prepare(settings, environ, clock, progress)
+    host, _, prefix = (settings.images or _fleet_registry(settings.fleet)).partition("/")
+    session = Session(prepared)
     try:
-        registry = Registry(host, timeout=options.timeout, clock=settings.clock,
+        registry = Registry(host, timeout=settings.timeout, clock=prepared.clock,
                             run=session.deadline)   # --timeout per request, --deadline in all
-        report = images.check(registry, options.files, environ,
+        report = images.check(registry, settings.files, environ,
                               lambda definition, names: session.check(definition,
                                                                       names).findings,
                               prefix.strip("/"))
     finally:
         session.close()
-    if settings.record is not None:
-        settings.record.save(Path(options.record))
-    if options.images_out:
-        images.write(report, Path(options.images_out))
-    text = images.as_json(report) if options.output == "json" else images.table(report)
-    print_report(text + "\n")
-    return report.exit_code()
+    if prepared.record is not None:
+        prepared.record.save(Path(settings.record))
+    if settings.images_out:
+        images.write(report, Path(settings.images_out))
+    return report
+
+
+def render_images(settings: DriftSettings, report: ImagesReport) -> str:
+    """``--images``' report as asked: JSON or the table."""
+    from rocm_bake_checks.drift import images  # noqa: PLC0415
+
+    return (images.as_json(report) if settings.output == "json" else images.table(report)) \
+        + "\n"
 
 
 def _fleet_registry(path: str) -> str:
@@ -121,79 +167,22 @@ def _fleet_registry(path: str) -> str:
     return host
 
 
-def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str]) -> Report:
+def _pr(session: Session, files: list[Path], ref: str, environ: Mapping[str, str],
+        warn: Say) -> Report:
     """``--pr REF``: the pins this change adds or changes (value or source), and every
     coherence rule that reads a changed variable, checked on both sides; a pin it leaves as
     it was is not asked about (no drift of its making)."""
-    from rocm_bake.model import bakefile  # noqa: PLC0415 (see run)
+    from rocm_bake.model import bakefile  # noqa: PLC0415 (see check)
     from rocm_bake_checks.drift import prdiff  # noqa: PLC0415 (gitpython: --pr only)
 
     head = bakefile.load(files, environ)
     with prdiff.temporary() as tmp:
-        base = prdiff.base_definition(files, ref, environ, Path(tmp),
-                                      lambda line: print(f"warning: {line}", file=sys.stderr))
+        base = prdiff.base_definition(files, ref, environ, Path(tmp), warn)
     changed, unchanged = prdiff.changed_pins(head, base)
     touched = {*changed, *prdiff.changed_variables(head, base)}   # the rules they touch
     report = prdiff.only_introduced(session.check(head, touched), session.check(base, touched))
     report.unchanged = unchanged
     return report
-
-
-def _output(options: Options, report: Report, root: Path, env: Mapping[str, str],
-            offline: Snapshot | None = None) -> int:
-    """Print what was asked for; every text leaves with URL user-info masked."""
-    if options.explain:
-        text = explain.render(report, options.explain) + "\n"
-    elif options.output == "json":
-        text = render.as_json(report) + "\n"
-    elif options.output == "markdown":
-        text = render.markdown(report)
-    else:
-        text = render.table(report, options.list_undeclared) + "\n"
-    if options.output == "markdown" and not options.explain:
-        _step_summary(env.get("GITHUB_STEP_SUMMARY", ""), text)
-    print_report(text)
-    if options.docs:
-        from rocm_bake_checks.drift import docs  # noqa: PLC0415 (lean start-up: --docs only)
-
-        page = Path(options.docs_file) if options.docs_file else root / docs.PAGE
-        replayed = (docs.Replayed(_shown(Path(options.offline), root), offline)
-                    if offline is not None else None)
-        if options.check:
-            if docs.stale(report, page, replayed):
-                print(f"error: {page} is stale: regenerate it with inv version-check --docs"
-                      f"{' --offline ' + options.offline if options.offline else ''}",
-                      file=sys.stderr)
-                return 1
-            return 0
-        docs.write(report, page, replayed)
-    return report.exit_code()
-
-
-def print_report(text: str) -> None:
-    """The report on stdout; a stdout that cannot take it (a full device, a closed file) is
-    exit 2 naming it (a reader that left, BrokenPipeError, is the caller's)."""
-    try:
-        print(redact.text(text), end="", flush=True)
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second complaint
-        raise OutputError(f"cannot write the report to stdout: {exc.strerror or exc}") \
-            from None
-
-
-def _step_summary(path: str, markdown: str) -> None:
-    """``--markdown`` in a GitHub Actions step: the report appended to the step summary (the
-    file ``GITHUB_STEP_SUMMARY`` names), the step's earlier lines kept."""
-    if not path:
-        return
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(redact.text(markdown))
-    except OSError as exc:
-        raise OutputError(f"cannot append to GITHUB_STEP_SUMMARY {path}: "
-                          f"{exc.strerror or exc}") from None
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -205,19 +194,15 @@ def _shown(path: Path, root: Path) -> str:
         return path.name
 
 
-def _default_file() -> str:
-    from rocm_bake.model.bakefile import DEFAULT_FILE  # noqa: PLC0415 (see run)
-
-    return DEFAULT_FILE
-
-
-def prepare(options: Options, env: Mapping[str, str], clock: Clock = SYSTEM) -> Settings:
-    """The options checked (bad input: UsageError, exit 2), as the session's settings."""
+def prepare(options: DriftSettings, env: Mapping[str, str], clock: Clock = SYSTEM,
+            progress: Say | None = None) -> Settings:
+    """The settings checked (bad input: UsageError, exit 2), as the session's; ``progress``
+    gets the progress line (None: none)."""
     _validate(options)
-    return _settings(options, env, clock)
+    return _settings(options, env, clock, progress)
 
 
-def _validate(options: Options) -> None:
+def _validate(options: DriftSettings) -> None:
     if options.locks and (options.pr or options.images is not None or options.docs
                           or options.only or options.output == "markdown"):
         raise UsageError("--locks asks the package index about the locks' pins: it goes with "
@@ -264,7 +249,8 @@ def _http_base(value: str, option: str) -> None:
                          "base URL with a host, e.g. http://127.0.0.1:8080")
 
 
-def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Settings:
+def _settings(options: DriftSettings, env: Mapping[str, str], clock: Clock,
+              progress: Say | None = None) -> Settings:
     rewrites = [_rewrite(r) for r in options.rewrites]
     origins = [f"--rewrite {redact.text(prefix)}=" for prefix, _ in rewrites]
     if options.github_api:
@@ -286,7 +272,7 @@ def _settings(options: Options, env: Mapping[str, str], clock: Clock) -> Setting
     record = Snapshot("") if options.record else None
     return Settings(web=web, deadline=options.deadline, workers=options.workers,
                     cache_dir=cache, offline=offline, record=record,
-                    progress=sys.stderr.isatty() and not options.explain,
+                    progress=progress,
                     only=tuple(options.only), explain=options.explain,
                     clock=clock)
 
