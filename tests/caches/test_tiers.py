@@ -173,3 +173,20 @@ def test_the_environments_cache_tier_names_the_tier(tmp_path: Path,
     with pytest.raises(CacheError, match=r"^CACHE_EXPORT=true: tier pr may only read"):
         build.prepare(build.BuildRequest(targets=["vllm-gfx950"], sets=["CACHE_EXPORT=true"]),
                       {"PATH": "/usr/bin", "CACHE_TIER": "pr"})
+
+
+def test_verify_repro_builds_as_a_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """inv verify-repro's builds (twice from no cache, a published image rebuilt, the cache
+    cells) read no shared cache: a store named in the environment is refused, not used."""
+    from rocm_bake.reproducible import verify  # noqa: PLC0415
+
+    monkeypatch.chdir(ROOT)
+    prepared, _ = verify.prepare("vllm-gfx950", ["rocm-bake.hcl"], env={"PATH": "/usr/bin"})
+    assert prepared.tier.name == "release" and prepared.store is None
+    assert prepared.target_overrides[-2:] == ["*.cache-to=", "*.cache-from="]
+    assert all(not t.get("cache-from") for t in prepared.plan.targets.values())
+    with pytest.raises(CacheError, match=r"^CACHE_STORE=webdav, CACHE_STORE_URL=http://dav: "
+                       r"tier release may not use"):
+        verify.prepare("vllm-gfx950", ["rocm-bake.hcl"],
+                       env={"PATH": "/usr/bin", "CACHE_STORE": "webdav",
+                            "CACHE_STORE_URL": "http://dav"})
