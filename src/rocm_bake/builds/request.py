@@ -206,10 +206,12 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
     tool = cache_settings.cache_tool(prepared.definition)
     secret = build_secret(prepared, full_env)
     loads = prepared.exports.loads
-    report(f"tier: {prepared.tier.line()}")
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
+        # The tier, once nothing more can stop the build before it starts (an error stays the
+        # one line it is).
+        report(f"tier: {prepared.tier.line()}")
         for target in exporters.unclamped(prepared.plan):
             report(f"warning: {target} passes no SOURCE_DATE_EPOCH build arg: its image is "
                    "exported as built, not reproducibly (inv verify-repro refuses it)")
