@@ -93,7 +93,7 @@ variable "CACHE_FALLBACK" {
 variable "CACHE_EXPORT" {
   type        = bool
   default     = false
-  description = "Write BuildKit layer caches to REGISTRY/IMAGE_PREFIX/buildcache (mode=max for compile stages, mode=min for the base image). Off by default: only push/schedule builds should write the shared cache; everyone reads it."
+  description = "Write BuildKit layer caches to REGISTRY/IMAGE_PREFIX/buildcache (mode=max for compile stages, mode=min for the base image). Off by default: only trusted builds (CACHE_TIER=trusted: push and schedule, where it defaults to true) write the shared cache; true with CACHE_TIER pr, fork-pr or release is refused."
 }
 
 # ---------------------------------------------------------------------------
@@ -267,7 +267,17 @@ variable "CACHE_ENV" {
 variable "CACHE_READ_ONLY" {
   type        = bool
   default     = false
-  description = "Pull-request mode: sccache READ_ONLY (hits served, nothing written; misses count as write errors, expected) and no registry cache export (CACHE_EXPORT=true is refused)."
+  description = "The compiler cache's shared store read-only, for either tool (ccache |read-only, sccache READ_ONLY: hits served, nothing written; misses count as write errors, expected). CACHE_TIER=pr sets it; false with CACHE_TIER=pr is refused."
+}
+
+variable "CACHE_TIER" {
+  type        = string
+  default     = "dev"
+  description = "The trust tier of the build (inv build --tier): what it may do with the shared caches. dev (a build no lane runs: every cache as its variables say), pr (reads both, writes neither: the store read-only, no cache-to), fork-pr (no shared cache: no credentials exist there), trusted (push and nightly: reads and writes both; CACHE_EXPORT defaults to true) or release (no shared cache read or written, every step run anew: --no-cache; what inv verify-repro builds). A setting beyond the tier is refused in one line. Read by inv, not by a plain docker buildx bake; see docs/lanes.md."
+  validation {
+    condition     = contains(["dev", "pr", "fork-pr", "trusted", "release"], CACHE_TIER)
+    error_message = "CACHE_TIER must be one of: dev, pr, fork-pr, trusted, release."
+  }
 }
 
 variable "CMAKE_VERSION" {

@@ -85,7 +85,10 @@ def _build(fleet: Path, nodes: list[str], arch: str, secret: Path, logs: Path,
            label: str, units: int) -> Run:
     argv = [INV, "fleet.build", "--file", BAKE_FILE, "--fleet", str(fleet), "--arch", arch,
             "--prefix", "rocm-bake-bench/fleet-compile", "--log-dir", str(logs),
-            "--history", "/nonexistent", "--read-only", "--json"]
+            "--history", "/nonexistent", "--json",
+            # the registry cache read, never written (the dev tier; the compiler cache's
+            # store is read and written: the cold run fills it)
+            "--set", "*.cache-to="]
     for node in nodes:
         argv += ["--node", node]
     env = {**os.environ, "SALT": uuid.uuid4().hex[:12], "CACHE_TYPE": "sccache",

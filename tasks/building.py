@@ -21,17 +21,20 @@ _HELP = {
     "set_": ("NAME=VALUE sets a bake variable; TARGET.FIELD=VALUE is passed to buildx --set "
              "(TARGET.args.NAME alone takes NAME from the environment)"),
     "push": "push the images to the registry (buildx --push)",
+    "tier": ("the trust tier: what the build may do with the shared caches: dev (a build no "
+             "lane runs), pr, fork-pr, trusted or release (default: CACHE_TIER, else dev; "
+             "docs/lanes.md)"),
     "dry_run": "show the exact command and environment (secrets masked), run nothing",
     "print_": "print the resolved plan as JSON, as `docker buildx bake --print` would (no Docker)",
 }
 
 
 def _request(target: list[str], arch: list[str], file: list[str], sets: list[str],
-             push: bool) -> BuildRequest:
+             push: bool, tier: str) -> BuildRequest:
     from rocm_bake.builds import request as builds
 
     request = builds.BuildRequest(targets=list(target), archs=builds.split_csv(arch),
-                                  sets=list(sets), push=push)
+                                  sets=list(sets), push=push, tier=tier)
     if file:
         request.files = list(file)
     return request
@@ -40,10 +43,13 @@ def _request(target: list[str], arch: list[str], file: list[str], sets: list[str
 @task(iterable=["target", "arch", "file", "set_"], help=_HELP)
 @reports_errors
 def build(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
-          push: bool = False, dry_run: bool = False, print_: bool = False) -> None:
+          push: bool = False, dry_run: bool = False, print_: bool = False,
+          tier: str = "") -> None:
     """Build targets with docker buildx bake (checks docker, buildx >= 0.24 and a builder first).
 
-    After the bake: one `cache:` line per target, and one `arch:` line per exported cell,
+    First one `tier:` line: what the build's trust tier lets it do with the shared caches (a
+    setting beyond it is refused before the build, exit status 2). After the bake: one `cache:`
+    line per target, and one `arch:` line per exported cell,
     the arch audit of its artifacts (export directory, image) against the cell's arch. Exit
     status: 0 built with the right archs, 1 an artifact lacks its cell's arch or carries
     another, 2 the build or the audit could not run.
@@ -51,7 +57,7 @@ def build(c: Context, target: list[str], arch: list[str], file: list[str], set_:
     from rocm_bake.builds import request as builds
     from rocm_bake.compilercache import settings as cache_settings
 
-    prepared = builds.prepare(_request(target, arch, file, set_, push))
+    prepared = builds.prepare(_request(target, arch, file, set_, push, tier))
     warn(prepared.definition.warnings)
     warn_lines(cache_settings.definition_deprecations(prepared.definition))
     if print_:
@@ -67,7 +73,7 @@ def build(c: Context, target: list[str], arch: list[str], file: list[str], set_:
       help={k: v for k, v in _HELP.items() if k not in ("push", "print_")})
 @reports_errors
 def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: list[str],
-         dry_run: bool = False) -> None:
+         dry_run: bool = False, tier: str = "") -> None:
     """Build targets and push their images to the registry (inv build --push).
 
     The arch audit of every exported cell follows, as in inv build (exit 1 on a wrong arch).
@@ -75,7 +81,7 @@ def push(c: Context, target: list[str], arch: list[str], file: list[str], set_: 
     from rocm_bake.builds import request as builds
     from rocm_bake.compilercache import settings as cache_settings
 
-    prepared = builds.prepare(_request(target, arch, file, set_, push=True))
+    prepared = builds.prepare(_request(target, arch, file, set_, push=True, tier=tier))
     warn(prepared.definition.warnings)
     warn_lines(cache_settings.definition_deprecations(prepared.definition))
     if dry_run:

@@ -66,7 +66,9 @@ def status(c: Context, fleet: str = FLEET_FILE) -> None:
             "set": "NAME=VALUE sets a bake variable; TARGET.FIELD=VALUE goes to buildx --set",
             "prefix": "repository prefix in the registry (default rocm-bake/fleet)",
             "tag": "tag of the handed-over images (default: the run id)",
-            "read_only": "read the registry cache, never write it (pull-request builds)",
+            "tier": "the trust tier: what the run may do with the shared caches: dev (a run no "
+                    "lane starts), pr, fork-pr, trusted or release (default: CACHE_TIER, else "
+                    "dev; docs/lanes.md)",
             "retries": "attempts on another node after a node is lost (default 2)",
             "log_dir": "where logs and run.json go (default fleet-logs/<run-id>/)",
             "history": "perf history for time estimates (default perf/history.jsonl)",
@@ -80,7 +82,7 @@ def status(c: Context, fleet: str = FLEET_FILE) -> None:
 def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = None,
           file: list[str] | None = None, fleet: str = FLEET_FILE,
           node: list[str] | None = None, set: list[str] | None = None,
-          prefix: str = "rocm-bake/fleet", tag: str = "", read_only: bool = False,
+          prefix: str = "rocm-bake/fleet", tag: str = "", tier: str = "",
           retries: int = 2, log_dir: str = "fleet-logs", history: str = "perf/history.jsonl",
           json: bool = False, perf_out: str = "", commit: str = "", lane: str = "") -> None:
     """Build cells (target x arch) over every node of the fleet at once, then arch-audit each
@@ -100,7 +102,7 @@ def build(c: Context, cells: list[str] | None = None, arch: list[str] | None = N
     plan = fleet_request.prepare(fleet_request.FleetOptions(
         cells=list(cells or []), archs=list(arch or []), files=list(file or []), fleet=fleet,
         nodes=list(node or []), sets=list(set or []), prefix=prefix, tag=tag,
-        read_only=read_only, retries=retries, log_dir=log_dir, history=history, lane=lane))
+        tier=tier, retries=retries, log_dir=log_dir, history=history, lane=lane))
     live = running_url(Path(log_dir))
     if live:
         print(f"live report: {live}", flush=True)

@@ -42,7 +42,12 @@ def verify_repro(c: Context, target: str = "", file: list[str] | None = None,
     With --image REF instead of a target: the published image is rebuilt once from what its
     provenance says made it (the cell of its versions statement, its pins as the bake
     variables) and its registry digest compared with the rebuild's: "agrees", or the first
-    differing layer and its files (the published image read with skopeo).
+    differing layer and its files (the published image read with skopeo): a release's
+    check against the cached nightly's image.
+
+    Every build here is of the release trust tier: no shared cache is read or written (no
+    cache-from, no compiler-cache store; one named, CACHE_STORE_URL say, is refused in one
+    line).
 
     With --cache-invariant: TARGET built once per compiler-cache cell, every RUN step run
     again each time (a new BUILDKIT_SANDBOX_HOSTNAME: the layer cache never serves them, the

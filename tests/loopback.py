@@ -1,12 +1,22 @@
-"""An HTTP server on 127.0.0.1 for the length of a ``with`` block (tests talk to nothing else)."""
+"""An HTTP server on 127.0.0.1 for the length of a ``with`` block (tests talk to nothing else),
+and a WebDAV store of a test's own (scripts/webdav.sh on free ports: its access log is the
+test's alone)."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from socketserver import BaseRequestHandler
+
+import pytest
+
+from tests.conftest import ROOT
 
 
 @contextmanager
@@ -21,3 +31,29 @@ def http_server(handler: Callable[..., BaseRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def start_webdav(run_dir: Path, extra: Mapping[str, str] | None = None
+                 ) -> tuple[int, dict[str, str]]:
+    """scripts/webdav.sh start on a port nothing listened on a moment ago (and the next one,
+    its read-only server). nginx cannot take a bound socket; when someone else binds a port
+    between the pick and nginx's bind, nginx refuses to start (EADDRINUSE) and a new pair is
+    picked: a start that succeeded is nginx holding both ports. Returns the port and the
+    environment that stops it (:func:`stop_webdav`)."""
+    for _ in range(10):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        env = {**os.environ, "ROCM_BAKE_WEBDAV_PORT": str(port), **(extra or {})}
+        started = subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "start",
+                                  str(run_dir)], env=env, capture_output=True, text=True,
+                                 timeout=60, check=False)
+        if started.returncode == 0:
+            return port, env
+        assert "Address already in use" in started.stderr, started.stderr
+    pytest.fail("10 port pairs were all taken before nginx could bind them")
+
+
+def stop_webdav(run_dir: Path, env: Mapping[str, str]) -> None:
+    subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "stop", str(run_dir)],
+                   env=dict(env), capture_output=True, timeout=60, check=False)

@@ -32,6 +32,12 @@ class S3Store:
     environment: str
     access_key: str
     secret_key: str
+    run_dir: Path = Path("/tmp/rocm-bake-s3")
+
+    @property
+    def log(self) -> Path:
+        """moto's log: one line per request, every session's (filter by :attr:`bucket`)."""
+        return self.run_dir / "server.log"
 
     @property
     def bucket(self) -> str:
@@ -76,4 +82,4 @@ def start(run_dir: Path, environment: str = "ci") -> S3Store:
     key = iam.create_access_key(UserName=user)["AccessKey"]
     boto3.client("s3", **setup).create_bucket(Bucket=f"rocm-bake-{uid}-{environment}")
     return S3Store(endpoint, f"rocm-bake-{uid}", environment, str(key["AccessKeyId"]),
-                   str(key["SecretAccessKey"]))
+                   str(key["SecretAccessKey"]), run_dir)

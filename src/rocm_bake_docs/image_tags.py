@@ -66,7 +66,8 @@ def render(source: Source) -> str:
         md.table(["component", "arch", "image"], tags),
         "## Registry layer-cache refs\n",
         "Each cell reads its BuildKit layer cache from a ref keyed by the pins it depends on "
-        "(`cache-from`); push and scheduled builds also write it (`CACHE_EXPORT=true`, "
-        "see [Architecture](../architecture.md#the-four-caches)).\n",
+        "(`cache-from`); trusted builds (push and scheduled: `CACHE_TIER=trusted`) also write "
+        "it (`CACHE_EXPORT=true`), a release neither reads nor writes it (see "
+        "[Lanes: trust tiers](../lanes.md#trust-tiers)).\n",
         md.table(["target", "cache-from"], caches),
     ])

@@ -10,7 +10,6 @@ import io
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tarfile
 import uuid
@@ -23,6 +22,7 @@ from rocm_bake.builds import request as build
 from rocm_bake.core import redact
 from rocm_bake.fleetbuild.record import Attempt, CellRecord, RunRecord
 from rocm_bake.perf import history
+from tests import loopback
 from tests.conftest import ROOT, Result, missing, run_cli
 
 CANARY = "CANARYPASS"
@@ -202,7 +202,7 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
     if shutil.which("nginx") is None:
         missing("nginx, the WebDAV store", "bash scripts/webdav.sh install")
     run_dir = tmp_path / "dav"
-    port, dav_env = _start_webdav(run_dir, {"ROCM_BAKE_WEBDAV_AUTH": f"user:{CANARY}"})
+    port, dav_env = loopback.start_webdav(run_dir, {"ROCM_BAKE_WEBDAV_AUTH": f"user:{CANARY}"})
     tag = uuid.uuid4().hex[:10]
     try:
         (tmp_path / "Dockerfile").write_text(SECRET_DOCKERFILE)
@@ -237,25 +237,6 @@ def test_url_credentials_reach_sccache_and_the_build_only_as_the_secret(
         subprocess.run(["docker", "rmi", f"rocm-bake-test/canary-secret:{tag}"],
                        env={**os.environ, "DOCKER_HOST": engine}, capture_output=True,
                        timeout=60, check=False)
-
-
-def _start_webdav(run_dir: Path, extra: dict[str, str]) -> tuple[int, dict[str, str]]:
-    """scripts/webdav.sh start on a port nothing listened on a moment ago (and the next one,
-    its read-only server). nginx cannot take a bound socket; when someone else binds a port
-    between the pick and nginx's bind, nginx refuses to start (EADDRINUSE) and a new pair is
-    picked: a start that succeeded is nginx holding both ports."""
-    for _ in range(10):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        env = {**os.environ, "ROCM_BAKE_WEBDAV_PORT": str(port), **extra}
-        started = subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "start",
-                                  str(run_dir)], env=env, capture_output=True, text=True,
-                                 timeout=60, check=False)
-        if started.returncode == 0:
-            return port, env
-        assert "Address already in use" in started.stderr, started.stderr
-    pytest.fail("10 port pairs were all taken before nginx could bind them")
 
 
 def _read_from_image(engine: str, image: str, path: str) -> str:

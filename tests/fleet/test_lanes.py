@@ -1,5 +1,6 @@
 """The lanes users copy: .github/workflows (actionlint) and buildspec.yml (structure), and the
-cache policy each must follow (PR read-only; push/schedule write)."""
+trust tier each names (compilercache.tiers: the pull request's pr, reading only; the nightly's
+trusted, reading and writing)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from rocm_bake.compilercache import tiers
 from rocm_bake.model import graph
 from rocm_bake_checks.drift import docs
 from tests.conftest import ROOT, VENV_BIN, missing
@@ -57,10 +59,12 @@ def test_pr_lane_runs_the_checks_and_only_reads_the_caches() -> None:
     pr = load(WORKFLOWS / "pr.yml")
     assert set(triggers(pr)) == {"pull_request"}
     assert pr["permissions"] == {"contents": "read"}
-    assert pr["env"]["CACHE_EXPORT"] == "false"
-    # no name the build does not read (SCCACHE_WEBDAV_RW_MODE was one): read-only is
-    # CACHE_READ_ONLY, and the lane runs no build against the shared compiler cache
-    assert not any(name.startswith("SCCACHE_") for name in pr["env"])
+    # the tier names what the lane may do; no cache variable beside it says it again, and no
+    # name the build does not read (SCCACHE_WEBDAV_RW_MODE was one)
+    assert pr["env"]["CACHE_TIER"] == "pr"
+    assert tiers.named("pr").store == tiers.named("pr").layers == "read"
+    assert not any(name.startswith(("SCCACHE_", "CACHE_EXPORT", "CACHE_READ_ONLY"))
+                   for name in pr["env"])
     text = (WORKFLOWS / "pr.yml").read_text()
     assert "secrets." not in text and "cache-to" not in text
     runs = run_lines(pr)
@@ -75,12 +79,13 @@ def test_nightly_lane_bakes_every_arch_at_0217_and_writes_the_caches() -> None:
     on = triggers(nightly)
     assert on["schedule"] == [{"cron": "17 2 * * *"}]
     assert "pull_request" not in on
-    assert nightly["env"]["CACHE_EXPORT"] == "true"
-    assert not any(name.startswith("SCCACHE_") for name in nightly["env"])
-    assert "CACHE_READ_ONLY" not in nightly["env"]   # read-write, CACHE_READ_ONLY's default
+    assert nightly["env"]["CACHE_TIER"] == "trusted"        # reads and writes both caches
+    assert not any(name.startswith(("SCCACHE_", "CACHE_EXPORT", "CACHE_READ_ONLY"))
+                   for name in nightly["env"])
     job = nightly["jobs"]["bake"]
     assert job["strategy"]["matrix"]["arch"] == ARCHS
     runs = run_lines(nightly)
+    assert "--tier" not in runs and "CACHE_EXPORT" not in runs   # the tier says it, once
     assert "inv fleet.build" in runs and '--arch "${{ matrix.arch }}"' in runs
     assert "--perf-out perf/history.jsonl" in runs
     # the published images against the bake file, for the nightly page (reports.publish)
@@ -118,7 +123,8 @@ def test_buildspec_is_a_codebuild_0_2_nightly() -> None:
     assert set(env) <= {"shell", "variables", "parameter-store", "exported-variables",
                         "secrets-manager", "git-credential-helper"}
     assert all(isinstance(v, str) for v in env["variables"].values())
-    assert env["variables"]["CACHE_EXPORT"] == "true"
+    assert env["variables"]["CACHE_TIER"] == "trusted"
+    assert "CACHE_EXPORT" not in env["variables"]
     assert not any(name.startswith("SCCACHE_") for name in env["variables"])
     assert all(re.fullmatch(r"[\w/-]+:\w+", v) for v in env["secrets-manager"].values())
     matrix = spec["batch"]["build-matrix"]["dynamic"]["env"]["variables"]["ARCH"]

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake.compilercache.store import CacheError
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.docker import skopeo
 from rocm_bake.fleetbuild import cells, nodes, record, runner
+from rocm_bake.fleetbuild import request as fleet_request
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
 from rocm_bake.fleetbuild.config import Fleet, Node
 from rocm_bake.model import bakefile
@@ -74,6 +76,35 @@ def test_bake_argv_hands_dependencies_over_through_the_registry() -> None:
     assert "--push" in argv
     by_context = runner.bake_argv(request, cell, refs, Node("n", "ctx"))
     assert by_context[:3] == ["docker", "--context", "ctx"]
+
+
+@pytest.mark.parametrize(("tier", "reads", "writes", "no_cache"), [
+    ("dev", True, True, False), ("pr", True, False, False), ("fork-pr", False, False, False),
+    ("trusted", True, True, False), ("release", False, False, True)])
+def test_the_tier_decides_the_fleets_registry_cache(tier: str, reads: bool, writes: bool,
+                                                    no_cache: bool) -> None:
+    """inv fleet.build --tier: each cell reads and writes `buildcache:<cell>` as far as its
+    tier lets it; a release builds every step anew; the run record names the tier."""
+    plan = fleet_request.prepare(fleet_request.FleetOptions(
+        cells=["base-gfx950"], archs=["gfx950"], fleet=str(ROOT / "fleet.toml"), tier=tier,
+        history="/nonexistent"), {"PATH": "/usr/bin"})
+    request = plan.request
+    assert (request.cache_read, request.cache_write, request.no_cache) == (
+        reads, writes, no_cache)
+    assert request.tier == tier
+    cell = request.cells[0]
+    argv = runner.bake_argv(request, cell, runner.Refs("r:5000", "p", "t"), plan.config.nodes[0])
+    assert ("--no-cache" in argv) == no_cache
+    assert (f"{cell.name}.cache-to=" in argv) == (not writes)
+    assert (f"{cell.name}.cache-from=" in argv) == (not reads)
+
+
+def test_the_fleet_refuses_what_its_tier_may_not() -> None:
+    with pytest.raises(CacheError, match=r"^--set base-gfx950\.cache-to=type=registry,ref=x: "
+                       r"tier pr may only read the registry layer cache"):
+        fleet_request.prepare(fleet_request.FleetOptions(
+            cells=["base-gfx950"], archs=["gfx950"], fleet=str(ROOT / "fleet.toml"),
+            tier="pr", sets=["base-gfx950.cache-to=type=registry,ref=x"]), {"PATH": "/usr/bin"})
 
 
 def test_registry_host() -> None:

@@ -19,7 +19,7 @@ CONTEXT = {"github.base_ref": "main", "github.workspace": "/ws"}
 
 def test_the_pr_lane_is_read_from_the_real_workflow() -> None:
     job = workflow.load(ROOT / ".github" / "workflows" / "pr.yml", CONTEXT)
-    assert job.env["CACHE_EXPORT"] == "false"
+    assert job.env["CACHE_TIER"] == "pr"                  # the lane names its trust tier
     assert not any(name.startswith("SCCACHE_") for name in job.env)   # nothing reads them
     runs = [step.run.strip() if step.run else None for step in job.steps]
     assert runs[1] is None                               # actions/checkout: the clone

@@ -21,6 +21,7 @@ from rocm_bake.compilercache import health as cache_health
 from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import settings as cache_settings
 from rocm_bake.compilercache import store as cache_store
+from rocm_bake.compilercache import tiers as cache_tiers
 from rocm_bake.core import redact
 from rocm_bake.core.errors import RocmBakeError, UsageError
 from rocm_bake.docker import bakecommand, exporters, images, preflight, process, pullhint
@@ -36,13 +37,16 @@ from rocm_bake.oci import provenance
 @dataclass
 class BuildRequest:
     """What the user asked for. ``sets`` mixes target overrides (``vllm.args.X=1``, passed to
-    buildx as ``--set``) and bake variables (``MAX_JOBS=32``, passed in the environment)."""
+    buildx as ``--set``) and bake variables (``MAX_JOBS=32``, passed in the environment).
+    ``tier`` is the trust tier (compilercache.tiers; "" = the bake file's CACHE_TIER, else
+    dev)."""
 
     targets: list[str] = field(default_factory=list)
     archs: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=lambda: [bakefile.DEFAULT_FILE])
     sets: list[str] = field(default_factory=list)
     push: bool = False
+    tier: str = ""
 
     def variable_overrides(self) -> dict[str, str]:
         """The bake variables of ``sets``. A target override needs no ``=``: buildx takes
@@ -79,6 +83,14 @@ class PreparedBuild:
     url_credentials: dict[str, str] = field(default_factory=dict)
     # The reproducible exports (rocm_bake.docker.exporters): the images to load after the bake.
     exports: exporters.Exports = field(default_factory=exporters.Exports)
+    # The trust tier: what the build may do with the shared caches (compilercache.tiers).
+    tier: cache_tiers.Tier = cache_tiers.TIERS[cache_tiers.DEFAULT]
+
+    @property
+    def target_overrides(self) -> list[str]:
+        """The request's TARGET.FIELD overrides, then the tier's (the shared layer caches it
+        may not use dropped)."""
+        return [*self.request.target_overrides(), *cache_tiers.overrides(self.tier)]
 
 
 def checked_variables(request: BuildRequest, env: Mapping[str, str] | None = None
@@ -105,7 +117,9 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         if target not in names:
             raise UsageError(f"unknown target {target!r}; valid targets and groups: "
                              f"{', '.join(sorted(names))}")
-    backend = cache_settings.backend_from_definition(definition)
+    tier, definition = apply_tier(request, definition, additions, base_env)
+    backend = cache_settings.backend_from_definition(definition,
+                                                     read_only=tier.store == "read")
     backend, url_credentials = _credentials_out_of_url(backend, additions, base_env)
     if backend is not None and not cache_settings.secret_file(definition):
         # The backend's settings reach the build only as this secret; it is written here
@@ -116,7 +130,7 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         definition = bakefile.load(request.files, {**base_env, **additions})
     else:
         backend = None
-    overrides = request.target_overrides()
+    overrides = [*request.target_overrides(), *cache_tiers.overrides(tier)]
     with hinted(definition):
         plan = definition.plan(request.targets, overrides, push=request.push)
     # A push carries SLSA provenance (mode=max); run() adds the versions statement after it.
@@ -125,10 +139,29 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
     exports = exporters.plan_exports(plan, LOAD_DIRECTORY)
     command = bakecommand.BakeCommand(request.files, request.targets,
                                       [*overrides, *attest, *exports.overrides],
-                                      push=request.push, allow=entitlements.for_plan(plan))
+                                      push=request.push, allow=entitlements.for_plan(plan),
+                                      no_cache=tier.no_cache)
     return PreparedBuild(request, definition, plan, command,
                          bakecommand.BakeInvocation(command.argv(), additions), backend,
-                         url_credentials, exports)
+                         url_credentials, exports, tier)
+
+
+def apply_tier(request: BuildRequest, definition: Definition, additions: dict[str, str],
+               env: Mapping[str, str]) -> tuple[cache_tiers.Tier, Definition]:
+    """The request's trust tier (--tier, else the bake file's CACHE_TIER, else dev) applied:
+    CACHE_TIER (when declared) and the cache variables the tier gives a value are added to
+    ``additions``, the bake files evaluated again with them, and a setting beyond the tier
+    refused (one line, exit 2). Returns the tier and the evaluated bake files."""
+    tier = cache_tiers.of(definition, request.tier)
+    derived = cache_tiers.settings(tier, definition)
+    declared = {v.name for v in definition.variables()}
+    if request.tier and cache_tiers.VARIABLE in declared:
+        derived[cache_tiers.VARIABLE] = request.tier
+    if derived:
+        additions.update(derived)
+        definition = bakefile.load(request.files, {**env, **additions})
+    cache_tiers.check(tier, definition, request.target_overrides())
+    return tier, definition
 
 
 # Where a build writes the image archives the engine loads after it, relative to the bake's
@@ -159,8 +192,9 @@ def _credentials_out_of_url(backend: cache_store.Store | None, additions: dict[s
 
 
 Report = Callable[[str], None]
-"""Takes each line of a build's report (``cache: …``, ``arch: …``, ``provenance: …``,
-``warning: …``) as it is known; the task that ran the build decides where it goes."""
+"""Takes each line of a build's report (``tier: …``, ``cache: …``, ``arch: …``,
+``provenance: …``, ``warning: …``) as it is known; the task that ran the build decides where
+it goes."""
 
 
 def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None = None) -> None:
@@ -175,6 +209,9 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
     try:
         # A requested sccache backend that cannot be used is one line now, not a failed build.
         cache_settings.preflight_build(prepared.definition)
+        # The tier, once nothing more can stop the build before it starts (an error stays the
+        # one line it is).
+        report(f"tier: {prepared.tier.line()}")
         for target in exporters.unclamped(prepared.plan):
             report(f"warning: {target} passes no SOURCE_DATE_EPOCH build arg: its image is "
                    "exported as built, not reproducibly (inv verify-repro refuses it)")

@@ -130,17 +130,14 @@ def build_settings(definition: Variables) -> dict[str, str] | None:
     return cache_secret.read_secret(Path(path)) if path else None
 
 
-def backend_from_definition(definition: Variables) -> Store | None:
+def backend_from_definition(definition: Variables, read_only: bool = False) -> Store | None:
     """The shared store rocm-bake.hcl's variables select, or None (none, or a bake file that
     does not declare them); sccache's settings with CACHE_TYPE=sccache, ccache's HTTP remote
-    storage (WebDAV only) with CACHE_TYPE=ccache. A read-only build that exports the registry
-    cache is refused."""
+    storage (WebDAV only) with CACHE_TYPE=ccache. Read-only with CACHE_READ_ONLY=true, or
+    ``read_only`` (the build's tier may only read it: compilercache.tiers)."""
     definition_deprecations(definition)              # an alias beside its new name: refused
     kind = _aliased(definition, "CACHE_STORE") or "none"
-    read_only = _flag(definition, "CACHE_READ_ONLY")
-    if read_only and _flag(definition, "CACHE_EXPORT"):
-        raise CacheError("CACHE_READ_ONLY=true (a pull-request build) cannot write the registry "
-                         "layer cache: drop CACHE_EXPORT=true")
+    read_only = read_only or _flag(definition, "CACHE_READ_ONLY")
     if kind == "none":
         return None
     tool = cache_tool(definition)

@@ -89,3 +89,9 @@ def is_read_only(settings: Mapping[str, str]) -> bool:
     return (any(settings.get(k, "").upper() == "READ_ONLY"
                 for k in ("SCCACHE_WEBDAV_RW_MODE", "SCCACHE_S3_RW_MODE"))
             or settings.get("CCACHE_REMOTE_STORAGE", "").endswith("|read-only"))
+
+
+def has_store(settings: Mapping[str, str]) -> bool:
+    """Do these settings name a shared store (not the local disk only)?"""
+    return any(key in settings for key in ("SCCACHE_WEBDAV_ENDPOINT", "SCCACHE_BUCKET",
+                                           "CCACHE_REMOTE_STORAGE"))

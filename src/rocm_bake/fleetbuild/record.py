@@ -66,6 +66,7 @@ class RunRecord:
     exit_status: int | None = None
     tag: str = ""
     lane: str = "fleet"         # fleet | nightly
+    tier: str = "dev"           # the trust tier (compilercache.tiers)
     skipped: list[dict[str, str]] = field(default_factory=list)   # component, arch, reason
 
     def to_json(self) -> dict[str, object]:
@@ -80,7 +81,8 @@ class RunRecord:
         return {"run_id": self.run_id, "started": self.started, "finished": self.finished,
                 "wall_seconds": round(self.finished - self.started, 3),
                 "exit_status": self.exit_status, "log_dir": self.log_dir,
-                "tag": self.tag, "lane": self.lane, "skipped": self.skipped,
+                "tag": self.tag, "lane": self.lane, "tier": self.tier,
+                "skipped": self.skipped,
                 "nodes": self.nodes, "cells": cells}
 
     def write(self, path: Path) -> None:

@@ -34,7 +34,7 @@ class FleetOptions:
     sets: list[str] = field(default_factory=list)
     prefix: str = "rocm-bake/fleet"
     tag: str = ""
-    read_only: bool = False
+    tier: str = ""
     retries: int = 2
     log_dir: str = "fleet-logs"
     history: str = "perf/history.jsonl"
@@ -74,15 +74,19 @@ def prepare(options: FleetOptions, environ: Mapping[str, str] | None = None) -> 
                                  sets=list(options.sets))
     if options.files:
         wanted.files = list(options.files)
-    definition, variables = builds.checked_variables(wanted)
-    env = {**(os.environ if environ is None else environ), **variables}  # the same matrix
+    base_env = dict(os.environ if environ is None else environ)
+    definition, variables = builds.checked_variables(wanted, base_env)
+    wanted.tier = options.tier
+    tier, definition = builds.apply_tier(wanted, definition, variables, base_env)
+    env = {**base_env, **variables}  # the same matrix
     history = Path(options.history)
     selected = fleet_cells.select(wanted.files, wanted.archs, builds.split_csv(options.cells),
                                   env, history if history.is_file() else None)
     config = runner.select_nodes(fleets.load(options.fleet), options.nodes)
     request = runner.FleetRequest(
         wanted.files, selected, prefix=options.prefix, tag=options.tag,
-        cache_write=not options.read_only, retries=options.retries,
+        cache_read=tier.layers != "none", cache_write=tier.layers == "read-write",
+        no_cache=tier.no_cache, tier=tier.name, retries=options.retries,
         overrides=wanted.target_overrides(), log_root=Path(options.log_dir), lane=lane,
         skipped=fleet_cells.skipped(wanted.files, wanted.archs, env),
         pins=provenance.bake_pins(definition), commit=commits.head(length=40))

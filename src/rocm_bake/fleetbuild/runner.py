@@ -64,6 +64,8 @@ class FleetRequest:
     tag: str = ""                       # default: the run id
     cache_read: bool = True
     cache_write: bool = True
+    no_cache: bool = False              # every step run anew (the release tier)
+    tier: str = "dev"                   # the trust tier (compilercache.tiers), for the record
     retries: int = 2                    # extra attempts after a node is lost
     overrides: list[str] = field(default_factory=list)   # more --set, passed through
     log_root: Path = Path("fleet-logs")
@@ -115,7 +117,7 @@ def bake_argv(request: FleetRequest, cell: FleetCell, refs: Refs, node: Node) ->
                   f"{cell.name}.attest={provenance.ATTEST}",
                   *cell.exports, *request.overrides]
     return bakecommand.BakeCommand(request.files, [cell.name], overrides, push=True,
-                                   progress="plain", allow=cell.allow,
+                                   progress="plain", allow=cell.allow, no_cache=request.no_cache,
                                    connection=connection.Connection.of(node, request.docker)).argv()
 
 
@@ -242,7 +244,8 @@ class FleetRun:
             {c.name: CellRecord(c.name, list(c.depends), c.estimate, self.refs.image(c.name),
                                 c.component, c.arch)
              for c in request.cells},
-            tag=self.refs.tag, lane=request.lane, skipped=list(request.skipped))
+            tag=self.refs.tag, lane=request.lane, tier=request.tier,
+            skipped=list(request.skipped))
         self.alive = {n.name: n for n in fleet.nodes}
         self.busy = {n.name: 0 for n in fleet.nodes}
         self.running = 0

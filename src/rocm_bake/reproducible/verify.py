@@ -38,6 +38,8 @@ from rocm_bake.oci.registry import Reference, Registry
 from rocm_bake.reproducible import diff as reprodiff
 
 EPOCH_ARG = "SOURCE_DATE_EPOCH"
+# The trust tier of every verify-repro build: it reads and writes no shared cache.
+RELEASE_TIER = "release"
 # A build arg whose name ends so names a base image: an input of the build.
 IMAGE_ARG_SUFFIX = "_IMAGE"
 
@@ -126,8 +128,11 @@ def _epoch(prepared: build.PreparedBuild, target: str) -> str:
 
 def prepare(target: str, files: Sequence[str], sets: Sequence[str] = (),
             env: Mapping[str, str] | None = None) -> tuple[build.PreparedBuild, str]:
-    """Check the request against the bake model; returns the prepared build and the epoch."""
-    request = build.BuildRequest(targets=[target], files=list(files), sets=list(sets))
+    """Check the request against the bake model; returns the prepared build and the epoch.
+    Every build of verify-repro is of the release tier (compilercache.tiers): no shared cache
+    is read or written, so what it compares was made from no cache it did not make itself."""
+    request = build.BuildRequest(targets=[target], files=list(files), sets=list(sets),
+                                 tier=RELEASE_TIER)
     prepared = build.prepare(request, env)
     if target not in prepared.definition.target_names:
         raise UsageError(f"verify-repro needs one target (e.g. vllm-gfx950), {target!r} is a "
@@ -149,7 +154,7 @@ def build_once(prepared: build.PreparedBuild, target: str, epoch: str, tarball: 
     request = prepared.request
     output = f"{target}.output={exporters.oci_archive(tarball)}"
     argv = bakecommand.bake_argv(request.files, [target],
-                                 [*request.target_overrides(), output, *extra],
+                                 [*prepared.target_overrides, output, *extra],
                                  progress="plain", no_cache=no_cache,
                             allow=fs_entitlements(prepared, [tarball.parent]))
     full_env = {**env, **prepared.invocation.env, EPOCH_ARG: epoch,

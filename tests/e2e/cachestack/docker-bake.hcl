@@ -23,6 +23,44 @@ variable "CACHE_SECRET_FILE" {
   description = "Compiler-cache settings and credentials (KEY=VALUE: SCCACHE_*, or ccache's CCACHE_REMOTE_STORAGE), passed only as the BuildKit secret 'sccache'."
 }
 
+# The shared store by rocm-bake.hcl's names, from which `inv build` writes the secret when
+# CACHE_SECRET_FILE is empty (tests/e2e/cachestack/test_tiers.py: the trust tiers on it).
+variable "CACHE_STORE" {
+  type        = string
+  default     = "none"
+  description = "Shared level of the compiler cache: none, webdav (CACHE_STORE_URL) or s3 (SCCACHE_S3_BUCKET; sccache only)."
+}
+
+variable "CACHE_STORE_URL" {
+  type        = string
+  default     = ""
+  description = "The WebDAV store, for CACHE_STORE=webdav."
+}
+
+variable "CACHE_ENV" {
+  type        = string
+  default     = "ci"
+  description = "Whose store: its key prefix on WebDAV, its bucket <SCCACHE_S3_BUCKET>-<CACHE_ENV> on S3."
+}
+
+variable "SCCACHE_S3_BUCKET" {
+  type        = string
+  default     = ""
+  description = "The S3 bucket base, for CACHE_STORE=s3."
+}
+
+variable "SCCACHE_S3_ENDPOINT" {
+  type        = string
+  default     = ""
+  description = "The S3 endpoint (http:// turns TLS off)."
+}
+
+variable "SCCACHE_S3_REGION" {
+  type        = string
+  default     = ""
+  description = "The S3 bucket's region."
+}
+
 variable "CACHE_EXPORT" {
   type        = bool
   default     = false
