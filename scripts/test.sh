@@ -59,7 +59,7 @@ stage "docs: generated pages fresh, strict offline build, the site in headless C
 stage "buildx oracle, CLI and engine tests" "${pytest[@]}" tests/buildx tests/cli tests/e2e
 stage "real HIP: the toolchain image, sccache on HIP, the arch audit (inv audit-arch)" \
     "${pytest[@]}" tests/hip
-stage "the rehearsal: the real Dockerfiles of vllm and lmcache (gfx950) in the stand-in world, the recipes of main before issue 38 failing where a real builder would" \
+stage "the rehearsal: the real Dockerfiles of vllm and lmcache (gfx950, then gfx1201) in the stand-in world, the recipes of main before issue 38 failing where a real builder would" \
     rehearsal
 stage "the fleet: two engines sharing one registry (inv fleet.*), a mutual-TLS node, the lanes, the reports in Chromium" \
     "${pytest[@]}" tests/fleet tests/reports
