@@ -14,7 +14,7 @@ from rocm_bake_checks.drift.model import Finding, Report, Status, rule_status
 MARKS = {Status.UP_TO_DATE: "ok", Status.BEHIND: "DRIFT", Status.NOT_FOUND: "DRIFT",
          Status.INCOHERENT: "DRIFT", Status.UNCHECKED: "ERROR", Status.AHEAD: "note",
          Status.WAIVED: "waived", Status.ALLOWED: "allowed", Status.UNTRACKED: "-",
-         Status.AVAILABLE: "ok"}
+         Status.AVAILABLE: "ok", Status.DIFFERS: "DRIFT"}
 VERDICT = {0: "no drift beyond policy", 1: "drift found",
            2: "could not check everything (see ERROR rows)"}
 EXIT_CODES = "0 no drift, 1 drift, 2 could not check"
