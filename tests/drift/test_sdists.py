@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from rocm_bake_checks.drift import docs
+from rocm_bake_checks.drift.model import Finding, Report, Status
 from tests.drift.conftest import Checker, Run, variable
 from tests.drift.test_git_faults import refusing_port
 from tests.drift.upstream import VLLM_SDIST, sdist_where
@@ -122,3 +124,18 @@ def test_an_sdist_declaration_without_its_release_is_refused(checker: Checker) -
     result = checker.run(text)
     assert result.code == 2 and "an sdist pin needs package" in result.err, result
     assert "\n" not in result.err.strip()
+
+
+def test_the_variables_page_shows_sdist_pins_short_and_links_the_file() -> None:
+    """The page's table fits 1280 px: the URL is a link named by its file, the sha256 its
+    first 12 characters (tests/docs/test_variables_page.py measures the width)."""
+    rows = [Finding("VLLM_SDIST_URL", URL, "url", Status.UP_TO_DATE, "", newest=URL,
+                    upstream="sdist: https://pypi.org/simple"),
+            Finding("VLLM_SDIST_SHA256", SHA256, "sha256", Status.UP_TO_DATE, "",
+                    newest=SHA256, upstream="sdist: https://pypi.org/simple")]
+    report = Report(rows, [], "2026-08-20T12:00:00+00:00", "offline",
+                    values={"VLLM_SDIST_URL": URL, "VLLM_SDIST_SHA256": SHA256})
+    page = docs.render(report)
+    assert f"| [vllm-0.28.0.tar.gz]({URL}) | ok: up to date | [vllm-0.28.0.tar.gz]({URL}) |" \
+        in " ".join(page.split()), page   # the cells as rendered, padding aside
+    assert f"`{SHA256[:12]}`" in page and f"`{SHA256}`" not in page

@@ -116,17 +116,22 @@ def _status(finding: Finding) -> str:
 
 
 def _pin_value(report: Report, finding: Finding) -> str:
-    """A pin's value cell: an sdist pin's URL as a short link (the full URL its target), a
-    commit or sha256 as its first 12 characters."""
+    """A pin's value cell: an sdist pin's URL as a link named by its file (the full URL its
+    target: the table fits the page), a commit or sha256 as its first 12 characters."""
     value = report.values.get(finding.name, "")
-    return _link(value, "") if finding.kind == "url" and "://" in value else \
+    return _file_link(value) if finding.kind == "url" and "://" in value else \
         _value(report, finding.name)
 
 
 def _newest(finding: Finding) -> str:
     if finding.kind == "url" and "://" in finding.newest:
-        return _link(finding.newest, "")
+        return _file_link(finding.newest)
     return escape(short(finding.newest)) or "-"
+
+
+def _file_link(url: str) -> str:
+    name = urllib.parse.urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1]
+    return f"[{escape(name or url)}]({url})"
 
 
 def _value(report: Report, name: str) -> str:
