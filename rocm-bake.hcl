@@ -671,6 +671,15 @@ variable "VLLM_SDIST_URL" {
   }
 }
 
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py):
+# PyPI's simple index lists this address for VLLM_REF's sdist.
+VLLM_SDIST_URL_SOURCE = {
+  sdist   = "https://pypi.org/simple"
+  package = "vllm"
+  version = trimprefix(VLLM_REF, "v")
+  pin     = "url"
+}
+
 variable "VLLM_SDIST_SHA256" {
   type        = string
   default     = "ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d18634a"
@@ -679,6 +688,15 @@ variable "VLLM_SDIST_SHA256" {
     condition     = can(regex("^[0-9a-f]{64}$", VLLM_SDIST_SHA256))
     error_message = "VLLM_SDIST_SHA256 must be 64 lowercase hex characters."
   }
+}
+
+# Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py):
+# PyPI's simple index lists this sha256 for VLLM_REF's sdist.
+VLLM_SDIST_SHA256_SOURCE = {
+  sdist   = "https://pypi.org/simple"
+  package = "vllm"
+  version = trimprefix(VLLM_REF, "v")
+  pin     = "sha256"
 }
 
 # vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): a standalone Rust toolchain by URL +

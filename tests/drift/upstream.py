@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +138,24 @@ def _wheels(name: str, versions: Sequence[str], tags: Sequence[str] = (PY,)) -> 
     return {v: [f"{name}-{v}-{t}.whl" for t in tags] for v in versions}
 
 
+# vLLM's release sdist as PyPI's simple index lists it (rocm-bake.hcl VLLM_SDIST_URL and
+# VLLM_SDIST_SHA256, the real file's): the other releases' sdists get addresses and sha256s of
+# the same shape, made up from their names.
+VLLM_SDIST = ("https://files.pythonhosted.org/packages/22/39/096d88cfe34ee43a8b6e7c957d1ad6338f"
+              "a5256474d6ff9a32008c6f8cd6/vllm-0.28.0.tar.gz",
+              "ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d18634a")
+
+
+def sdist_where(filename: str) -> tuple[str, str]:
+    """(PyPI's address, sha256) of a vllm sdist of the world."""
+    if filename == "vllm-0.28.0.tar.gz":
+        return VLLM_SDIST
+    made = hashlib.sha256(filename.encode()).hexdigest()
+    path = hashlib.sha256(made.encode()).hexdigest()
+    return (f"https://files.pythonhosted.org/packages/{path[:2]}/{path[2:4]}/{path[4:64]}/"
+            f"{filename}", made)
+
+
 def build_web(web: webworld.World) -> None:
     """PyPI, the wheel indexes and the GitHub API of the realistic world."""
     py_tags = [PY, "cp311-cp311-manylinux_2_28_x86_64", "cp313-cp313-manylinux_2_28_x86_64"]
@@ -144,6 +163,10 @@ def build_web(web: webworld.World) -> None:
     web.pypi("triton", _wheels("triton", pypi_versions("triton"), py_tags))
     web.pypi("vllm", _wheels("vllm", pypi_versions("vllm"),
                              ["cp38-abi3-manylinux_2_28_x86_64"]))
+    vllm_sdists = [f"vllm-{v}.tar.gz" for v in pypi_versions("vllm")]
+    web.simple("/simple", "vllm", [*vllm_sdists, *(f"vllm-{v}-cp38-abi3-manylinux_2_28_x86_64.whl"
+                                                   for v in pypi_versions("vllm")[:3])],
+               where={f: sdist_where(f) for f in vllm_sdists})   # wheels: not sdists
     web.pypi("pytorch-triton-rocm", _wheels("pytorch_triton_rocm",
                                             pypi_versions("pytorch-triton-rocm")))
     torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0",

@@ -73,12 +73,17 @@ class World:
         return {v: [f"{name}-{v}.tar.gz"] for v in versions}
 
     def simple(self, root: str, name: str, files: Sequence[str],
-               yanked: Mapping[str, str] | None = None) -> Route:
-        """A PEP 503 page and its PEP 691 form; ``yanked`` maps a file to its reason."""
+               yanked: Mapping[str, str] | None = None,
+               where: Mapping[str, tuple[str, str]] | None = None) -> Route:
+        """A PEP 503 page and its PEP 691 form; ``yanked`` maps a file to its reason, ``where``
+        a file to its (absolute URL, sha256), as PyPI's pages give them."""
         gone = dict(yanked or {})
-        page = simple_html(name, files, gone)
+        at = dict(where or {})
+        page = simple_html(name, files, gone, at)
         alternate = Route(json.dumps({"meta": {"api-version": "1.1"}, "name": name,
-                                      "files": [{"filename": f, "url": f, "hashes": {},
+                                      "files": [{"filename": f, "url": at.get(f, (f, ""))[0],
+                                                 "hashes": {"sha256": at[f][1]} if f in at
+                                                 else {},
                                                  "yanked": gone.get(f, False) or f in gone}
                                                 for f in files]}), PEP691)
         return self.add(f"{root.rstrip('/')}/{name}/",
@@ -109,13 +114,20 @@ class World:
         return routes
 
 
-def simple_html(name: str, files: Sequence[str], yanked: Mapping[str, str] | None = None) -> str:
+def simple_html(name: str, files: Sequence[str], yanked: Mapping[str, str] | None = None,
+                where: Mapping[str, tuple[str, str]] | None = None) -> str:
     gone = yanked or {}
-    links = "\n".join(f'    <a href="../../files/{html.escape(f)}#sha256={"0" * 64}"'
+    at = where or {}
+    links = "\n".join(f'    <a href="{html.escape(_href(f, at))}"'
                       + (f' data-yanked="{html.escape(gone[f])}"' if f in gone else "")
                       + f">{html.escape(f)}</a><br/>" for f in files)
     return (f"<!DOCTYPE html>\n<html>\n  <head><title>Links for {name}</title></head>\n"
             f"  <body>\n    <h1>Links for {name}</h1>\n{links}\n  </body>\n</html>\n")
+
+
+def _href(file: str, where: Mapping[str, tuple[str, str]]) -> str:
+    url, sha256 = where.get(file, (f"../../files/{file}", "0" * 64))
+    return f"{url}#sha256={sha256}"
 
 
 def _etag(body: str) -> str:

@@ -5,15 +5,19 @@ object, so buildx evaluates it like any attribute and ignores it::
 
     PYTORCH_COMMIT_SOURCE = {
       git    = PYTORCH_REPO                           # upstream: exactly one of git, github,
-      tags   = "^v(?P<version>[0-9]+(\\\\.[0-9]+)*)$"   #   pypi, index, listing
+      tags   = "^v(?P<version>[0-9]+(\\\\.[0-9]+)*)$"   #   pypi, index, listing, sdist
       branch = PYTORCH_REF                            # commit pins: compare with this head too
     }
 
 Fields (all strings unless said): ``git`` (clone URL), ``github`` (owner/repo: releases API),
 ``pypi`` (project name), ``index`` / ``listing`` (lists of PEP 503/691 roots / plain directory
-URLs, with ``package``); ``tags`` (regex with a ``version`` group, applied to tags, release
-names and to the pin's own value); ``branch``; ``pin`` (commit | tag | version | branch;
-inferred when absent); ``prerelease`` (bool: count pre-releases as candidates);
+URLs, with ``package``), ``sdist`` (one PEP 503/691 root, with ``package`` and ``version``: a
+pin of a release's sdist on that index, its address (``pin = "url"``) or its sha256
+(``pin = "sha256"``), compared with what the index lists for ``version``; see ``sdists``);
+``version`` (sdist pins: the release the file belongs to); ``tags`` (regex with a
+``version`` group, applied to tags, release names and to the pin's own value); ``branch``;
+``pin`` (commit | tag | version | branch, or url | sha256 for sdist pins; inferred when
+absent); ``prerelease`` (bool: count pre-releases as candidates);
 ``variant`` (local label prefix such as ``rocm7.2``), ``python`` (``cp312``), ``platform``;
 ``wheels`` (an object with index/listing/github, package, variant, python, platform: is there
 a wheel for the pinned version); ``allow_behind`` ({minor = N, patch = N, commits = N});
@@ -32,13 +36,15 @@ from rocm_bake.model.bakefile import Definition
 from rocm_bake.model.hcl.values import Value, to_string
 
 SUFFIX = "_SOURCE"
-UPSTREAMS = ("git", "github", "pypi", "index", "listing")
+UPSTREAMS = ("git", "github", "pypi", "index", "listing", "sdist")
 PIN_KINDS = ("commit", "tag", "version", "branch")
+SDIST_PIN_KINDS = ("url", "sha256")   # what an sdist pin holds: the file's address, its sha256
 DEFAULT_TAGS = r"^v?(?P<version>[0-9].*)$"
 FIELDS = {*UPSTREAMS, "tags", "branch", "pin", "prerelease", "package", "variant", "python",
-          "platform", "wheels", "allow_behind", "waiver"}
+          "platform", "wheels", "allow_behind", "waiver", "version"}
 WHEEL_FIELDS = {"index", "listing", "github", "package", "variant", "python", "platform"}
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ class PinSpec:
     wheels: WheelSpec | None = None
     policy: Policy = field(default_factory=Policy)
     locations: tuple[str, ...] = ()
+    version: str = ""   # sdist pins: the release whose sdist the pin names
 
     @property
     def display_upstream(self) -> str:
@@ -129,6 +136,7 @@ def _spec(name: str, value: str, raw: Value, attribute: AttributeDecl) -> PinSpe
     locations = _strings(fields[upstream], attribute, f"{attribute.name}.{upstream}")
     tags = _regex(fields.get("tags", DEFAULT_TAGS), attribute)
     pin = _pin_kind(fields, value, upstream, tags, attribute)
+    version = _sdist_fields(fields, upstream, locations, attribute)
     return PinSpec(
         name=name, value=value, pin=pin, upstream=upstream, location=locations[0],
         locations=tuple(locations), tags=tags,
@@ -139,7 +147,28 @@ def _spec(name: str, value: str, raw: Value, attribute: AttributeDecl) -> PinSpe
         wheels=(_wheel_spec(_object(fields["wheels"], attribute, f"{attribute.name}.wheels"),
                             attribute, f"{attribute.name}.wheels", wheels_only=True)
                 if "wheels" in fields else None),
-        policy=_policy(fields, attribute))
+        policy=_policy(fields, attribute), version=version)
+
+
+def _sdist_fields(fields: dict[str, Value], upstream: str, locations: list[str],
+                  attribute: AttributeDecl) -> str:
+    """An sdist pin's ``version`` (its index root one, its ``package`` named); ``version``
+    belongs to sdist pins only."""
+    version = _str(fields, "version", attribute)
+    if upstream != "sdist":
+        if "version" in fields:
+            raise attribute.source.error(
+                f"{attribute.name}.version names the release of an sdist pin: it goes with "
+                "sdist = INDEX only")
+        return ""
+    if len(locations) != 1:
+        raise attribute.source.error(f"{attribute.name}.sdist names one index root, not "
+                                     f"{len(locations)}")
+    if not version or not _str(fields, "package", attribute):
+        raise attribute.source.error(
+            f"{attribute.name}: an sdist pin needs package = \"NAME\" and version = "
+            "\"X.Y.Z\" (the release whose sdist it pins)")
+    return version
 
 
 def _object(raw: Value, attribute: AttributeDecl, what: str) -> dict[str, Value]:
@@ -197,6 +226,8 @@ def _regex(raw: Value, attribute: AttributeDecl) -> re.Pattern[str]:
 def _pin_kind(fields: dict[str, Value], value: str, upstream: str, tags: re.Pattern[str],
               attribute: AttributeDecl) -> str:
     declared = _str(fields, "pin", attribute)
+    if upstream == "sdist" or declared in SDIST_PIN_KINDS:
+        return _sdist_pin_kind(declared, value, upstream, attribute)
     if declared:
         if declared not in PIN_KINDS:
             raise attribute.source.error(
@@ -208,6 +239,17 @@ def _pin_kind(fields: dict[str, Value], value: str, upstream: str, tags: re.Patt
     if upstream in ("git", "github") and match is not None and match["version"] != value:
         return "tag"
     return "version"
+
+
+def _sdist_pin_kind(declared: str, value: str, upstream: str, attribute: AttributeDecl) -> str:
+    if upstream != "sdist":
+        raise attribute.source.error(f"{attribute.name}.pin {declared!r} is an sdist pin's: it "
+                                     "goes with sdist = INDEX only")
+    if declared and declared not in SDIST_PIN_KINDS:
+        raise attribute.source.error(
+            f"{attribute.name}.pin must be one of {', '.join(SDIST_PIN_KINDS)} for an sdist "
+            f"pin, not {declared!r}")
+    return declared or ("sha256" if HEX64.match(value) else "url")
 
 
 def _wheel_spec(fields: dict[str, Value], attribute: AttributeDecl, what: str,

@@ -99,8 +99,8 @@ def _pin_table(report: Report, names: list[str], findings: dict[str, Finding]) -
     rows = []
     for name in names:
         finding = findings[name]
-        rows.append([f"`{name}`", _value(report, name), _status(finding),
-                     escape(short(finding.newest)) or "-", _source(finding.upstream)])
+        rows.append([f"`{name}`", _pin_value(report, finding), _status(finding),
+                     _newest(finding), _source(finding.upstream)])
         wheel = findings.get(f"{name}[wheel]")
         if wheel is not None:
             rows.append([f"`{name}` wheel", "", _status(wheel),
@@ -113,6 +113,25 @@ def _status(finding: Finding) -> str:
     if finding.behind and finding.status.is_drift:
         text += f" ({finding.behind})"
     return escape(text)
+
+
+def _pin_value(report: Report, finding: Finding) -> str:
+    """A pin's value cell: an sdist pin's URL as a link named by its file (the full URL its
+    target: the table fits the page), a commit or sha256 as its first 12 characters."""
+    value = report.values.get(finding.name, "")
+    return _file_link(value) if finding.kind == "url" and "://" in value else \
+        _value(report, finding.name)
+
+
+def _newest(finding: Finding) -> str:
+    if finding.kind == "url" and "://" in finding.newest:
+        return _file_link(finding.newest)
+    return escape(short(finding.newest)) or "-"
+
+
+def _file_link(url: str) -> str:
+    name = urllib.parse.urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1]
+    return f"[{escape(name or url)}]({url})"
 
 
 def _value(report: Report, name: str) -> str:

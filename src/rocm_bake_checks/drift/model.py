@@ -20,10 +20,11 @@ class Status(enum.Enum):
     ALLOWED = "behind (within policy)"
     UNTRACKED = "no source declared"
     AVAILABLE = "wheel available"   # a wheel of the pin exists; a newer one does too
+    DIFFERS = "differs from upstream"   # a content pin (sdist URL, sha256) upstream lists otherwise
 
     @property
     def is_drift(self) -> bool:
-        return self in (Status.BEHIND, Status.NOT_FOUND, Status.INCOHERENT)
+        return self in (Status.BEHIND, Status.NOT_FOUND, Status.INCOHERENT, Status.DIFFERS)
 
 
 def rule_status(status: Status) -> str:

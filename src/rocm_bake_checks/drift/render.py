@@ -14,15 +14,25 @@ from rocm_bake_checks.drift.model import Finding, Report, Status, rule_status
 MARKS = {Status.UP_TO_DATE: "ok", Status.BEHIND: "DRIFT", Status.NOT_FOUND: "DRIFT",
          Status.INCOHERENT: "DRIFT", Status.UNCHECKED: "ERROR", Status.AHEAD: "note",
          Status.WAIVED: "waived", Status.ALLOWED: "allowed", Status.UNTRACKED: "-",
-         Status.AVAILABLE: "ok"}
+         Status.AVAILABLE: "ok", Status.DIFFERS: "DRIFT"}
 VERDICT = {0: "no drift beyond policy", 1: "drift found",
            2: "could not check everything (see ERROR rows)"}
 EXIT_CODES = "0 no drift, 1 drift, 2 could not check"
 
 
 def short(value: str) -> str:
-    return value[:12] if len(value) == 40 and all(c in "0123456789abcdef" for c in value) \
-        else value
+    """A commit id or a sha256 (40 or 64 hex) as its first 12 characters; anything else as
+    it is."""
+    return value[:12] if len(value) in (40, 64) and \
+        all(c in "0123456789abcdef" for c in value) else value
+
+
+def shown(finding: Finding, value: str) -> str:
+    """A pin's value (or newest) as a table cell: ``short``, and an sdist pin's URL as
+    ``…/FILE`` (the row's detail names it in full when it differs)."""
+    if finding.kind == "url" and "://" in value:
+        return "…/" + value.rstrip("/").rsplit("/", 1)[-1]
+    return short(value)
 
 
 HEADERS = ["check", "pin", "pinned", "status", "newest", "detail"]
@@ -40,7 +50,7 @@ def _detail(finding: Finding) -> str:
 
 
 def _rows(findings: list[Finding]) -> list[list[str]]:
-    return [[MARKS[f.status], f.name, short(f.value), f.status.value, short(f.newest),
+    return [[MARKS[f.status], f.name, shown(f, f.value), f.status.value, shown(f, f.newest),
              _detail(f)] for f in findings]
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from rocm_bake_checks.drift import versions, wheels
+from rocm_bake_checks.drift import sdists, versions, wheels
 from rocm_bake_checks.drift.declarations import PinSpec
 from rocm_bake_checks.drift.fetch import UnavailableError
 from rocm_bake_checks.drift.model import Candidate, Explanation, Finding, Status
@@ -49,6 +49,8 @@ class Checker:
             return Outcome(finding)
 
     def _check(self, spec: PinSpec, finding: Finding) -> Outcome:
+        if spec.upstream == "sdist":   # a content pin: the index's file, not a version
+            return Outcome(sdists.verdict(self.web, spec, finding))
         log = finding.explanation
         listing = self.listing(spec, log)
         pinned = pinned_version(spec)
