@@ -1,4 +1,4 @@
-"""An HTTP server on 127.0.0.1 for the length of a ``with`` block (tests talk to nothing else),
+"""Servers on 127.0.0.1 for the length of a ``with`` block (tests talk to nothing else),
 and a WebDAV store of a test's own (scripts/webdav.sh on free ports: its access log is the
 test's alone)."""
 
@@ -57,3 +57,44 @@ def start_webdav(run_dir: Path, extra: Mapping[str, str] | None = None
 def stop_webdav(run_dir: Path, env: Mapping[str, str]) -> None:
     subprocess.run(["bash", str(ROOT / "scripts" / "webdav.sh"), "stop", str(run_dir)],
                    env=dict(env), capture_output=True, timeout=60, check=False)
+
+
+def _nothing() -> None:
+    pass
+
+
+@contextmanager
+def silent_server(accepted: Callable[[], None] = _nothing) -> Iterator[int]:
+    """A TCP server on an ephemeral loopback port that accepts every connection and never says
+    a word (``accepted`` is called once per connection taken in); yields the port.
+
+    Its accept thread is ended before the listening socket is closed: ``shutdown`` wakes the
+    blocked ``accept`` (closing the socket would not), and the thread is joined. A thread left
+    blocked in ``accept`` on a closed socket outlives it: when a signal restarts that call
+    (a SIGCHLD while another thread starts a process), the kernel looks its descriptor number
+    up again, and that number by then names another listener of this process (a later test's
+    git daemon), whose next connection the stale thread takes and drops: the client reads
+    "Connection reset by peer"."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                client, _ = server.accept()
+            except OSError:        # shut down: the block has ended
+                return
+            held.append(client)
+            accepted()
+
+    port = int(server.getsockname()[1])
+    thread = threading.Thread(target=accept, name=f"silent-server-{port}", daemon=True)
+    thread.start()
+    try:
+        yield port
+    finally:
+        server.shutdown(socket.SHUT_RDWR)
+        thread.join()
+        server.close()
+        for client in held:
+            client.close()

@@ -75,5 +75,10 @@ class Checkout:
 @pytest.fixture
 def checkout(world: World, tmp_path: Path) -> Iterator[Checkout]:
     (tmp_path / "tree").mkdir()
-    yield Checkout(tmp_path / "tree", world)
+    made = Checkout(tmp_path / "tree", world)
+    # GitPython keeps ``git cat-file`` processes per Repo: closed here, they end with the
+    # test. A Repo left to the cyclic garbage collector has its pipes and processes finalized
+    # in any order, before GitPython ends them: a ResourceWarning, an error in this suite.
+    with made.repo:
+        yield made
     world.recipe()      # a test that changed the published recipe puts it back

@@ -9,7 +9,7 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import git as gitpython
@@ -204,7 +204,7 @@ def test_resolve_refuses_an_abbreviation_off_its_branch(checkout: Checkout,
 
 
 @pytest.fixture
-def clone(world: World, tmp_path: Path) -> Checkout:
+def clone(world: World, tmp_path: Path) -> Iterator[Checkout]:
     """A clone of this checkout's HEAD (Dockerfiles, locks, the conformance snapshot) with
     the old set's bake file committed in it."""
     tree = tmp_path / "clone"
@@ -217,7 +217,8 @@ def clone(world: World, tmp_path: Path) -> Checkout:
         config.set_value("user", "name", "Test")
         config.set_value("user", "email", "test@example.invalid")
     checkout.repo.git.commit("-qam", "old set")
-    return checkout
+    with checkout.repo:     # its git processes end with the test
+        yield checkout
 
 
 def test_the_snapshot_step_records_the_release_files(clone: Checkout) -> None:

@@ -145,14 +145,15 @@ def daemon(base: Path) -> Iterator[str]:
     each connection it accepts is served by ``git daemon --inetd`` on that connection."""
     listener = socket.create_server(("127.0.0.1", 0))
     served: list[subprocess.Popen[bytes]] = []
-    thread = threading.Thread(target=_serve, args=(listener, base, served), daemon=True)
+    thread = threading.Thread(target=_serve, args=(listener, base, served),
+                              name=f"git-daemon-{listener.getsockname()[1]}", daemon=True)
     thread.start()
     try:
         yield f"git://127.0.0.1:{listener.getsockname()[1]}/"
     finally:
         listener.shutdown(socket.SHUT_RDWR)   # wakes accept(): the thread ends
-        listener.close()
-        thread.join()
+        thread.join()                         # before the descriptor is closed and reused
+        listener.close()                      # (see tests/loopback.py: silent_server)
         for proc in served:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,34 +16,11 @@ import pytest
 
 from tests.drift.conftest import Checker, pin
 from tests.drift.webworld import Route
+from tests.loopback import silent_server
 
 GOOD = pin("TRITON_VERSION", "3.9.0", pypi="triton")
 V3 = r"^v(?P<version>[0-9]+\.[0-9]+\.[0-9]+)$"
 GUARD = 30.0   # the total deadline: only a broken watchdog would reach it
-
-
-@contextlib.contextmanager
-def silent_server() -> Iterator[int]:
-    """A TCP server on 127.0.0.1 that accepts every connection and never says a word."""
-    server = socket.create_server(("127.0.0.1", 0))
-    release = threading.Event()
-    held: list[socket.socket] = []
-
-    def accept() -> None:
-        with contextlib.suppress(OSError):
-            while not release.is_set():
-                client, _ = server.accept()
-                held.append(client)
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield int(server.getsockname()[1])
-    finally:
-        release.set()
-        server.close()
-        for client in held:
-            client.close()
 
 
 @contextlib.contextmanager

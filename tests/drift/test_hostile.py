@@ -8,10 +8,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from tests.conftest import ROOT, VENV_BIN, Buildx, minimal_env
 from tests.drift.conftest import Checker, Run, pin
 from tests.drift.gitworld import GIT_ENV
 from tests.drift.test_behaviour import _pr_repo
+from tests.loopback import silent_server
 
 GOOD = pin("TRITON_VERSION", "3.9.0", pypi="triton")
 V3 = r"^v(?P<version>[0-9]+\.[0-9]+\.[0-9]+)$"
@@ -128,29 +127,6 @@ def test_a_bake_file_with_a_byte_order_mark_is_read_as_buildx_reads_it(
 
 
 # -- Ctrl-C ----------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def listening(arrived: threading.Semaphore) -> Iterator[int]:
-    """A TCP server on 127.0.0.1 that accepts and never answers; ``arrived`` is released once
-    per connection taken in (a request in flight)."""
-    server = socket.create_server(("127.0.0.1", 0))
-    held: list[socket.socket] = []
-
-    def accept() -> None:
-        with contextlib.suppress(OSError):
-            while True:
-                client, _ = server.accept()
-                held.append(client)
-                arrived.release()
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield int(server.getsockname()[1])
-    finally:
-        server.close()
-        for client in held:
-            client.close()
-
-
 def _in_flight(proc: subprocess.Popen[str], arrived: threading.Semaphore, count: int) -> None:
     """Wait until ``count`` requests are in (the process ending first fails the test): the
     process's end releases ``arrived`` too, so nothing waits on a clock."""
@@ -188,7 +164,8 @@ def test_ctrl_c_stops_at_once_killing_its_git_processes(checker: Checker) -> Non
         pin("HUNG_VERSION", "1.0.0", pypi="hung")
     bake = checker.bake(text)
     arrived = threading.Semaphore(0)
-    with listening(arrived) as git_port, listening(arrived) as web_port:
+    with silent_server(arrived.release) as git_port, \
+            silent_server(arrived.release) as web_port:
         argv = [str(VENV_BIN / "inv"), "--search-root", str(ROOT), "version-check", "--file",
                 str(bake), "--cache-dir", str(checker.cache), "--timeout", "600", "--deadline",
                 "600", "--rewrite",
