@@ -43,17 +43,24 @@ def _tokens(text: str) -> list[str]:
         return text.split()
 
 
-def unpinned_requirements(command: str) -> list[str]:
-    """Requirements named in the arguments of one ``pip install`` that are not ``==`` pins."""
+def pip_operands(command: str) -> list[str]:
+    """The arguments of one ``pip install`` that are not options or an option's value."""
     out = []
     skip = False
     for token in _tokens(command):
         if skip:
             skip = False
-            continue
-        if token in PIP_OPTIONS_WITH_VALUE:
+        elif token in PIP_OPTIONS_WITH_VALUE:
             skip = True
-            continue
+        else:
+            out.append(token)
+    return out
+
+
+def unpinned_requirements(command: str) -> list[str]:
+    """Requirements named in the arguments of one ``pip install`` that are not ``==`` pins."""
+    out = []
+    for token in pip_operands(command):
         if token.startswith("-") or token.startswith("$") or "/" in token or token == ".":
             continue
         if token.endswith((".whl", ".tar.gz", ".zip")) or "==" in token:

@@ -8,7 +8,6 @@ names; a name with an extra (``huggingface-hub[cli]``) counts as its distributio
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -16,7 +15,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from rocm_bake_checks.lint import lockfile, stages
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage
-from rocm_bake_checks.lint.downloads import PIP_OPTIONS_WITH_VALUE
+from rocm_bake_checks.lint.downloads import pip_operands
 from rocm_bake_checks.lint.findings import Finding, LintError
 from rocm_bake_checks.lint.upstream import canonical
 from rocm_bake_checks.lint.upstreamdocker import Upstream, split
@@ -28,19 +27,8 @@ _LOCK = re.compile(r"^locks/[A-Za-z0-9_.-]+\.txt$")
 def names(arguments: str) -> list[str]:
     """The distributions one ``pip install`` names (options, files, paths, globs and
     ``$VARIABLES`` dropped; an extra or a version specifier read off)."""
-    try:
-        tokens = shlex.split(arguments)
-    except ValueError:
-        tokens = arguments.split()
     out: list[str] = []
-    skip = False
-    for token in tokens:
-        if skip:
-            skip = False
-            continue
-        if token in PIP_OPTIONS_WITH_VALUE:
-            skip = True
-            continue
+    for token in pip_operands(arguments):
         if token.startswith(("-", "$", ".")) or any(c in token for c in "/*"):
             continue
         try:
