@@ -67,31 +67,35 @@ def test_default_target_passes_on_gfx1201(engine: str, tmp_path: Path) -> None:
     text = log.read_text(encoding="utf-8")
     # A step taken from the layer cache prints nothing (an identical build ran it and printed
     # it): each line is checked where its step ran.
-    for cell, step, lines in (
-            ("aiter-gfx1201", "with-compiler-cache.sh", (
+    for step, lines in (
+            ("AITER_USE_SYSTEM_TRITON=1", (
                 "rehearsal: AITER_TRITON_ONLY=1: the amd-aiter wheel of its Triton-only build",
                 "rehearsal: stand-in build of amd-aiter 0.1.19 (")),
-            ("flash-attn-gfx1201", "with-compiler-cache.sh", (
+            ("FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE, but upstream builds composable_kernel", (
                 "rehearsal: FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE: the flash_attn wheel of its "
                 "Triton backend",
                 "rehearsal: stand-in build of flash-attn 2.8.3 (")),
-            ("vllm-gfx1201", "check-runtime.py", ("/wheels/flash_attn-2.8.3-py3-none-any.whl",))):
-        if ran(text, cell, step):
+            (VLLM_RUNTIME_CHECK, ("/wheels/flash_attn-2.8.3-py3-none-any.whl",))):
+        if ran(text, "gfx1201", step):
             for line in lines:
                 assert line in text, line
-    if ran(text, "vllm-gfx1201", "check-runtime.py"):
+    if ran(text, "gfx1201", VLLM_RUNTIME_CHECK):
         assert re.search(r"expected modules \(torch, vllm, amdsmi, vllm\._rust_tool_parser, "
                          r"msgpack, quart, blinker, aiter, aiter\.ops\.triton, flash_attn, "
                          r"flash_attn\.flash_attn_triton_amd\): present", text), \
             "the gfx1201 image does not import AITER and flash_attn"
 
 
-def ran(log: str, cell: str, command: str) -> bool:
-    """Whether ``cell``'s RUN step running ``command`` ran in this build (buildx's plain log
-    says ``#N CACHED`` for a step taken from the layer cache)."""
-    steps = re.findall(rf"^#(\d+) \[{re.escape(cell)} [^\]]*\] RUN .*{re.escape(command)}", log,
-                       re.M)
-    assert steps, f"{cell}: no RUN step of {command} in the log"
+VLLM_RUNTIME_CHECK = "check-runtime.py --expect torch vllm amdsmi"
+
+
+def ran(log: str, arch: str, command: str) -> bool:
+    """Whether the RUN step of an ``arch`` cell running ``command`` ran in this build (buildx's
+    plain log says ``#N CACHED`` for a step taken from the layer cache). The step is found by
+    its command, not its name: a step two targets share is named after either of them."""
+    steps = re.findall(rf"^#(\d+) \[[^\]]*-{re.escape(arch)}\b[^\]]*\] RUN .*"
+                       rf"{re.escape(command)}", log, re.M)
+    assert steps, f"no RUN step of an {arch} cell running {command} in the log"
     return not all(re.search(rf"^#{step} CACHED$", log, re.M) for step in steps)
 
 
