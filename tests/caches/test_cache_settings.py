@@ -12,39 +12,28 @@ import pytest
 from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import settings as cache_settings
 from rocm_bake.compilercache import store as cache_store
-
-
-class _Definition:
-    def __init__(self, env: dict[str, str] | None = None, **values: object) -> None:
-        self.values = values
-        self.env = env or {}
-
-    def variables(self) -> list[object]:
-        return [type("V", (), {"name": k})() for k in self.values]
-
-    def value(self, name: str) -> object:
-        return self.values[name]
+from tests.caches.definition import Definition
 
 
 def test_backend_from_bake_variables() -> None:
-    assert cache_settings.backend_from_definition(_Definition(CACHE_STORE="none")) is None
-    assert cache_settings.backend_from_definition(_Definition()) is None
-    backend = cache_settings.backend_from_definition(_Definition(
+    assert cache_settings.backend_from_definition(Definition(CACHE_STORE="none")) is None
+    assert cache_settings.backend_from_definition(Definition()) is None
+    backend = cache_settings.backend_from_definition(Definition(
         CACHE_STORE="webdav", CACHE_STORE_URL="http://dav:8080", CACHE_ENV="ci",
         CACHE_READ_ONLY=True, CACHE_EXPORT=False, CACHE_TYPE="sccache"))
     assert backend is not None and backend.read_only and backend.environment == "ci"
     # The store read-only because the build's tier may only read it (compilercache.tiers).
-    forced = cache_settings.backend_from_definition(_Definition(
+    forced = cache_settings.backend_from_definition(Definition(
         CACHE_STORE="webdav", CACHE_STORE_URL="http://dav:8080"), read_only=True)
     assert forced is not None and forced.read_only
     with pytest.raises(cache_store.CacheError, match="ccache shares its cache only over HTTP"):
-        cache_settings.backend_from_definition(_Definition(
+        cache_settings.backend_from_definition(Definition(
             CACHE_STORE="s3", SCCACHE_S3_BUCKET="b", CACHE_TYPE="ccache"))
     with pytest.raises(cache_store.CacheError, match="CACHE_TYPE=none"):
-        cache_settings.backend_from_definition(_Definition(
+        cache_settings.backend_from_definition(Definition(
             CACHE_STORE="webdav", CACHE_STORE_URL="http://dav", CACHE_TYPE="none"))
     # ccache's HTTP remote storage on the same WebDAV store.
-    shared = cache_settings.backend_from_definition(_Definition(
+    shared = cache_settings.backend_from_definition(Definition(
         CACHE_STORE="webdav", CACHE_STORE_URL="http://dav:8080", CACHE_TYPE="ccache"))
     assert shared is not None
     assert "CCACHE_REMOTE_STORAGE" in cache_secret.settings_for(shared, "ccache")
@@ -87,11 +76,11 @@ def test_a_secret_of_the_other_cache_is_one_line(tmp_path: Path) -> None:
     secret.write_text("SCCACHE_WEBDAV_ENDPOINT=http://127.0.0.1:9\n")
     with pytest.raises(cache_store.CacheError, match=r"CACHE_TYPE=ccache, but the secret .* holds "
                        r"the other cache's settings \(SCCACHE_WEBDAV_ENDPOINT\)"):
-        cache_settings.preflight_build(_Definition(CACHE_TYPE="ccache",
+        cache_settings.preflight_build(Definition(CACHE_TYPE="ccache",
                                                    CACHE_SECRET_FILE=str(secret)))
     secret.write_text("CCACHE_REMOTE_STORAGE=http://127.0.0.1:9/x\n")
     with pytest.raises(cache_store.CacheError, match="CACHE_TYPE=sccache, but"):
-        cache_settings.preflight_build(_Definition(CACHE_TYPE="sccache",
+        cache_settings.preflight_build(Definition(CACHE_TYPE="sccache",
                                                    CACHE_SECRET_FILE=str(secret)))
 
 
@@ -99,13 +88,13 @@ def test_a_bake_file_with_only_the_old_names_is_read(tmp_path: Path) -> None:
     """A bake file of one's own that declares only the deprecated sccache-named variables."""
     secret = tmp_path / "s.secret"
     secret.write_text("SCCACHE_WEBDAV_ENDPOINT=http://127.0.0.1:9\n")
-    old = _Definition(SCCACHE_BACKEND="webdav", SCCACHE_WEBDAV_URL="http://dav:8080",
+    old = Definition(SCCACHE_BACKEND="webdav", SCCACHE_WEBDAV_URL="http://dav:8080",
                       SCCACHE_SECRET_FILE=str(secret), CACHE_TYPE="sccache")
     backend = cache_settings.backend_from_definition(old)
     assert backend is not None and backend.endpoint == "http://dav:8080"
     assert cache_settings.secret_file(old) == str(secret)
     assert cache_settings.secret_variable(old) == "SCCACHE_SECRET_FILE"
-    assert cache_settings.secret_variable(_Definition(CACHE_SECRET_FILE="")) == \
+    assert cache_settings.secret_variable(Definition(CACHE_SECRET_FILE="")) == \
         "CACHE_SECRET_FILE"
 
 
@@ -130,8 +119,8 @@ def test_the_default_tool_is_the_bake_files() -> None:
 
     default = bakefile.load([ROOT / "rocm-bake.hcl"], {}).value("CACHE_TYPE")
     assert cache_settings.default_cache_type() == default
-    assert cache_settings.cache_tool(_Definition()) == default
-    assert cache_settings.cache_tool(_Definition(CACHE_TYPE="sccache")) == "sccache"
+    assert cache_settings.cache_tool(Definition()) == default
+    assert cache_settings.cache_tool(Definition(CACHE_TYPE="sccache")) == "sccache"
 
 
 def test_an_s3_store_for_a_pull_request_is_read_only(

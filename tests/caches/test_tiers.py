@@ -13,22 +13,8 @@ from rocm_bake.builds import request as build
 from rocm_bake.compilercache import tiers
 from rocm_bake.compilercache.store import CacheError
 from rocm_bake.core.errors import UsageError
+from tests.caches.definition import Definition
 from tests.conftest import ROOT
-
-
-class _Definition:
-    """An evaluated bake file: declared variables with values, and what the build set."""
-
-    def __init__(self, env: dict[str, str] | None = None, /, **values: object) -> None:
-        self.values = values
-        self.env = env or {}
-
-    def variables(self) -> list[object]:
-        return [type("V", (), {"name": k})() for k in self.values]
-
-    def value(self, name: str) -> object:
-        return self.values[name]
-
 
 # The tier table: the compiler cache's store, the registry layer cache, --no-cache.
 TABLE = {"dev": ("read-write", "read-write", False), "pr": ("read", "read", False),
@@ -51,23 +37,23 @@ def test_each_tier_may_do_exactly_what_the_table_says() -> None:
 
 
 def test_the_tier_is_the_flag_else_the_bake_files_else_dev() -> None:
-    assert tiers.of(_Definition()).name == "dev"
-    assert tiers.of(_Definition(CACHE_TIER="pr")).name == "pr"
-    assert tiers.of(_Definition(CACHE_TIER="pr"), "trusted").name == "trusted"
+    assert tiers.of(Definition()).name == "dev"
+    assert tiers.of(Definition(CACHE_TIER="pr")).name == "pr"
+    assert tiers.of(Definition(CACHE_TIER="pr"), "trusted").name == "trusted"
 
 
 def test_a_tier_gives_only_the_variables_the_build_did_not_set() -> None:
     declared = {"CACHE_EXPORT": False, "CACHE_READ_ONLY": False}
-    assert tiers.settings(tiers.named("trusted"), _Definition(**declared)) == {
+    assert tiers.settings(tiers.named("trusted"), Definition(**declared)) == {
         "CACHE_EXPORT": "true"}
-    assert tiers.settings(tiers.named("pr"), _Definition(**declared)) == {
+    assert tiers.settings(tiers.named("pr"), Definition(**declared)) == {
         "CACHE_EXPORT": "false", "CACHE_READ_ONLY": "true"}
     # set by the build (--set or the environment): kept, and check() judges it
-    assert tiers.settings(tiers.named("trusted"), _Definition(
+    assert tiers.settings(tiers.named("trusted"), Definition(
         {"CACHE_EXPORT": "false"}, **declared)) == {}
     # a bake file that declares neither: nothing to give
-    assert tiers.settings(tiers.named("pr"), _Definition()) == {}
-    assert tiers.settings(tiers.named("dev"), _Definition(**declared)) == {}
+    assert tiers.settings(tiers.named("pr"), Definition()) == {}
+    assert tiers.settings(tiers.named("dev"), Definition(**declared)) == {}
 
 
 @pytest.mark.parametrize(("tier", "values", "message"), [
@@ -96,19 +82,19 @@ def test_a_setting_beyond_the_tier_is_one_line_naming_it_and_the_tier(
     env = values.pop("env", {})
     assert isinstance(env, dict)
     with pytest.raises(CacheError) as raised:
-        tiers.check(tiers.named(tier), _Definition(env, **values))
+        tiers.check(tiers.named(tier), Definition(env, **values))
     assert str(raised.value).startswith(message + " ("), str(raised.value)
     assert "\n" not in str(raised.value)
 
 
 def test_within_the_tier_nothing_is_refused() -> None:
     store = {"CACHE_STORE": "webdav", "CACHE_STORE_URL": "http://dav:8080"}
-    tiers.check(tiers.named("pr"), _Definition(CACHE_READ_ONLY=False, **store))  # the default
-    tiers.check(tiers.named("trusted"), _Definition(CACHE_EXPORT=True, **store))
-    tiers.check(tiers.named("trusted"), _Definition({"CACHE_READ_ONLY": "true"},
+    tiers.check(tiers.named("pr"), Definition(CACHE_READ_ONLY=False, **store))  # the default
+    tiers.check(tiers.named("trusted"), Definition(CACHE_EXPORT=True, **store))
+    tiers.check(tiers.named("trusted"), Definition({"CACHE_READ_ONLY": "true"},
                                                     CACHE_READ_ONLY=True))   # may only read
-    tiers.check(tiers.named("release"), _Definition(CACHE_STORE="none", CACHE_EXPORT=False))
-    tiers.check(tiers.named("pr"), _Definition(), ["app.cache-from=type=registry,ref=r",
+    tiers.check(tiers.named("release"), Definition(CACHE_STORE="none", CACHE_EXPORT=False))
+    tiers.check(tiers.named("pr"), Definition(), ["app.cache-from=type=registry,ref=r",
                                                    "app.cache-to="])
 
 
@@ -117,7 +103,7 @@ def test_within_the_tier_nothing_is_refused() -> None:
     ("release", "app.cache-from=type=registry,ref=r")])
 def test_a_target_override_beyond_the_tier_is_refused(tier: str, override: str) -> None:
     with pytest.raises(CacheError, match=rf"^--set {re.escape(override)}: tier {tier} may "):
-        tiers.check(tiers.named(tier), _Definition(), [override])
+        tiers.check(tiers.named(tier), Definition(), [override])
 
 
 def test_a_pull_request_refuses_a_hand_written_secret_that_writes(tmp_path: Path) -> None:
@@ -125,9 +111,9 @@ def test_a_pull_request_refuses_a_hand_written_secret_that_writes(tmp_path: Path
     secret.write_text("SCCACHE_WEBDAV_ENDPOINT=http://dav\nSCCACHE_WEBDAV_RW_MODE=READ_WRITE\n")
     with pytest.raises(CacheError, match=rf"^CACHE_SECRET_FILE={secret} \(its settings write "
                        r"the store\): tier pr may only read"):
-        tiers.check(tiers.named("pr"), _Definition(CACHE_SECRET_FILE=str(secret)))
+        tiers.check(tiers.named("pr"), Definition(CACHE_SECRET_FILE=str(secret)))
     secret.write_text("CCACHE_REMOTE_STORAGE=http://dav/x|read-only\n")
-    tiers.check(tiers.named("pr"), _Definition(CACHE_SECRET_FILE=str(secret)))
+    tiers.check(tiers.named("pr"), Definition(CACHE_SECRET_FILE=str(secret)))
 
 
 def _prepare(tier: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
