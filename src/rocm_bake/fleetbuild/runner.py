@@ -36,7 +36,7 @@ from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
 from rocm_bake.core import redact
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.docker import bakecommand, connection, process, skopeo
+from rocm_bake.docker import bakecommand, connection, engineinfo, process, skopeo
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
 from rocm_bake.fleetbuild.config import Fleet, Node
@@ -157,11 +157,12 @@ class BakeBuilder:
     """The real builder: one ``docker buildx bake`` process per cell, watched by a thread."""
 
     def __init__(self, env: Mapping[str, str], docker: str = "docker",
-                 clock: Clock = SYSTEM, attest: Callable[[str], str] | None = None) -> None:
+                 clock: Clock = SYSTEM,
+                 attest: Callable[[str, Mapping[str, str]], str] | None = None) -> None:
         self.env = dict(env)
         self.docker = docker
         self.clock = clock
-        self.attest = attest      # after a cell's push: its provenance line, for the log
+        self.attest = attest      # after a cell's push (and its node's env): its provenance line
         self.done: queue.Queue[Finished] = queue.Queue()
         self.procs: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}   # cell -> node, bake
 
@@ -197,7 +198,7 @@ class BakeBuilder:
                 attempt.returncode = proc.wait()
                 self.procs.pop(cell, None)
                 if attempt.returncode == 0 and self.attest is not None:
-                    out.write(self.attest(cell) + "\n")
+                    out.write(self.attest(cell, env) + "\n")
         except OSError as exc:
             attempt.returncode, attempt.error = 127, str(exc)
         except RocmBakeError as exc:
@@ -313,11 +314,13 @@ class FleetRun:
             self.progress.event(self.record, f"arch: {rec.audit[0]}")
             self._save()
 
-    def _attest(self, cell: str) -> str:
-        """The versions statement beside the provenance the bake pushed (provenance.attach)."""
+    def _attest(self, cell: str, env: Mapping[str, str]) -> str:
+        """The versions statement beside the provenance the bake pushed (provenance.attach),
+        with the engine of the node that built it (``env`` reaches it)."""
         reference = Reference.parse(self.refs.image(cell))
         digest = provenance.attach(Registry(reference.host), reference, cell,
-                                   self.request.pins, self.request.commit)
+                                   self.request.pins, self.request.commit,
+                                   engine=engineinfo.engine_version(env).to_json())
         return f"provenance: {reference}: provenance (mode=max) and versions attested ({digest})"
 
     def _ready(self) -> list[FleetCell]:
