@@ -21,7 +21,7 @@ BASE_IMAGE=rocm-bake/busybox:test
 ROOTFS_CACHE_DIR=${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}
 MIN_BUILDX=0.24.0
 OLD_BUILDX_DIR=${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}
-# Which engine 'start' runs: current (the default) or floor (docs/manual/engine.md).
+# Which engine 'start' runs: current (the default) or floor (docs/reproducibility.md, "The engines").
 ENGINE_RELEASE=${ROCM_BAKE_ENGINE_RELEASE:-current}
 # The current engine: Debian's newest docker.io and containerd that run here, their .debs
 # pinned by sha256 in ENGINE_LOCK ('lock' resolves it) and unpacked by 'install' into
