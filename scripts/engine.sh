@@ -386,6 +386,7 @@ upstream_of() {
 # lock_deb PKG: "PKG=VERSION" of the lock's .deb of PKG (die if it pins none).
 lock_deb() {
     local path d
+    [ -f "$ENGINE_LOCK" ] || die "no lock file $ENGINE_LOCK (the current engine's .debs: '$PROG lock' writes it)"
     while read -r _ _ _ path; do
         d=$(deb_of "$path")
         [ "${d%%=*}" != "$1" ] || {

@@ -140,6 +140,8 @@ def engine_missing(env: Mapping[str, str]) -> str:
                               text=True, timeout=WHICH_TIMEOUT, check=False)
     except subprocess.TimeoutExpired:
         return f"{_script_word()} which did not answer within {WHICH_TIMEOUT:.0f} s"
+    except OSError as exc:
+        return f"cannot run {_script_word()} which: {exc.strerror or exc}"
     if proc.returncode == 0:
         return ""
     lines = proc.stderr.strip().splitlines() or [f"{_script_word()} which failed"]
