@@ -93,7 +93,8 @@ Commands:
                     RUN_DIR (images, build cache, the registry's test
                     repositories), old rootfs-debian-*.tar in ROOTFS_DIR, OLD_DIR and
                     leftover /tmp/rocm-bake-apt.* and /tmp/rocm-bake-busybox.*
-                    dirs.  The Debian packages stay (apt-get purge them).
+                    dirs.  The Debian packages stay (apt-get purge them), and so
+                    does the current engine in ENGINE_ROOT (rm -r it).
   -h, --help        this help.
 
 RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}.
