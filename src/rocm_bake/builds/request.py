@@ -211,7 +211,8 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
     results = audit_results(prepared, full_env, report)
     # The push's arch audit goes into the versions statement: `inv inspect` reads it back.
     audits = {result.cell: result.lines() for result in results}
-    engine = engineinfo.engine_version(full_env).to_json() if pushed else None
+    engine = (engineinfo.engine_version(full_env, prepared.command.connection.argv()).to_json()
+              if pushed else None)
     for line in provenance.attach_pushed(pushed, provenance.bake_pins(prepared.definition),
                                          commit.head(length=40), audits, engine):
         report(f"provenance: {line}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 TIMEOUT = 60.0
@@ -47,11 +47,12 @@ def _output(argv: list[str], env: Mapping[str, str] | None) -> str:
     return proc.stdout if proc.returncode == 0 else ""
 
 
-def engine_version(env: Mapping[str, str] | None = None, docker: str = "docker"
+def engine_version(env: Mapping[str, str] | None = None, docker: Sequence[str] = ("docker",)
                    ) -> EngineVersion:
-    """The engine and builder the environment selects (each part ``unknown`` when it does
-    not say)."""
-    server = _output([docker, "version", "--format", "{{.Server.Version}}"], env).strip()
+    """The engine and builder the environment selects, ``docker`` the command that reaches it
+    (a fleet node's: ``Connection.argv()``, its context or TLS flags); each part ``unknown``
+    when it does not say."""
+    server = _output([*docker, "version", "--format", "{{.Server.Version}}"], env).strip()
     found = re.search(r"^BuildKit version:\s*(\S+)",
-                      _output([docker, "buildx", "inspect"], env), re.MULTILINE | re.IGNORECASE)
+                      _output([*docker, "buildx", "inspect"], env), re.MULTILINE | re.IGNORECASE)
     return EngineVersion(server or UNKNOWN, found.group(1) if found else UNKNOWN)

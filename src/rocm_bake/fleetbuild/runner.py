@@ -157,12 +157,11 @@ class BakeBuilder:
     """The real builder: one ``docker buildx bake`` process per cell, watched by a thread."""
 
     def __init__(self, env: Mapping[str, str], docker: str = "docker",
-                 clock: Clock = SYSTEM,
-                 attest: Callable[[str, Mapping[str, str]], str] | None = None) -> None:
+                 clock: Clock = SYSTEM, attest: Callable[[str], str] | None = None) -> None:
         self.env = dict(env)
         self.docker = docker
         self.clock = clock
-        self.attest = attest      # after a cell's push (and its node's env): its provenance line
+        self.attest = attest      # after a cell's push: its provenance line, for the log
         self.done: queue.Queue[Finished] = queue.Queue()
         self.procs: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}   # cell -> node, bake
 
@@ -198,7 +197,7 @@ class BakeBuilder:
                 attempt.returncode = proc.wait()
                 self.procs.pop(cell, None)
                 if attempt.returncode == 0 and self.attest is not None:
-                    out.write(self.attest(cell, env) + "\n")
+                    out.write(self.attest(cell) + "\n")
         except OSError as exc:
             attempt.returncode, attempt.error = 127, str(exc)
         except RocmBakeError as exc:
@@ -314,13 +313,17 @@ class FleetRun:
             self.progress.event(self.record, f"arch: {rec.audit[0]}")
             self._save()
 
-    def _attest(self, cell: str, env: Mapping[str, str]) -> str:
+    def _attest(self, cell: str) -> str:
         """The versions statement beside the provenance the bake pushed (provenance.attach),
-        with the engine of the node that built it (``env`` reaches it)."""
+        with the engine of the node that built it (its last attempt's)."""
         reference = Reference.parse(self.refs.image(cell))
+        name = self.record.cells[cell].attempts[-1].node
+        node = next(n for n in self.fleet.nodes if n.name == name)
+        reach = connection.Connection.of(node, self.request.docker)
+        engine = engineinfo.engine_version(reach.env(self.env), reach.argv())
         digest = provenance.attach(Registry(reference.host), reference, cell,
                                    self.request.pins, self.request.commit,
-                                   engine=engineinfo.engine_version(env).to_json())
+                                   engine=engine.to_json())
         return f"provenance: {reference}: provenance (mode=max) and versions attested ({digest})"
 
     def _ready(self) -> list[FleetCell]:
