@@ -21,15 +21,41 @@ BASE_IMAGE=rocm-bake/busybox:test
 ROOTFS_CACHE_DIR=${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}
 MIN_BUILDX=0.24.0
 OLD_BUILDX_DIR=${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}
+# Which engine 'start' runs: current (the default) or floor (docs/reproducibility.md, "The engines").
+ENGINE_RELEASE=${ROCM_BAKE_ENGINE_RELEASE:-current}
+# The current engine: Debian's newest docker.io and containerd that run here, their .debs
+# pinned by sha256 in ENGINE_LOCK ('lock' resolves it) and unpacked by 'install' into
+# ENGINE_ROOT/docker-VERSION, nothing system-wide; it runs the machine's own runc (the
+# newer suites' runc needs a newer glibc than the machine may have).
+ENGINE_LOCK=${ROCM_BAKE_ENGINE_LOCK:-$(dirname "${BASH_SOURCE[0]}")/engine.lock}
+ENGINE_ROOT=${ROCM_BAKE_ENGINE_ROOT:-/opt/rocm-bake/engine}
+ENGINE_DEBS=(docker.io containerd)
+ENGINE_SUITES=(forky sid)
+# The floor: the oldest engine the project supports, Debian trixie's docker.io (BuildKit
+# 0.13), installed system-wide by 'install' (apt) and tested in a lane of its own.
+FLOOR_VERSION=26.1.5
+FLOOR_SUITE=trixie
 
 usage() {
+    local current
+    current=$(current_version 2>/dev/null) || current="(ENGINE_LOCK unreadable)"
     cat <<EOF
 Usage: scripts/$PROG COMMAND [RUN_DIR]
 
 Test build engine for rocm-bake (loopback only, no image hub needed).
 
+Two engines: 'current' (the default), Docker $current from the .debs of
+ENGINE_LOCK (Debian's newest docker.io and containerd that run here) unpacked into
+ENGINE_ROOT/docker-VERSION, running the machine's runc; and 'floor', the oldest engine the
+project supports: Docker $FLOOR_VERSION (Debian $FLOOR_SUITE's docker.io, BuildKit 0.13),
+installed system-wide.  ROCM_BAKE_ENGINE_RELEASE=floor selects the floor.
+
 Commands:
-  install           install dockerd + containerd (Debian trixie), docker-buildx
+  install           the current engine: the .debs of ENGINE_LOCK, fetched (each
+                    checked against its sha256) and unpacked into
+                    ENGINE_ROOT/docker-VERSION (no-op if there and running);
+                    then the floor, dockerd + containerd (Debian $FLOOR_SUITE), runc
+                    (the machine's suite), docker-buildx
                     (Debian forky, >= $MIN_BUILDX), docker-registry, skopeo and
                     busybox-static (bookworm), all from the machine's Debian
                     mirror.  Skips what is already there.  No service starts
@@ -47,10 +73,18 @@ Commands:
                     if it is already there and runs.  Prints one line on stdout:
                     OLD_DIR, to use as DOCKER_CONFIG:
                       DOCKER_CONFIG=\$(scripts/$PROG old-buildx) docker buildx version
-  start [RUN_DIR]   start dockerd (socket RUN_DIR/docker.sock) and a registry on
-                    127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT; no-op if running.  Prints
-                    one line on stdout:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
+  start [RUN_DIR]   start dockerd of the selected engine (socket RUN_DIR/docker.sock)
+                    and a registry on 127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT; no-op if
+                    running.  The engine's version is checked first (the lock's, or
+                    $FLOOR_VERSION), and so is a running one's: a dockerd of the
+                    other engine in RUN_DIR is an error.  Prints one line on
+                    stdout:  export DOCKER_HOST=unix://RUN_DIR/docker.sock
                     so that  eval "\$(scripts/$PROG start)"  works.
+  which             print the selected engine: 'RELEASE VERSION DOCKERD' (exit 1,
+                    saying why, when it is not installed or not its version).
+  lock              resolve ENGINE_LOCK again: the newest ${ENGINE_DEBS[*]} of Debian
+                    ${ENGINE_SUITES[*]} whose glibc need this machine meets (then
+                    'install'; the images' encodings may change: docs/reproducibility.md).
   stop [RUN_DIR]    stop the registry and dockerd started there (pid files).
   running [RUN_DIR] exit 0 if the dockerd started there runs, else 1.
   base-image [RUN_DIR]
@@ -59,13 +93,17 @@ Commands:
                     RUN_DIR (images, build cache, the registry's test
                     repositories), old rootfs-debian-*.tar in ROOTFS_DIR, OLD_DIR and
                     leftover /tmp/rocm-bake-apt.* and /tmp/rocm-bake-busybox.*
-                    dirs.  The Debian packages stay (apt-get purge them).
+                    dirs.  The Debian packages stay (apt-get purge them), and so
+                    does the current engine in ENGINE_ROOT (rm -r it).
   -h, --help        this help.
 
 RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}.
+ENGINE_LOCK is \${ROCM_BAKE_ENGINE_LOCK:-scripts/engine.lock}.
+ENGINE_ROOT is \${ROCM_BAKE_ENGINE_ROOT:-/opt/rocm-bake/engine}.
 OLD_DIR is \${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}.
 ROOTFS_DIR is \${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}.
-Environment: ROCM_BAKE_REGISTRY_PORT (default 5000),
+Environment: ROCM_BAKE_ENGINE_RELEASE (start, which: current, the default, or floor),
+             ROCM_BAKE_REGISTRY_PORT (default 5000),
              ROCM_BAKE_REGISTRY=none (start: no registry of its own; the engine
              still trusts 127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT, e.g. a second node),
              ROCM_BAKE_ENGINE_TIMEOUT (seconds to wait for readiness, default 60),
@@ -324,8 +362,194 @@ lock_from_uris() {
         }'
 }
 
+# ---------------------------------------------------------------- the two engines
+
+# deb_of POOL_PATH: "PKG=VERSION" of a .deb's pool file name (pkg_version_arch.deb, the
+# version URL-encoded as apt prints it).
+deb_of() {
+    local f=${1##*/}
+    f=${f%_*}
+    f=${f//%2b/+}
+    f=${f//%2B/+}
+    f=${f//%3a/:}
+    f=${f//%3A/:}
+    f=${f//%7e/\~}
+    f=${f//%7E/\~}
+    printf '%s=%s\n' "${f%%_*}" "${f#*_}"
+}
+
+# upstream_of DEBIAN_VERSION: the upstream version (28.5.2+dfsg4-5 -> 28.5.2).
+upstream_of() {
+    local v=${1#*:}
+    printf '%s\n' "${v%%[+~-]*}"
+}
+
+# lock_deb PKG: "PKG=VERSION" of the lock's .deb of PKG (die if it pins none).
+lock_deb() {
+    local path d
+    [ -f "$ENGINE_LOCK" ] || die "no lock file $ENGINE_LOCK (the current engine's .debs: '$PROG lock' writes it)"
+    while read -r _ _ _ path; do
+        d=$(deb_of "$path")
+        [ "${d%%=*}" != "$1" ] || {
+            printf '%s\n' "$d"
+            return 0
+        }
+    done < <(lock_lines "$ENGINE_LOCK" unpack)
+    die "$ENGINE_LOCK pins no $1 .deb: re-lock ('$PROG lock')"
+}
+
+# The current engine's Docker version (the lock's docker.io) and where it is unpacked.
+current_version() {
+    local d
+    d=$(lock_deb docker.io) || exit 2
+    upstream_of "${d#*=}"
+}
+current_prefix() {
+    local v
+    v=$(current_version) || exit 2
+    printf '%s/docker-%s\n' "${ENGINE_ROOT%/}" "$v"
+}
+
+# The version a dockerd binary says it is ("" if it does not run).
+dockerd_version() {
+    "$1" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1 || true
+}
+
+# current_ok PREFIX: PREFIX holds the lock's engine: unpacked from exactly the lock's .debs,
+# and its dockerd and containerd run (here: with this machine's glibc) as the lock's versions.
+current_ok() {
+    local prefix=$1 d
+    [ -x "$prefix/usr/sbin/dockerd" ] && [ -x "$prefix/usr/bin/containerd" ] || return 1
+    cmp -s <(lock_lines "$ENGINE_LOCK") <(lock_lines "$prefix/engine.lock" 2>/dev/null) || return 1
+    [ "$(dockerd_version "$prefix/usr/sbin/dockerd")" = "$(current_version)" ] || return 1
+    d=$(lock_deb containerd) || return 1
+    "$prefix/usr/bin/containerd" --version 2>/dev/null | grep -qF " $(upstream_of "${d#*=}")" || return 1
+}
+
+# install_current: the lock's .debs (fetched and checked by sha256) unpacked into a fresh
+# directory beside the prefix, checked, then renamed to it: never a half engine.
+install_current() {
+    local prefix version sha path tmp
+    version=$(current_version) || exit 2
+    prefix=$(current_prefix) || exit 2
+    if current_ok "$prefix"; then
+        log "install: Docker $version (the current engine) already in $prefix"
+        return 0
+    fi
+    command -v dpkg-deb >/dev/null 2>&1 || die "dpkg-deb not found"
+    RELOCK_HINT="re-lock: scripts/$PROG lock" fetch_locked install "$ENGINE_LOCK"
+    mkdir -p "${ENGINE_ROOT%/}" || die "cannot create $ENGINE_ROOT"
+    tmp=$(mktemp -d "$prefix.XXXXXX")
+    TMP_PATHS+=("$tmp")
+    trap cleanup_install EXIT
+    while read -r _ sha _ path; do
+        dpkg-deb -x "$(locked_deb "$sha")" "$tmp" || die "dpkg-deb -x ${path##*/} failed"
+    done < <(lock_lines "$ENGINE_LOCK" unpack)
+    lock_lines "$ENGINE_LOCK" >"$tmp/engine.lock"
+    chmod 755 "$tmp"
+    current_ok "$tmp" ||
+        die "install: the .debs of $ENGINE_LOCK do not give a dockerd $version and containerd that run here (glibc $(ldd --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+$' | head -n1)): re-lock ('$PROG lock')"
+    rm -rf "$prefix"
+    mv "$tmp" "$prefix"
+    log "install: Docker $version (the current engine: $(lock_deb docker.io) $(lock_deb containerd)) in $prefix"
+}
+
+# The engine 'start' runs: sets DOCKERD (its binary), DOCKERD_PATH (the PATH it runs with: the
+# current engine's containerd and shim first, the machine's runc after) and ENGINE_VERSION, or
+# says why not (exit 2 by die; which_engine's caller decides).
+ENGINE_WHY=""
+select_engine() {
+    local prefix have
+    ENGINE_WHY=""
+    case "$ENGINE_RELEASE" in
+    current)
+        ENGINE_VERSION=$(current_version) || exit 2
+        prefix=$(current_prefix) || exit 2
+        DOCKERD=$prefix/usr/sbin/dockerd
+        DOCKERD_PATH=$prefix/usr/bin:$prefix/usr/sbin:$PATH
+        if [ ! -x "$DOCKERD" ]; then
+            ENGINE_WHY="Docker $ENGINE_VERSION (the current engine) is not installed in $prefix; run '$PROG install' (or ROCM_BAKE_ENGINE_RELEASE=floor)"
+            return 1
+        fi
+        ;;
+    floor)
+        ENGINE_VERSION=$FLOOR_VERSION
+        DOCKERD=$(command -v dockerd 2>/dev/null) || {
+            ENGINE_WHY="dockerd (the floor engine, Docker $FLOOR_VERSION) not installed; run '$PROG install'"
+            return 1
+        }
+        DOCKERD_PATH=$PATH
+        ;;
+    *) die "ROCM_BAKE_ENGINE_RELEASE must be 'current' or 'floor', got '$ENGINE_RELEASE'" ;;
+    esac
+    have=$(dockerd_version "$DOCKERD")
+    if [ "$have" != "$ENGINE_VERSION" ]; then
+        ENGINE_WHY="$DOCKERD is Docker ${have:-(does not run)}, not $ENGINE_VERSION (the $ENGINE_RELEASE engine); run '$PROG install'"
+        return 1
+    fi
+    PATH=$DOCKERD_PATH command -v runc >/dev/null 2>&1 || {
+        ENGINE_WHY="no runc on PATH (the engine runs the machine's); run '$PROG install'"
+        return 1
+    }
+}
+
+cmd_which() {
+    select_engine || {
+        log "which: $ENGINE_WHY"
+        exit 1
+    }
+    printf '%s %s %s\n' "$ENGINE_RELEASE" "$ENGINE_VERSION" "$DOCKERD"
+}
+
+# newest_here PKG PACKAGES_FILE...: "VERSION" of the newest PKG in the lists whose libc6
+# need (Depends: libc6 (>= X)) the machine's glibc meets.
+newest_here() {
+    local pkg=$1 glibc best="" v need
+    shift
+    glibc=$(dpkg-query -W -f='${Version}' libc6 2>/dev/null) || die "cannot read the version of libc6"
+    while read -r v need; do
+        [ -z "$need" ] || dpkg --compare-versions "$glibc" ge "$need" || continue
+        [ -n "$best" ] && dpkg --compare-versions "$best" ge "$v" || best=$v
+    done < <(awk -v want="$pkg" '
+        /^Package: / { p = $2; v = ""; need = "" }
+        /^Version: / { v = $2 }
+        /^Depends: / && match($0, /libc6 \(>= [^)]+\)/) { need = substr($0, RSTART + 10, RLENGTH - 11) }
+        /^$/ { if (p == want && v != "") print v, need; p = "" }
+        END { if (p == want && v != "") print v, need }' "$@")
+    [ -n "$best" ] || die "lock: no $pkg in Debian ${ENGINE_SUITES[*]} that runs with glibc $glibc"
+    printf '%s\n' "$best"
+}
+
+# Resolve ENGINE_LOCK against the archive today.
+cmd_lock() {
+    local mirror s f lists=() pkg v want=() new
+    mirror=$(debian_mirror) || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
+    fetch_lists lock "${ENGINE_SUITES[@]}"
+    for s in "${ENGINE_SUITES[@]}"; do
+        f=$(suite_packages "$s") || exit 2
+        lists+=("$f")
+    done
+    for pkg in "${ENGINE_DEBS[@]}"; do
+        v=$(newest_here "$pkg" "${lists[@]}") || exit 2
+        want+=("$pkg=$v")
+    done
+    log "lock: ${want[*]}"
+    new=$(mktemp "$ENGINE_LOCK.XXXXXX")
+    TMP_PATHS+=("$new")
+    {
+        printf '# The current engine of scripts/engine.sh (unpacked into ENGINE_ROOT/docker-VERSION),\n'
+        printf '# pinned by content: ROLE SHA256 SIZE POOL_PATH (under the Debian mirror).  Written by\n'
+        printf "# 'scripts/engine.sh lock' (the newest %s of Debian %s that run here); do not edit.\n" "${ENGINE_DEBS[*]}" "${ENGINE_SUITES[*]}"
+        apt-get "${FETCH_APT_OPTS[@]}" --print-uris download "${want[@]}" | lock_from_uris unpack "$mirror" | sort -k4
+    } >"$new" || die "lock: apt-get --print-uris failed"
+    [ "$(lock_lines "$new" unpack | wc -l)" -eq "${#ENGINE_DEBS[@]}" ] || die "lock: apt did not print every .deb"
+    mv -f "$new" "$ENGINE_LOCK"
+    log "lock: $ENGINE_LOCK: ${want[*]}"
+}
+
 cmd_install() {
     need_root install
+    install_current
     install_packages
     # Also the old buildx for the version-gate tests (CI runs only 'install').
     cmd_old_buildx >/dev/null
@@ -339,6 +563,9 @@ install_packages() {
     command -v dockerd >/dev/null 2>&1 && command -v containerd >/dev/null 2>&1 || want_engine=1
     buildx_ok || want_buildx=1
     command -v docker-registry >/dev/null 2>&1 || want+=(docker-registry)
+    # The current engine runs the machine's runc, and its dockerd links libsystemd.
+    command -v runc >/dev/null 2>&1 || want+=(runc)
+    pkg_installed libsystemd0 || want+=(libsystemd0)
     command -v skopeo >/dev/null 2>&1 || want+=(skopeo)
     pkg_installed busybox-static || want+=(busybox-static)
     command -v mmdebstrap >/dev/null 2>&1 || want+=(mmdebstrap)
@@ -357,7 +584,7 @@ install_packages() {
 
     if [ "$want_engine$want_buildx$want_cli" != 000 ]; then
         local pkgs=() d
-        [ "$want_engine" = 1 ] && pkgs+=(docker.io/trixie containerd/trixie)
+        [ "$want_engine" = 1 ] && pkgs+=("docker.io/$FLOOR_SUITE" "containerd/$FLOOR_SUITE")
         [ "$want_buildx" = 1 ] && pkgs+=(docker-buildx/forky)
         [ "$want_cli" = 1 ] && pkgs+=(docker-cli/trixie)
         fetch_debs install "${pkgs[@]}"
@@ -371,7 +598,7 @@ install_packages() {
     buildx_ok || die "docker buildx >= $MIN_BUILDX missing after install (found '$(buildx_version)')"
     command -v docker-registry >/dev/null 2>&1 || die "docker-registry missing after install"
     command -v skopeo >/dev/null 2>&1 || die "skopeo missing after install"
-    log "install: done (dockerd $(dockerd --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1), buildx $(buildx_version))"
+    log "install: done (the floor: dockerd $(dockerd_version "$(command -v dockerd)"), buildx $(buildx_version))"
 }
 
 # The units enabled now, one name a line: the links in /etc/systemd/system's
@@ -602,7 +829,7 @@ EOF
     unmount_leftover
     mkdir -p "$RUN_DIR/root" "$RUN_DIR/exec"
     rm -f "$RUN_DIR/docker.pid"
-    log "start: dockerd on $SOCK (log $RUN_DIR/dockerd.log)"
+    log "start: Docker $ENGINE_VERSION (the $ENGINE_RELEASE engine, $DOCKERD) on $SOCK (log $RUN_DIR/dockerd.log)"
     # setsid: own session, so the caller's job control and terminal don't
     # reach it; all output to the log so "$(engine.sh start)" returns.
     # ROCM_BAKE_ENGINE_TLS_DIR + ROCM_BAKE_ENGINE_TCP_PORT: also listen on
@@ -621,7 +848,9 @@ EOF
         pin=(taskset -c "$CPUS")
         log "start: dockerd and its builds on CPUs $CPUS"
     fi
-    setsid nohup "${pin[@]}" dockerd --config-file "$RUN_DIR/daemon.json" \
+    # The selected engine's dockerd (select_engine), with its PATH: the current engine's
+    # containerd and shim, the machine's runc.
+    setsid nohup env PATH="$DOCKERD_PATH" "${pin[@]}" "$DOCKERD" --config-file "$RUN_DIR/daemon.json" \
         --data-root "$RUN_DIR/root" --exec-root "$RUN_DIR/exec" \
         --host "unix://$SOCK" "${tcp[@]}" --pidfile "$RUN_DIR/docker.pid" \
         --bridge=none --iptables=false --ip-forward=false --ip-masq=false \
@@ -664,12 +893,13 @@ cmd_start() {
     if live_pid "$RUN_DIR/docker.pid" dockerd >/dev/null; then
         docker_up || die "dockerd (pid $(cat "$RUN_DIR/docker.pid")) runs but $SOCK does not answer; run '$PROG stop $RUN_DIR'"
         check_cpus "$(live_pid "$RUN_DIR/docker.pid" dockerd)"
-        log "start: dockerd already running on $SOCK"
+        check_running_engine
+        log "start: Docker $ENGINE_VERSION (the $ENGINE_RELEASE engine) already running on $SOCK"
         need_d=0
     elif docker_up; then
         die "$SOCK answers but no dockerd pid file in $RUN_DIR; stop that daemon first"
     else
-        command -v dockerd >/dev/null 2>&1 || die "dockerd not installed; run '$PROG install'"
+        select_engine || die "$ENGINE_WHY"
     fi
     case "$REGISTRY_MODE" in
     local | none) ;;
@@ -714,6 +944,21 @@ cmd_start() {
     done
     [ "${#LAUNCHED[@]}" -eq 0 ] || log "start: ready after $((SECONDS - t0))s (${LAUNCHED[*]})"
     printf 'export DOCKER_HOST=unix://%s\n' "$SOCK"
+}
+
+# The dockerd running in RUN_DIR is the selected engine's version (the current engine's lock
+# may have moved on, or the other engine runs there).
+check_running_engine() {
+    local have other=floor
+    case "$ENGINE_RELEASE" in
+    current) ENGINE_VERSION=$(current_version) || exit 2 ;;
+    floor) ENGINE_VERSION=$FLOOR_VERSION other=current ;;
+    *) die "ROCM_BAKE_ENGINE_RELEASE must be 'current' or 'floor', got '$ENGINE_RELEASE'" ;;
+    esac
+    have=$(DOCKER_HOST=unix://$SOCK docker version --format '{{.Server.Version}}' 2>/dev/null |
+        grep -oE '^[0-9]+\.[0-9]+\.[0-9]+' || true)
+    [ "$have" = "$ENGINE_VERSION" ] ||
+        die "the dockerd running in $RUN_DIR is Docker ${have:-?}, not $ENGINE_VERSION (the $ENGINE_RELEASE engine): '$PROG stop $RUN_DIR' first, or ROCM_BAKE_ENGINE_RELEASE=$other"
 }
 
 # stop_pid NAME PIDFILE WORD GRACE
@@ -826,6 +1071,14 @@ main() {
         cmd_old_buildx
         ;;
     apt-install) cmd_apt_install "$@" ;;
+    which)
+        [ "$#" -eq 0 ] || die "which takes no arguments"
+        cmd_which
+        ;;
+    lock)
+        [ "$#" -eq 0 ] || die "lock takes no arguments"
+        cmd_lock
+        ;;
     start | stop | running | base-image | clean)
         [ "$#" -le 1 ] || die "$cmd takes at most one argument (RUN_DIR)"
         case "$cmd" in

@@ -88,20 +88,6 @@ Exit status: 0 ok, 2 usage error or failure.
 EOF
 }
 
-# deb_of POOL_PATH: "PKG=VERSION" of a .deb's pool file name (pkg_version_arch.deb, the
-# version URL-encoded as apt prints it).
-deb_of() {
-    local f=${1##*/}
-    f=${f%_*}
-    f=${f//%2b/+}
-    f=${f//%2B/+}
-    f=${f//%3a/:}
-    f=${f//%3A/:}
-    f=${f//%7e/\~}
-    f=${f//%7E/\~}
-    printf '%s=%s\n' "${f%%_*}" "${f#*_}"
-}
-
 # lock_set: the lock's ROCm set, as rocm_set prints it (without suites):
 #   ROCM_VERSION
 #   PKG=DEBIAN_VERSION      one line per HIP_DEBS package, in that order

@@ -3,6 +3,8 @@
 # of .github/workflows/pr.yml, in order, in a fresh clone of this checkout's current commit
 # (uncommitted changes are not in it) in a temporary directory, with the workflow's and each
 # step's env, CI=true, GITHUB_WORKSPACE = the clone, ${{ github.base_ref }} = main.
+# `scripts/lane.sh floor` runs .github/workflows/engine-floor.yml the same way: the suite on the
+# floor engine (Docker 26.1.5).
 # It runs in a private mount namespace whose /var/run is an empty tmpfs holding a decoy
 # docker.sock (tests/lane/decoy.py), as a CI container sees its runner's engine there; the lane
 # fails if any request reached it. Needs root (the steps apt-get install; unshare; mount).

@@ -174,6 +174,43 @@ def engine() -> Iterator[str]:
     yield docker_host
 
 
+# The two engines scripts/engine.sh runs (ROCM_BAKE_ENGINE_RELEASE): the oldest the project
+# supports and the current one (its default).
+RELEASE_VARIABLE = "ROCM_BAKE_ENGINE_RELEASE"
+RELEASES = ("floor", "current")
+
+
+def suite_release() -> str:
+    """The release of the suite's engine (the ``engine`` fixture's): scripts/test-setup.sh
+    exports it; engine.sh's default is current."""
+    return os.environ.get(RELEASE_VARIABLE) or "current"
+
+
+def engine_sh(*args: str, env: Mapping[str, str]) -> str:
+    """scripts/engine.sh ARGS, its stdout (a failure fails the test, naming its error)."""
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "engine.sh"), *args], env=dict(env),
+                          capture_output=True, text=True, timeout=300, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/engine.sh {' '.join(args)} failed: {proc.stderr.strip()[-800:]}")
+    return proc.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def engines(engine: str) -> Iterator[dict[str, str]]:
+    """Both engines, release -> DOCKER_HOST: the suite's, and the other release started beside
+    it by engine.sh (its own run dir and data root, ROCM_BAKE_SECOND_ENGINE_DIR, default
+    /tmp/rocm-bake-engine-<release>; no registry of its own: it trusts the suite's), stopped
+    when the session ends."""
+    release = next(r for r in RELEASES if r != suite_release())
+    run_dir = os.environ.get("ROCM_BAKE_SECOND_ENGINE_DIR", f"/tmp/rocm-bake-engine-{release}")
+    env = {**os.environ, RELEASE_VARIABLE: release, "ROCM_BAKE_REGISTRY": "none"}
+    env.pop("DOCKER_HOST", None)
+    host = engine_sh("start", run_dir, env=env).removeprefix("export DOCKER_HOST=")
+    engine_sh("base-image", run_dir, env=env)
+    yield {suite_release(): engine, release: host}
+    engine_sh("stop", run_dir, env=env)
+
+
 @pytest.fixture(scope="session")
 def webdav() -> Iterator[Path]:
     """The WebDAV store (nginx + dav-ext) from scripts/webdav.sh; yields its run directory."""

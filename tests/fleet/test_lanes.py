@@ -48,7 +48,7 @@ def test_actionlint_finds_nothing() -> None:
                     ".venv/bin/python -m pip install --group dev")
         binary = Path(str(found))
     files = sorted(str(p) for p in WORKFLOWS.glob("*.yml"))
-    assert [Path(f).name for f in files] == ["nightly.yml", "pr.yml"]
+    assert [Path(f).name for f in files] == ["engine-floor.yml", "nightly.yml", "pr.yml"]
     proc = subprocess.run([str(binary), "-config-file", str(ROOT / ".github" / "actionlint.yaml"),
                            *files], capture_output=True, text=True, cwd=ROOT, timeout=120,
                           check=False)
@@ -72,6 +72,17 @@ def test_pr_lane_runs_the_checks_and_only_reads_the_caches() -> None:
                     "inv version-check --pr origin/${{ github.base_ref }}",
                     "inv docs --check"):
         assert command in runs, command
+
+
+def test_floor_lane_runs_the_suite_on_the_oldest_engine_and_only_reads_the_caches() -> None:
+    floor = load(WORKFLOWS / "engine-floor.yml")
+    assert set(triggers(floor)) == {"pull_request", "schedule", "workflow_dispatch"}
+    assert floor["permissions"] == {"contents": "read"}
+    assert floor["env"]["CACHE_EXPORT"] == "false"
+    assert floor["env"]["ROCM_BAKE_ENGINE_RELEASE"] == "floor"
+    text = (WORKFLOWS / "engine-floor.yml").read_text()
+    assert "secrets." not in text and "cache-to" not in text
+    assert "bash scripts/test.sh" in run_lines(floor)
 
 
 def test_nightly_lane_bakes_every_arch_at_0217_and_writes_the_caches() -> None:

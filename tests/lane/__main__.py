@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tests.lane import decoy, workflow
 
-LANES = {"pr": ".github/workflows/pr.yml"}
+LANES = {"pr": ".github/workflows/pr.yml", "floor": ".github/workflows/engine-floor.yml"}
 BASE_REF = "main"
 # What would make the lane differ from CI: a builder CI does not have, the caller's own
 # virtualenv or CI settings.

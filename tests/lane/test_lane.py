@@ -144,11 +144,11 @@ def test_a_failing_step_stops_the_lane_and_is_counted_once(
     assert proc.stdout.splitlines()[-1] == last
 
 
-def test_only_the_pr_lane_runs() -> None:
+def test_only_the_pr_and_floor_lanes_run() -> None:
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "lane.sh"), "nightly"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2
-    assert proc.stderr == "usage: scripts/lane.sh {pr} [REPO]\n"
+    assert proc.stderr == "usage: scripts/lane.sh {pr,floor} [REPO]\n"
 
 
 def test_a_stopped_lane_ends_its_step_and_removes_its_clone(tmp_path: Path) -> None:

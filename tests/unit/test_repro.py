@@ -30,12 +30,15 @@ def _blob(archive: tarfile.TarFile, document: dict[str, object]) -> str:
     return digest
 
 
-def oci_tarball(path: Path, layers: list[str], nested: bool = True) -> str:
-    """An OCI layout like buildx's: index.json -> (index ->) image manifest + attestation."""
+def oci_tarball(path: Path, layers: list[str], nested: bool = True) -> tuple[str, str]:
+    """An OCI layout like buildx's: index.json -> (index ->) image manifest + attestation; the
+    image's manifest and config digests (its diff_ids named like its layers)."""
     with tarfile.open(path, "w") as archive:
-        manifest = _blob(archive, {"mediaType": MANIFEST, "config": {"digest": "sha256:c"},
+        config = _blob(archive, {"rootfs": {"type": "layers", "diff_ids": layers},
+                                 "history": [{"created_by": "COPY"}]})
+        manifest = _blob(archive, {"mediaType": MANIFEST, "config": {"digest": config},
                                    "layers": [{"digest": d} for d in layers]})
-        attestation = _blob(archive, {"mediaType": MANIFEST, "config": {"digest": "sha256:a"},
+        attestation = _blob(archive, {"mediaType": MANIFEST, "config": {"digest": config},
                                       "layers": []})
         entries = [{"mediaType": MANIFEST, "digest": attestation,
                     "platform": {"architecture": "unknown", "os": "unknown"}},
@@ -45,14 +48,18 @@ def oci_tarball(path: Path, layers: list[str], nested: bool = True) -> str:
         if nested:
             top = [{"mediaType": INDEX, "digest": _blob(archive, {"manifests": entries})}]
         _add(archive, "index.json", json.dumps({"manifests": top}).encode())
-    return manifest
+    return manifest, config
 
 
 def test_read_image_follows_a_nested_index_and_skips_attestations(tmp_path: Path) -> None:
-    digest = oci_tarball(tmp_path / "a.tar", ["sha256:l1", "sha256:l2"])
+    digest, config = oci_tarball(tmp_path / "a.tar", ["sha256:l1", "sha256:l2"])
     image = repro.read_image(tmp_path / "a.tar")
-    assert (image.digest, image.config, image.layers) == (digest, "sha256:c",
+    assert (image.digest, image.config, image.layers) == (digest, config,
                                                           ("sha256:l1", "sha256:l2"))
+    assert image.diff_ids == ("sha256:l1", "sha256:l2")
+    # The identity: the config without its history, as canonical JSON.
+    body = b'{"rootfs":{"diff_ids":["sha256:l1","sha256:l2"],"type":"layers"}}'
+    assert image.identity == "sha256:" + hashlib.sha256(body).hexdigest()
     assert repro.read_image(tmp_path / "a.tar").digest == image.digest
 
 

@@ -24,7 +24,15 @@ from rocm_bake.compilercache import store as cache_store
 from rocm_bake.compilercache import tiers as cache_tiers
 from rocm_bake.core import redact
 from rocm_bake.core.errors import RocmBakeError, UsageError
-from rocm_bake.docker import bakecommand, exporters, images, preflight, process, pullhint
+from rocm_bake.docker import (
+    bakecommand,
+    engineinfo,
+    exporters,
+    images,
+    preflight,
+    process,
+    pullhint,
+)
 from rocm_bake.docker import history as buildx_history
 from rocm_bake.docker import progress as buildx_progress
 from rocm_bake.model import bakefile, entitlements
@@ -240,8 +248,10 @@ def run(prepared: PreparedBuild, report: Report, env: Mapping[str, str] | None =
     results = audit_results(prepared, full_env, report)
     # The push's arch audit goes into the versions statement: `inv inspect` reads it back.
     audits = {result.cell: result.lines() for result in results}
+    engine = (engineinfo.engine_version(full_env, prepared.command.connection.argv()).to_json()
+              if pushed else None)
     for line in provenance.attach_pushed(pushed, provenance.bake_pins(prepared.definition),
-                                         commit.head(length=40), audits):
+                                         commit.head(length=40), audits, engine):
         report(f"provenance: {line}")
     archaudit_cells.check(results)
 

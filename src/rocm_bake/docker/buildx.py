@@ -20,7 +20,7 @@ MIN_BUILDX = Version("0.24")
 
 INSTALL_HINT = ("install docker-buildx >= 0.24 (`sudo bash scripts/engine.sh install` fetches "
                 "the docker-buildx .deb from Debian forky and installs it on bookworm, with "
-                "docker.io and containerd from trixie; or a release binary in "
+                "the engine: Docker from scripts/engine.lock; or a release binary in "
                 "~/.docker/cli-plugins/docker-buildx)")
 
 

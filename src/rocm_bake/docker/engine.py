@@ -3,8 +3,11 @@ runs, what it still needs installed, and starting or installing it.
 
 The engine is dockerd (containerd image store) on ``unix://<run dir>/docker.sock`` plus an OCI
 registry on ``127.0.0.1:<port>``; the run dir is ``$ROCM_BAKE_ENGINE_DIR`` (default
-``/tmp/rocm-bake-engine``), the port ``$ROCM_BAKE_REGISTRY_PORT`` (default 5000). Nothing here
-ever uses ``/var/run/docker.sock`` or a user's own engine.
+``/tmp/rocm-bake-engine``), the port ``$ROCM_BAKE_REGISTRY_PORT`` (default 5000). Which dockerd:
+``$ROCM_BAKE_ENGINE_RELEASE``, ``current`` (the default: Docker from ``scripts/engine.lock``,
+unpacked by ``engine.sh install`` beside the system's packages) or ``floor`` (the oldest engine
+the project supports, Debian trixie's docker.io). Nothing here ever uses
+``/var/run/docker.sock`` or a user's own engine.
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from rocm_bake.docker import buildx
 DEFAULT_RUN_DIR = "/tmp/rocm-bake-engine"
 RUN_DIR_VARIABLE = "ROCM_BAKE_ENGINE_DIR"
 PORT_VARIABLE = "ROCM_BAKE_REGISTRY_PORT"
+RELEASE_VARIABLE = "ROCM_BAKE_ENGINE_RELEASE"
+WHICH_TIMEOUT = 60.0
 START_TIMEOUT = 300.0
 INSTALL_TIMEOUT = 1800.0
-# The engine's daemons and the tools engine.sh install puts on PATH.
-_DAEMONS = {"dockerd": "docker.io from Debian trixie",
-            "containerd": "containerd from Debian trixie",
-            "docker-registry": "docker-registry from bookworm", "curl": "curl from bookworm"}
+# The tools engine.sh install puts on PATH besides the engine itself (engine.sh which).
+_DAEMONS = {"docker-registry": "docker-registry from bookworm", "curl": "curl from bookworm"}
 
 
 class EngineError(RocmBakeError):
@@ -73,8 +76,9 @@ def _script_word() -> str:
 def command(action: str, env: Mapping[str, str], sudo: bool) -> str:
     """The exact shell command for ``engine.sh <action>`` with this environment's settings."""
     words = ["sudo"] if sudo else []
-    if env.get(PORT_VARIABLE) and action == "start":
-        words.append(f"{PORT_VARIABLE}={shlex.quote(env[PORT_VARIABLE])}")
+    for variable in (RELEASE_VARIABLE, PORT_VARIABLE):
+        if env.get(variable) and action == "start":
+            words.append(f"{variable}={shlex.quote(env[variable])}")
     words += ["bash", shlex.quote(_script_word()), action]
     if action == "start" and env.get(RUN_DIR_VARIABLE):
         words.append(shlex.quote(str(run_dir(env))))
@@ -115,10 +119,33 @@ def missing_parts(env: Mapping[str, str], fix: str, docker: str = "docker") -> l
             buildx.check_buildx(docker, env)
         except buildx.PreflightError as exc:
             out.append(Missing("buildx", str(exc), fix))
+    why = engine_missing(env)
+    if why:
+        out.append(Missing("dockerd", why, fix))
     for daemon, package in _DAEMONS.items():
         if shutil.which(daemon, path=path) is None:
             out.append(Missing(daemon, f"not installed ({package})", fix))
     return out
+
+
+def engine_missing(env: Mapping[str, str]) -> str:
+    """Why the engine ``engine.sh start`` would run (``$ROCM_BAKE_ENGINE_RELEASE``) is not
+    installed as its version, "" when it is (``engine.sh which``)."""
+    path = script()
+    if not path.is_file():
+        return f"{path} not found: run rocm-bake from its source checkout"
+    clean = {k: v for k, v in env.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
+    try:
+        proc = subprocess.run(["bash", str(path), "which"], env=clean, capture_output=True,
+                              text=True, timeout=WHICH_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        return f"{_script_word()} which did not answer within {WHICH_TIMEOUT:.0f} s"
+    except OSError as exc:
+        return f"cannot run {_script_word()} which: {exc.strerror or exc}"
+    if proc.returncode == 0:
+        return ""
+    lines = proc.stderr.strip().splitlines() or [f"{_script_word()} which failed"]
+    return lines[-1].removeprefix("engine.sh: ").removeprefix("which: ").removeprefix("error: ")
 
 
 def plugin_dirs(env: Mapping[str, str]) -> list[Path]:

@@ -3,7 +3,8 @@ is what reproduces.
 
 A target that passes a ``SOURCE_DATE_EPOCH`` build arg gets ``rewrite-timestamp=true`` and
 OCI media types on each of its image outputs (``type=image``/``registry``/``docker``/``oci``),
-and so the image digest ``inv verify-repro`` records. On the ``docker`` driver (the project's
+and so the image ``inv verify-repro`` records (its identity; the manifest digest on the
+same engine). On the ``docker`` driver (the project's
 engine, containerd image store) the image exporter always unpacks into the engine, which
 BuildKit refuses together with ``rewrite-timestamp`` ("conflicts with unpack"). So:
 

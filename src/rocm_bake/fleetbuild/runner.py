@@ -36,7 +36,7 @@ from rocm_bake.archaudit.inputs import REGISTRY_SCHEME
 from rocm_bake.core import redact
 from rocm_bake.core.clock import SYSTEM, Clock
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake.docker import bakecommand, connection, process, skopeo
+from rocm_bake.docker import bakecommand, connection, engineinfo, process, skopeo
 from rocm_bake.fleetbuild import nodes as fleet_nodes
 from rocm_bake.fleetbuild.cells import FleetBuildError, FleetCell
 from rocm_bake.fleetbuild.config import Fleet, Node
@@ -317,10 +317,16 @@ class FleetRun:
             self._save()
 
     def _attest(self, cell: str) -> str:
-        """The versions statement beside the provenance the bake pushed (provenance.attach)."""
+        """The versions statement beside the provenance the bake pushed (provenance.attach),
+        with the engine of the node that built it (its last attempt's)."""
         reference = Reference.parse(self.refs.image(cell))
+        name = self.record.cells[cell].attempts[-1].node
+        node = next(n for n in self.fleet.nodes if n.name == name)
+        reach = connection.Connection.of(node, self.request.docker)
+        engine = engineinfo.engine_version(reach.env(self.env), reach.argv())
         digest = provenance.attach(Registry(reference.host), reference, cell,
-                                   self.request.pins, self.request.commit)
+                                   self.request.pins, self.request.commit,
+                                   engine=engine.to_json())
         return f"provenance: {reference}: provenance (mode=max) and versions attested ({digest})"
 
     def _ready(self) -> list[FleetCell]:

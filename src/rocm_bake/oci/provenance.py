@@ -7,7 +7,9 @@ second in-toto statement to that attestation manifest, the *versions statement*
 (:data:`VERSIONS_PREDICATE`): the pins and wheel versions the image's own
 ``/opt/rocm-bake/versions.json`` (``write-manifest.py``) records, or, for an image without one
 (a wheels stage), the bake file's ``PINS``; the cell it was built as; the commit of this
-repository. It is written through the registry API (the engine runs no scanner image), and the
+repository; the engine that built it (its Docker and BuildKit versions: the image's manifest
+digest is that engine's encoding, docs/reproducibility.md). It is written through the
+registry API (the engine runs no scanner image), and the
 tag is moved to the index that lists the new attestation manifest (the image manifests, and so
 the image's layers and platform digests, stay as buildx pushed them).
 
@@ -59,17 +61,20 @@ class ProvenanceError(RocmBakeError):
 
 
 def attach(registry: Registry, reference: Reference, cell: str, pins: Mapping[str, str],
-           commit: str, audit: Sequence[str] = ()) -> str:
+           commit: str, audit: Sequence[str] = (),
+           engine: Mapping[str, str] | None = None) -> str:
     """Add the versions statement to every platform image of the index ``reference`` names
     (a tag that buildx just pushed with provenance) and move the tag to the new index; its
-    digest. Attaching again replaces the statement."""
+    digest. ``engine``: the Docker and BuildKit versions that built it
+    (``EngineVersion.to_json``). Attaching again replaces the statement."""
     index, _ = registry.manifest(reference.repository, reference.ref)
     entries = _index_entries(index, reference)
     for image in platform_images(index):
         position = _attestation_position(entries, image["digest"], reference)
         manifest, _ = registry.manifest(reference.repository, entries[position]["digest"])
         predicate = {**versions_predicate(registry, reference.repository, image["digest"],
-                                          cell, pins, commit), "audit": list(audit)}
+                                          cell, pins, commit), "audit": list(audit),
+                     **({"engine": dict(engine)} if engine else {})}
         statement = {"_type": STATEMENT_TYPE, "predicateType": VERSIONS_PREDICATE,
                      "subject": [{"name": str(reference),
                                   "digest": {"sha256": image["digest"].removeprefix("sha256:")}}],
@@ -178,6 +183,7 @@ class Made:
     context_dockerfiles: list[str] = field(default_factory=list)   # of its target: contexts
     commit: str = ""
     audit: list[str] = field(default_factory=list)         # the push's arch audit lines
+    engine: dict[str, str] = field(default_factory=dict)   # docker, buildkit: who built it
     provenance: bool = False
     versions: bool = False
 
@@ -216,6 +222,9 @@ def _fill(record: Made, kind: str, predicate: dict[str, Any]) -> None:
         record.wheels = list(predicate.get("wheels") or [])
         record.commit = record.commit or str(predicate.get("commit") or "")
         record.audit = [str(line) for line in predicate.get("audit") or []]
+        engine = predicate.get("engine")
+        record.engine = ({str(k): str(v) for k, v in engine.items()}
+                         if isinstance(engine, dict) else {})
         return
     record.provenance = True
     if "buildDefinition" in predicate:                     # SLSA v1
@@ -311,9 +320,11 @@ def pushed_images(metadata: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def attach_pushed(metadata: Mapping[str, Any], pins: Mapping[str, str], commit: str,
-                  audits: Mapping[str, list[str]] | None = None) -> list[str]:
+                  audits: Mapping[str, list[str]] | None = None,
+                  engine: Mapping[str, str] | None = None) -> list[str]:
     """The versions statement on every image a bake pushed (its metadata file), with the arch
-    audit of its cell (``audits``: cell -> its lines); one line per image."""
+    audit of its cell (``audits``: cell -> its lines) and the engine that built it; one line
+    per image."""
     lines = []
     clients: dict[str, Registry] = {}
     for target, names in pushed_images(metadata).items():
@@ -321,7 +332,7 @@ def attach_pushed(metadata: Mapping[str, Any], pins: Mapping[str, str], commit: 
             reference = Reference.parse(name)
             registry = clients.setdefault(reference.host, Registry(reference.host))
             digest = attach(registry, reference, target, pins, commit,
-                            (audits or {}).get(target, []))
+                            (audits or {}).get(target, []), engine)
             lines.append(f"{name}: provenance (mode=max) and versions attested ({digest})")
     return lines
 
@@ -349,7 +360,10 @@ def describe(made: Made) -> list[str]:
     lines = [f"image:      {made.reference} ({made.platform or 'no platform'}) {made.digest}",
              f"cell:       {made.cell or '-'}" + (f" (target stage {made.target})"
                                                    if made.target else ""),
-             f"commit:     {made.commit or 'unknown (not built from a git checkout)'}"]
+             f"commit:     {made.commit or 'unknown (not built from a git checkout)'}",
+             "engine:     " + (f"Docker {made.engine.get('docker', '?')}, BuildKit "
+                               f"{made.engine.get('buildkit', '?')} (the manifest digest is "
+                               "its encoding)" if made.engine else "not recorded")]
     if not made.versions:
         lines.append("versions:   no versions statement (pushed without rocm-bake's attach)")
     lines.append(f"pins:       ({made.pins_from or 'none recorded'})")

@@ -1,4 +1,4 @@
-"""Reproducibility check: build one target twice from empty caches and compare image digests.
+"""Reproducibility check: build one target twice from empty caches and compare the images.
 
 Each build runs ``docker buildx bake --no-cache`` with the target's output replaced by
 ``type=oci,dest=FILE`` with the attributes every build exports its images with
@@ -8,9 +8,13 @@ timestamps would differ by design). The target must pass a ``SOURCE_DATE_EPOCH``
 in rocm-bake's bake files, a variable holding the pins' commit date. The first build's tarball
 is then arch-audited against the target's cell arch (archaudit.cells).
 
-When the builds differ, the first differing layer and its files are named (reprodiff). With an
-expectation (``--expect FILE``, written by ``--record FILE`` from a reproducible run: the digest
-on any machine) the first build is also compared with it, and a differing input (a base image
+What is compared is each image's identity (reprodiff.identity: its config without the history,
+so every layer's diff_id and the runtime config); its manifest digest is the engine's encoding
+of it (the layers' compression, the history's texts), reported with the engine's version
+(engineinfo), the same on one engine, another on another engine. When the builds differ, the
+first differing layer and its files are named (reprodiff). With an expectation (``--expect
+FILE``, written by ``--record FILE`` from a reproducible run: the identity on any machine and
+any engine) the first build is also compared with it, and a differing input (a base image
 named by a ``*_IMAGE`` build arg) is named as the cause rather than the build.
 """
 
@@ -22,7 +26,7 @@ import subprocess
 import tarfile
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_bake.archaudit import cells, inputs
@@ -31,6 +35,7 @@ from rocm_bake.compilercache import health as cache_health
 from rocm_bake.core.errors import EXIT_FAILED, RocmBakeError, UsageError
 from rocm_bake.docker import bakecommand, exporters, preflight, skopeo
 from rocm_bake.docker import progress as buildx_progress
+from rocm_bake.docker.engineinfo import EngineVersion, engine_version
 from rocm_bake.docker.images import image_layers
 from rocm_bake.model import entitlements
 from rocm_bake.oci import provenance
@@ -46,12 +51,16 @@ IMAGE_ARG_SUFFIX = "_IMAGE"
 
 @dataclass(frozen=True)
 class Image:
-    """What one build produced: its OCI tarball and the image's manifest, config and layers."""
+    """What one build produced: its OCI tarball, the image's identity (reprodiff.identity) and
+    this engine's encoding of it: the manifest digest, the config digest and the layers'
+    blob digests."""
 
     tarball: Path
-    digest: str
+    digest: str                    # the manifest: this engine's encoding
     config: str
     layers: tuple[str, ...]
+    identity: str = ""
+    diff_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,9 +75,17 @@ class Verdict:
     # How the first build differs from the expectation: None when none was given, () when
     # it matches.
     unexpected: tuple[str, ...] | None = None
+    engine: EngineVersion = field(default_factory=EngineVersion)
+    # The encoding line (reprodiff.encoding_note): the manifest digest, this engine's.
+    encoding: str = ""
 
     @property
     def reproducible(self) -> bool:
+        return len({image.identity for image in self.images}) == 1
+
+    @property
+    def one_encoding(self) -> bool:
+        """The builds' manifests are the same too (one engine encodes one image one way)."""
         return len({image.digest for image in self.images}) == 1
 
     @property
@@ -85,17 +102,18 @@ class Verdict:
         return 1 if audit_code or not self.reproducible or not self.as_expected else 0
 
     def differences(self) -> list[str]:
-        """What differs between the first build and each later one."""
+        """What differs between the first build and each later one (the layers by content)."""
         first, out = self.images[0], []
         for number, other in enumerate(self.images[1:], 2):
-            if other.config != first.config:
-                out.append(f"build {number}: image config differs")
-            if len(other.layers) != len(first.layers):
-                out.append(f"build {number}: {len(other.layers)} layers, build 1 has "
-                           f"{len(first.layers)}")
-            out += [f"build {number}: layer {i} differs ({a} vs {b})"
-                    for i, (a, b) in enumerate(zip(first.layers, other.layers, strict=False), 1)
-                    if a != b]
+            if other.identity == first.identity:
+                continue
+            if len(other.diff_ids) != len(first.diff_ids):
+                out.append(f"build {number}: {len(other.diff_ids)} layers, build 1 has "
+                           f"{len(first.diff_ids)}")
+            differing = [f"build {number}: layer {i} differs ({a} vs {b})"
+                         for i, (a, b) in enumerate(zip(first.diff_ids, other.diff_ids,
+                                                        strict=False), 1) if a != b]
+            out += differing or [f"build {number}: image config differs"]
         return out
 
 
@@ -104,13 +122,16 @@ def read_image(tarball: Path) -> Image:
     try:
         with tarfile.open(tarball) as archive:
             descriptor, manifest = inputs.oci_manifest(archive)
+            config = inputs.oci_blob(archive, manifest["config"]["digest"])
     except (OSError, tarfile.TarError, KeyError, TypeError, AttributeError,
             json.JSONDecodeError, inputs.InputError) as exc:
         raise RocmBakeError(f"cannot read OCI tarball {tarball}: {exc}") from None
     try:
         return Image(tarball, descriptor["digest"], manifest["config"]["digest"],
-                     tuple(layer["digest"] for layer in manifest.get("layers", [])))
-    except (KeyError, TypeError) as exc:
+                     tuple(layer["digest"] for layer in manifest.get("layers", [])),
+                     reprodiff.identity(config),
+                     tuple(str(d) for d in config.get("rootfs", {}).get("diff_ids", [])))
+    except (KeyError, TypeError, AttributeError) as exc:
         raise RocmBakeError(f"cannot read OCI tarball {tarball}: no {exc} in its manifest"
                             ) from None
 
@@ -209,20 +230,37 @@ def verify(target: str, files: Sequence[str], workdir: Path, sets: Sequence[str]
     workdir.mkdir(parents=True, exist_ok=True)
     images = tuple(build_once(prepared, target, epoch, workdir / f"build-{n}.tar", base_env)
                    for n in range(1, runs + 1))
+    engine = engine_version(base_env)
     changes: list[str] = []
     for other in images[1:]:
-        if other.digest != images[0].digest:
+        if other.identity != images[0].identity:
             changes = reprodiff.first_difference(images[0].tarball, other.tarball)
             break
     layers = input_layers(input_images(prepared), base_env) if expect or record else {}
     unexpected = None
     if expected is not None:
         unexpected = tuple(reprodiff.compare(expected, images[0].tarball, layers))
+    encoding = reprodiff.encoding_note(expected, reprodiff.read(images[0].tarball), engine)
     verdict = Verdict(target, epoch, images, audit_image(prepared, target, images[0], base_env),
-                      tuple(changes), unexpected)
+                      tuple(changes), unexpected, engine, encoding)
     if record is not None and verdict.reproducible:
-        reprodiff.save(reprodiff.record(target, images[0].tarball, layers), record)
+        write_record(target, images[0].tarball, layers, engine, record)
     return verdict
+
+
+def write_record(target: str, tarball: Path, layers: Mapping[str, list[str]],
+                 engine: EngineVersion, path: Path) -> None:
+    """--record: the expectation of this build, keeping the other engines' encodings a file
+    already there records for the same image."""
+    previous = None
+    if path.is_file():
+        try:
+            previous = reprodiff.load(path)
+        except UsageError:
+            previous = None                # another format or target: written anew
+    if previous is not None and previous.target != target:
+        previous = None
+    reprodiff.save(reprodiff.record(target, tarball, layers, engine, previous), path)
 
 
 def audit_image(prepared: build.PreparedBuild, target: str, image: Image,
@@ -245,19 +283,23 @@ PLATFORM = "linux/amd64"
 
 @dataclass(frozen=True)
 class Published:
-    """A published image rebuilt from its provenance: the registry's digest against the
-    rebuild's, and where they differ (the first differing layer and its files)."""
+    """A published image rebuilt from its provenance: the registry's image identity against
+    the rebuild's, and where they differ (the first differing layer and its files). The
+    manifest digests are each engine's encoding: the same only on the same engine."""
 
     reference: str
     cell: str
     digest: str                    # the platform image manifest in the registry
+    identity: str                  # the published image's (reprodiff.identity of its config)
     rebuilt: Image
     pins: dict[str, str]
     changes: tuple[str, ...] = ()
+    engine: EngineVersion | None = None       # the pushing engine (its versions statement)
+    rebuilt_engine: EngineVersion = field(default_factory=EngineVersion)
 
     @property
     def agrees(self) -> bool:
-        return self.digest == self.rebuilt.digest
+        return self.identity == self.rebuilt.identity
 
 
 def verify_published(image: str, files: Sequence[str], workdir: Path,
@@ -267,7 +309,8 @@ def verify_published(image: str, files: Sequence[str], workdir: Path,
     as every build exports) and compare the digests; when they differ, the published image is
     read from its registry (skopeo) and the first differing layer named."""
     reference = Reference.parse(image)
-    made = _platform_record(image, provenance.read(Registry(reference.host), reference))
+    registry = Registry(reference.host)
+    made = _platform_record(image, provenance.read(registry, reference))
     if not made.cell:
         raise provenance.ProvenanceError(f"{image}: its versions statement names no cell (an "
                                          "image pushed by inv push or inv fleet.build has one)")
@@ -277,14 +320,28 @@ def verify_published(image: str, files: Sequence[str], workdir: Path,
     base_env.update(preflight.ensure_builder({**base_env, **prepared.invocation.env}))
     workdir.mkdir(parents=True, exist_ok=True)
     rebuilt = build_once(prepared, made.cell, epoch, workdir / "rebuilt.tar", base_env)
+    published = published_identity(registry, reference.repository, made.digest)
     changes: list[str] = []
-    if rebuilt.digest != made.digest:
+    if rebuilt.identity != published:
         archive = workdir / "published.tar"
         skopeo.copy_to_archive(f"{reference.host}/{reference.repository}@{made.digest}",
                                archive, base_env)
         changes = reprodiff.first_difference(archive, rebuilt.tarball,
                                              ("in the published image", "in the rebuild"))
-    return Published(image, made.cell, made.digest, rebuilt, dict(made.pins), tuple(changes))
+    return Published(image, made.cell, made.digest, published, rebuilt, dict(made.pins),
+                     tuple(changes), EngineVersion.from_json(made.engine),
+                     engine_version(base_env))
+
+
+def published_identity(registry: Registry, repository: str, digest: str) -> str:
+    """The identity of a platform image in a registry (its config, read by the registry API)."""
+    manifest, _ = registry.manifest(repository, digest)
+    try:
+        config = json.loads(registry.blob(repository, str(manifest["config"]["digest"])))
+        return reprodiff.identity(config)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RocmBakeError(f"{repository}@{digest}: cannot read its image config: {exc}"
+                            ) from None
 
 
 def _platform_record(image: str, made: Sequence[provenance.Made]) -> provenance.Made:
@@ -341,7 +398,7 @@ class CacheBuild:
     def line(self) -> str:
         counted = (f"{self.hits} hits / {self.misses} misses" if self.stats
                    else "no compiler cache called")
-        return f"{self.cell.name}: {self.image.digest} ({counted})"
+        return f"{self.cell.name}: {self.image.identity} ({counted})"
 
 
 @dataclass(frozen=True)
@@ -355,7 +412,7 @@ class CacheVerdict:
 
     @property
     def invariant(self) -> bool:
-        return len({b.image.digest for b in self.builds}) == 1
+        return len({b.image.identity for b in self.builds}) == 1
 
     @property
     def warm_misses(self) -> list[str]:
@@ -401,7 +458,7 @@ def verify_cache_invariant(target: str, files: Sequence[str], workdir: Path,
         unexpected = tuple(reprodiff.compare(expected, builds[0].image.tarball, layers))
     verdict = CacheVerdict(target, tuple(builds), tuple(changes), unexpected)
     if record is not None and verdict.invariant:
-        reprodiff.save(reprodiff.record(target, builds[0].image.tarball, layers), record)
+        write_record(target, builds[0].image.tarball, layers, engine_version(base_env), record)
     return verdict
 
 
@@ -410,7 +467,7 @@ def cache_changes(builds: Sequence[CacheBuild]) -> list[str]:
     and its files (the object file or library a cache hit changed)."""
     changes: list[str] = []
     for other in builds[1:]:
-        if other.image.digest != builds[0].image.digest:
+        if other.image.identity != builds[0].image.identity:
             changes += [f"{other.cell.name}: {line}" for line in reprodiff.first_difference(
                 builds[0].image.tarball, other.image.tarball,
                 (f"in {builds[0].cell.name}", f"in {other.cell.name}"))]

@@ -16,8 +16,9 @@ import pytest
 
 from rocm_bake.builds import request as build
 from rocm_bake.docker import images
+from rocm_bake.docker.engineinfo import EngineVersion, engine_version
 from rocm_bake.reproducible import verify as repro
-from tests.conftest import Result, missing, run_cli
+from tests.conftest import ROOT, Result, missing, run_cli
 from tests.hip.conftest import Rocm, hip_image, rocm
 
 __all__ = ["hip_image", "rocm"]  # the fixtures, shared with tests/hip
@@ -40,6 +41,26 @@ class StageBuild:
 
     def image(self, arch: str) -> str:
         return f"rocm-bake-e2e/app:{self.tag}-{arch}"
+
+
+@pytest.fixture(scope="session")
+def stage_engines(engines: dict[str, str], hip_image: str) -> dict[str, str]:
+    """Both engines (release -> DOCKER_HOST) holding the HIP images the test variant builds
+    on (scripts/hip-toolchain.sh image in each: the same tarballs, the same layers)."""
+    for host in engines.values():
+        run_dir = host.removeprefix("unix://").removesuffix("/docker.sock")
+        proc = subprocess.run(["bash", str(ROOT / "scripts" / "hip-toolchain.sh"), "image",
+                               run_dir], env={**os.environ, "DOCKER_HOST": host},
+                              capture_output=True, text=True, timeout=1500, check=False)
+        if proc.returncode != 0:
+            pytest.fail(f"scripts/hip-toolchain.sh image {run_dir} failed: "
+                        f"{proc.stderr.strip()[-800:]}")
+    return engines
+
+
+def engine_of(host: str) -> EngineVersion:
+    """The Docker and BuildKit versions of the engine at ``host``."""
+    return engine_version({**os.environ, "DOCKER_HOST": host})
 
 
 def inv_push(engine: str, image: str, rocm: str, *sets: str) -> Result:

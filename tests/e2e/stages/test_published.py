@@ -1,9 +1,12 @@
-"""What is published is what reproduces (issue 34): `inv push` of the test variant's runtime
-image exports as `inv verify-repro` does, so the image manifest the registry holds is the
-committed reproducible digest (expected/app-gfx950.json), read back with the registry's API;
-`inv verify-repro --image` rebuilds a published image from its provenance and agrees, and an
-image that is not what its provenance says (its app wheel built from another version than its
-pins name) disagrees, the first differing layer and its files named."""
+"""What is published is what reproduces (issue 34), on either engine (issue 39): `inv push` of
+the test variant's runtime image exports as `inv verify-repro` does, so the image the registry
+holds is the committed reproducible one (expected/app-gfx950.json: its identity, and the
+manifest digest the pushing engine encodes it as), read back with the registry's API, its
+provenance naming that engine; `inv verify-repro --image` on the same engine and on the other
+one (the floor, Docker 26.1.5, and the current one) rebuilds a published image from its
+provenance and agrees -- on the other engine with another manifest digest, its own encoding --
+and an image that is not what its provenance says (its app wheel built from another version
+than its pins name) disagrees on both, the first differing layer and its files named."""
 
 from __future__ import annotations
 
@@ -16,10 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake.oci import provenance
 from rocm_bake.oci.registry import Reference, Registry, platform_images
 from rocm_bake.reproducible import diff as reprodiff
-from tests.conftest import Result, run_cli
-from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES, inv_push
+from rocm_bake.reproducible import verify as repro
+from tests.conftest import RELEASES, Result, run_cli, suite_release
+from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES, engine_of, inv_push
 from tests.hip.conftest import Rocm
 
 pytestmark = pytest.mark.engine
@@ -35,6 +40,7 @@ class Pushed:
     good: str
     tampered: str
     log: str
+    engine: str           # the DOCKER_HOST that pushed them (the suite's engine)
 
 
 def verify_image(image: str, engine: str, keep: Path) -> Result:
@@ -61,11 +67,21 @@ def pushed(engine: str, rocm: Rocm) -> Iterator[Pushed]:
     second = inv_push(engine, tampered, rocm.version,
                    f"{CELL}.args.APP_VERSION={TAMPERED_APP_VERSION}")
     assert second.returncode == 0, second.stderr[-3000:]
-    yield Pushed(good, tampered, first.stderr)
+    yield Pushed(good, tampered, first.stderr, engine)
 
 
 def test_the_pushed_image_is_the_reproducible_one(pushed: Pushed, engine: str) -> None:
-    assert platform_digest(pushed.good) == reprodiff.load(EXPECTED).digest
+    expected = reprodiff.load(EXPECTED)
+    reference = Reference.parse(pushed.good)
+    registry = Registry(reference.host)
+    digest = platform_digest(pushed.good)
+    assert repro.published_identity(registry, reference.repository, digest) == expected.identity
+    # Its manifest: the pushing engine's encoding, which the expectation records; its
+    # provenance names that engine.
+    this = engine_of(engine)
+    assert digest == expected.encodings[str(this)]["manifest"]
+    [made] = provenance.read(registry, reference)
+    assert made.engine == this.to_json()
     # The push exported with rewrite-timestamp and did not store the image in the engine
     # (the docker driver's image store would unpack it, which BuildKit refuses with it).
     assert "rewriting layers with source-date-epoch 1767225600" in pushed.log
@@ -74,26 +90,41 @@ def test_the_pushed_image_is_the_reproducible_one(pushed: Pushed, engine: str) -
     assert held.returncode != 0
 
 
-def test_verify_repro_rebuilds_a_published_image_and_agrees(pushed: Pushed, engine: str,
-                                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize("release", RELEASES)
+def test_verify_repro_rebuilds_a_published_image_and_agrees(
+        pushed: Pushed, release: str, stage_engines: dict[str, str], tmp_path: Path) -> None:
+    """--image on the engine that pushed it, and on the other engine."""
+    engine = stage_engines[release]
     result = verify_image(pushed.good, engine, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    digest = reprodiff.load(EXPECTED).digest
+    expected = reprodiff.load(EXPECTED)
+    identity = expected.identity
+    pusher, here = engine_of(pushed.engine), engine_of(engine)
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"{pushed.good}: cell {CELL}, pins APP_VERSION=2.0.1 "), lines
-    assert f"published: {digest}" in lines and f"rebuilt:   {digest}" in lines
-    assert lines[-1] == f"agrees: {digest}"
+    assert (f"published: {identity} (manifest {expected.encodings[str(pusher)]['manifest']}, "
+            f"{pusher})") in lines, lines
+    assert (f"rebuilt:   {identity} (manifest {expected.encodings[str(here)]['manifest']}, "
+            f"{here})") in lines, lines
+    if release == suite_release():       # the same engine: the same manifest too
+        assert lines[-1] == f"agrees: {identity}"
+    else:
+        assert lines[-1] == (f"agrees: {identity} (the manifests differ: each is its engine's "
+                             "encoding of the same image)")
 
 
-def test_an_image_that_is_not_what_its_provenance_says_disagrees(pushed: Pushed, engine: str,
-                                                                 tmp_path: Path) -> None:
-    result = verify_image(pushed.tampered, engine, tmp_path)
+@pytest.mark.parametrize("release", RELEASES)
+def test_an_image_that_is_not_what_its_provenance_says_disagrees(
+        pushed: Pushed, release: str, stage_engines: dict[str, str], tmp_path: Path) -> None:
+    result = verify_image(pushed.tampered, stage_engines[release], tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stderr.strip() == (f"verify-repro: {pushed.tampered} is not what its "
                                      "provenance rebuilds"), result.stderr
     lines = result.stdout.splitlines()
-    assert f"published: {platform_digest(pushed.tampered)}" in lines
-    assert f"rebuilt:   {reprodiff.load(EXPECTED).digest}" in lines
+    assert any(line.startswith("published: sha256:") and
+               f"(manifest {platform_digest(pushed.tampered)}, " in line for line in lines), lines
+    assert any(line.startswith(f"rebuilt:   {reprodiff.load(EXPECTED).identity} ")
+               for line in lines), lines
     # The first layer that differs is the one that installed the app wheel; its files name
     # the version the image was really built from.
     head = next(line for line in lines if line.startswith("first differing layer: "))

@@ -1,9 +1,11 @@
 """inv verify-repro: the test variant's runtime image, which carries real HIP code objects
 (clang-22 / hipcc, a fixed -cuid per translation unit), built twice from empty caches gives the
-same digest -- the one committed in expected/ (its inputs are pinned by content: the HIP image
-from scripts/hip-toolchain.lock), so on any machine -- and its archive passes the arch audit; a
-target that is not reproducible is reported with its first differing layer and files; an
-offline step that tries to download fails the build; bad input is one line, exit 2."""
+same image -- the one committed in expected/ (its inputs are pinned by content: the HIP image
+from scripts/hip-toolchain.lock), so on any machine and on both engines (the floor, Docker
+26.1.5, and the current one: the same identity, each engine's own manifest digest, the one the
+expectation records for it) -- and its archive passes the arch audit; a target that is not
+reproducible is reported with its first differing layer and files; an offline step that tries
+to download fails the build; bad input is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -15,35 +17,55 @@ import pytest
 from rocm_bake.archaudit import cells
 from rocm_bake.reproducible import diff as reprodiff
 from rocm_bake.reproducible import verify as repro
-from tests.conftest import ROOT, run_cli
-from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES
+from tests.conftest import RELEASES, ROOT, run_cli
+from tests.e2e.stages.conftest import ARCH, BAKE_FILE, STAGES, engine_of
 from tests.hip.conftest import Rocm
 
 INV = ["inv", "--search-root", str(ROOT), "verify-repro"]
-# The expectation of the gfx950 runtime image (inv verify-repro --record): its digest on any
-# machine whose rocm-bake/hip:test was built from scripts/hip-toolchain.lock.
+# The expectation of the gfx950 runtime image (inv verify-repro --record): its identity on any
+# machine whose rocm-bake/hip:test was built from scripts/hip-toolchain.lock, on any engine,
+# and the manifest digest each engine it was recorded on encodes it as.
 EXPECTED = STAGES / "expected" / f"app-{ARCH}.json"
 
 
+def test_the_expectation_records_both_engines_encodings() -> None:
+    """One image, two encodings: what was measured (docs/reproducibility.md)."""
+    expected = reprodiff.load(EXPECTED)
+    dockers = sorted(key.split(",")[0] for key in expected.encodings)
+    assert [d.split()[1].split("+")[0] for d in dockers] == ["26.1.5", "28.5.2"], dockers
+    manifests = {e["manifest"] for e in expected.encodings.values()}
+    configs = {e["config"] for e in expected.encodings.values()}
+    assert len(manifests) == len(configs) == 2
+
+
 @pytest.mark.engine
-def test_the_runtime_image_is_reproducible(engine: str, rocm: Rocm, tmp_path: Path) -> None:
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_runtime_image_is_reproducible(release: str, stage_engines: dict[str, str],
+                                           rocm: Rocm, tmp_path: Path) -> None:
+    engine = stage_engines[release]
     result = run_cli([*INV, "--file", BAKE_FILE, "--target", f"app-{ARCH}", "--keep",
                       str(tmp_path), "--expect", str(EXPECTED)], cwd=STAGES,
                      env={"DOCKER_HOST": engine, "ROCM_VERSION": rocm.version}, timeout=1200)
     assert result.returncode == 0, result.stdout + result.stderr
     first, second = (repro.read_image(tmp_path / f"build-{n}.tar") for n in (1, 2))
-    assert first.digest == second.digest
-    assert first.layers == second.layers
-    assert f"reproducible: {first.digest}" in result.stdout
+    assert first.identity == second.identity
+    # One engine encodes one image one way: the same manifest, the same blobs.
+    assert (first.digest, first.layers) == (second.digest, second.layers)
+    assert f"reproducible: {first.identity}" in result.stdout
     assert f"as expected: {EXPECTED}" in result.stdout
     expected = reprodiff.load(EXPECTED)
-    assert first.digest == expected.digest
-    # An expectation recorded from another HIP image (another layer, another digest): the
+    assert first.identity == expected.identity
+    # The manifest digest is this engine's encoding, the one the expectation records for it.
+    this = engine_of(engine)
+    assert expected.encodings[str(this)]["manifest"] == first.digest
+    assert (f"encoding: manifest {first.digest} (this engine's: {this}); the expectation's "
+            "for this engine") in result.stdout.splitlines()
+    # An expectation recorded from another HIP image (another layer, another identity): the
     # input is named, not the build.
-    elsewhere = dataclasses.replace(expected, digest="sha256:" + "1" * 64,
+    elsewhere = dataclasses.replace(expected, identity="sha256:" + "1" * 64,
                                     inputs={n: ["sha256:" + "0" * 64] for n in expected.inputs})
     lines = reprodiff.compare(elsewhere, tmp_path / "build-1.tar", expected.inputs)
-    assert lines[0] == f"expected sha256:{'1' * 64}, built {first.digest}"
+    assert lines[0] == f"expected sha256:{'1' * 64}, built {first.identity}"
     assert (f"input rocm-bake/hip:test differs: layers "
             f"{expected.inputs['rocm-bake/hip:test'][0][7:19]} here, 000000000000 "
             "expected") in lines[1:]
