@@ -16,7 +16,8 @@ stop_started() {
     done
 }
 
-pytest=(.venv/bin/pytest -p no:cacheprovider)
+# --durations: each stage names its slowest tests (the CI time, stage by stage).
+pytest=(.venv/bin/pytest -p no:cacheprovider --durations=8)
 # Every stage runs, whatever an earlier one did. Each prints its counts (its pytest run appends
 # them to its own record, $ROCM_BAKE_TEST_RECORD: tests/conftest.py); a skip that
 # tests/skips.toml does not list is a failure. The closing summary (tests/outcomes.py) lists
