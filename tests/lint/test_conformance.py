@@ -1,6 +1,6 @@
-"""The conformance family against real upstream metadata (tests/lint/fixtures/upstream, the
-files of the pinned versions) served by a real HTTP server on loopback: recorded, replayed
-offline, and a bad and a good case per rule."""
+"""The conformance family against real upstream metadata (the files of the pinned versions:
+tests/upstream_sdists.py reads them from the releases' sdists on PyPI) served by a real HTTP
+server on loopback: recorded, replayed offline, and a bad and a good case per rule."""
 
 from __future__ import annotations
 
@@ -13,28 +13,24 @@ import pytest
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks import lint
 from rocm_bake_checks.lint import policy, upstream
+from tests import upstream_sdists
 from tests.drift.webworld import Route, Server, World
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path(__file__).with_name("fixtures") / "upstream"
-RAW = "https://raw.githubusercontent.com"
+RAW = upstream_sdists.RAW
 NO_POLICY = Path("no-policy.toml")
 
 
-def fixture_files() -> dict[str, Path]:
-    """URL path (/owner/repo/ref/file) -> the fixture file."""
-    base = FIXTURES / "raw.githubusercontent.com"
-    # Hidden entries are tools' caches (ruff makes one beside any pyproject.toml), not upstream.
-    return {"/" + str(p.relative_to(base)): p for p in sorted(base.rglob("*"))
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)}
+def fixture_files() -> dict[str, str]:
+    """URL path (/owner/repo/ref/file) -> upstream's text."""
+    return {f"/{path}": text for path, text in upstream_sdists.served().items()}
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     world = World()
-    for path, file in fixture_files().items():
-        world.add(path, Route(body=file.read_text(encoding="utf-8"),
-                              content_type="text/plain; charset=utf-8"))
+    for path, text in fixture_files().items():
+        world.add(path, Route(body=text, content_type="text/plain; charset=utf-8"))
     with Server(world) as running:
         yield running.url
 
@@ -49,8 +45,7 @@ def online(url: str, record: Path | None = None, config: Path = upstream.CONFIG,
 
 def test_the_committed_snapshot_holds_exactly_the_fixture_files() -> None:
     answers = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    expected = {f"GET {RAW}{path} [text/plain]": file.read_text(encoding="utf-8")
-                for path, file in fixture_files().items()}
+    expected = {f"GET {RAW}{path} [text/plain]": text for path, text in fixture_files().items()}
     assert {k: v["value"]["body"] for k, v in answers.items()} == expected
 
 
@@ -75,8 +70,7 @@ def test_the_recipes_conform_online_recorded_and_replayed(server: str, tmp_path:
 def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(tmp_path: Path) -> None:
     """``inv bump``'s way (lint.upstream.Held): every upstream file held in memory, the
     network asked for none (the rewrite leads nowhere), the same findings and recording."""
-    files = {path.removeprefix("/"): file.read_text(encoding="utf-8")
-             for path, file in fixture_files().items()}
+    files = {path.removeprefix("/"): text for path, text in fixture_files().items()}
     held = upstream.Held(f"{RAW}/", files.get, "the fixtures")
     record = tmp_path / "metadata.json"
     settings = upstream.Settings(offline=None, record=record, held=(held,),
