@@ -5,9 +5,11 @@ into the rehearsal's content-addressed cache) and extracted beside it, never com
 ``raw(path)`` answers a raw.githubusercontent.com path (``owner/repo/ref/file``) of a release
 the sdists below carry (vLLM v0.28.0 at commit 2cf0a69..., LMCache v0.5.3 at 140819c...,
 CuPy v14.2.0); the files that exist only on GitHub (AITER's at tag v0.1.19, NIXL's
-pyproject.toml at 231d567..., FlashAttention's setup.py at 0e60e39...) are in no sdist: ``raw``
-answers them from what the recorder recorded (src/rocm_bake_checks/lint/upstream-metadata.json,
-``inv lint --online --record``), never from a copy in the repository."""
+pyproject.toml at 231d567..., FlashAttention's setup.py at 0e60e39...) are in no sdist, and
+the recorder kept only what lint reads of them (src/rocm_bake_checks/lint/upstream-metadata.json:
+requirement lines, arch lists, switches, with the sha256 of the file read): ``raw`` answers
+them with the tests' own small files of their shape saying exactly that (``written``), never
+with a copy of upstream's."""
 
 from __future__ import annotations
 
@@ -15,12 +17,14 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.rehearse import mirror
@@ -129,34 +133,73 @@ def members(sdist: Sdist) -> Iterator[Path]:
     return (p for p in sorted(tree(sdist).rglob("*")) if p.is_file() and not p.is_symlink())
 
 
-def recorded() -> dict[str, str]:
-    """owner/repo/ref/file -> the body the recorder recorded, for what no sdist carries."""
+def recorded() -> dict[str, dict[str, dict[str, Any]]]:
+    """owner/repo/ref/file -> {label: {sha256, value}}: what the recorder read of each file
+    (src/rocm_bake_checks/lint/upstream-metadata.json)."""
     answers = json.loads(SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    out: dict[str, str] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
     for key, answer in answers.items():
-        url = key.removeprefix("GET ").rsplit(" ", 1)[0]
-        if url.startswith(f"{RAW}/") and "body" in answer["value"]:
-            out[url.removeprefix(f"{RAW}/")] = answer["value"]["body"]
+        found = _KEY.fullmatch(key)
+        if found is not None and "value" in answer:
+            out.setdefault(found["path"], {})[found["label"]] = answer["value"]
     return out
+
+
+_KEY = re.compile(rf"GET {re.escape(RAW)}/(?P<path>\S+) \[text/plain\] \[(?P<label>.+)\]")
+_ARCHS = re.compile(r"archs of (?P<name>\w+)")
+_SWITCH = re.compile(r"reads (?P<env>\w+) == '(?P<value>[^']*)'")
+_REQUIRES = re.compile(r"requirements \(false: (?P<false>[^;]*); true: (?P<true>[^)]*)\)")
+
+
+def written(path: str, facts: Mapping[str, Mapping[str, Any]]) -> str:
+    """A file of the shape of upstream's ``path`` that says exactly ``facts`` (what the
+    recorder read of it): the tests' own stand-in for a file that exists only on GitHub."""
+    values = {label: fact["value"] for label, fact in facts.items()}
+    if path.endswith(".txt"):
+        return "".join(f"{line}\n" for line in values.get("requirement lines", []))
+    if path.endswith(".toml"):
+        out = f"[build-system]\nrequires = {json.dumps(values.get('build-system requires', []))}\n"
+        dependencies = [v for label, v in values.items() if _REQUIRES.fullmatch(label)]
+        if dependencies:
+            out += f"\n[project]\nname = \"x\"\ndependencies = {json.dumps(dependencies[0])}\n"
+        return out
+    lines = ["import os", "from setuptools import setup", ""]
+    for label, value in values.items():
+        if (archs := _ARCHS.fullmatch(label)) is not None:
+            lines.append(f"{archs['name']} = {json.dumps(value)}")
+        elif (switch := _SWITCH.fullmatch(label)) is not None and value:
+            lines.append(f"SWITCH = os.environ.get({switch['env']!r}, '') == {switch['value']!r}")
+        elif (requires := _REQUIRES.fullmatch(label)) is not None:
+            false = requires["false"]
+            if false:
+                lines += [f"{false} = os.environ.get({false!r}, '0') == '1'",
+                          f"if {false}:", "    install_requires = []", "else:",
+                          f"    install_requires = {json.dumps(value)}"]
+            else:
+                lines.append(f"install_requires = {json.dumps(value)}")
+            lines.append("setup(name='x', install_requires=install_requires)")
+    return "\n".join(lines) + "\n"
 
 
 def raw(path: str) -> str | None:
     """raw.githubusercontent.com's answer for ``owner/repo/ref/file``: the sdist's member for a
-    release above, else what the recorder recorded, else None (a 404)."""
+    release above, else a file of its shape saying what the recorder read of it (``written``),
+    else None (a 404)."""
     parts = path.split("/", 3)
     release = RELEASES.get("/".join(parts[:3])) if len(parts) == 4 else None
     if release is not None:
         if parts[3] not in READ["/".join(parts[:2])]:
             return None
         return member(release, parts[3]).read_text(encoding="utf-8")
-    return recorded().get(path)
+    facts = recorded().get(path)
+    return None if facts is None else written(path, facts)
 
 
 @functools.cache
 def served() -> dict[str, str]:
     """Every path (``owner/repo/ref/file``) lint reads upstream, with its text: the sdists'
-    files of READ and the recorded rest."""
-    out = {path: text for path, text in recorded().items()
+    files of READ, and for the rest (on GitHub only) the tests' own files of their shape."""
+    out = {path: written(path, facts) for path, facts in recorded().items()
            if "/".join(path.split("/", 3)[:3]) not in RELEASES}
     for where, release in RELEASES.items():
         for file in READ["/".join(where.split("/")[:2])]:

@@ -1,6 +1,7 @@
 """What a built wheel requires, read statically from its upstream source (lint/builtmeta.py):
-AITER's real setup.py at v0.1.19, vLLM's pin script (the cell's wheels its wheel is pinned
-to at build time), and the cases that cannot be read, named with file:line."""
+a setup.py of AITER's v0.1.19 shape, vLLM's real pin script (from its v0.28.0 sdist: the cell's
+wheels its wheel is pinned to at build time), and the cases that cannot be read, named with
+file:line."""
 
 from __future__ import annotations
 
@@ -18,17 +19,40 @@ from tests.conftest import ROOT
 URL = "https://raw.githubusercontent.com/ROCm/aiter/v0.1.19/setup.py"
 
 
+# A setup.py of the shape of AITER's at v0.1.19 (its lines 24-25 and 463-491: the switch, and
+# install_requires bound on each side of it), written here: upstream's file is not kept.
+AITER_SETUP_PY = """import os
+from setuptools import setup
+IS_WINDOWS = os.name == "nt"
+AITER_TRITON_ONLY = os.environ.get("AITER_TRITON_ONLY", "0") == "1" or IS_WINDOWS
+if AITER_TRITON_ONLY:
+    install_requires = ["einops", "packaging", "psutil"]
+else:
+    install_requires = [
+        "pybind11>=3.0.1",
+        "ninja",
+        "pandas",
+        "einops",
+        "psutil",
+        "packaging",
+        "flydsl==0.2.4",
+    ]
+setup(name="amd-aiter", install_requires=install_requires)
+"""
+
+
 def test_aiters_setup_py_install_requires() -> None:
-    aiter = upstream_sdists.recorded()["ROCm/aiter/v0.1.19/setup.py"]
-    assert builtmeta.read(URL, aiter, ["AITER_TRITON_ONLY"]) == [
+    assert builtmeta.read(URL, AITER_SETUP_PY, ["AITER_TRITON_ONLY"]) == [
         "pybind11>=3.0.1", "ninja", "pandas", "einops", "psutil", "packaging", "flydsl==0.2.4"]
+    assert builtmeta.read(URL, AITER_SETUP_PY, true=["AITER_TRITON_ONLY"]) == [
+        "einops", "packaging", "psutil"]
 
 
 def test_a_condition_the_lint_cannot_decide_names_the_line() -> None:
-    with pytest.raises(LintError, match=r"setup.py:\d+: install_requires binds install_requires "
+    with pytest.raises(LintError, match=r"setup.py:5: install_requires binds install_requires "
                                         r"under a condition the lint cannot decide "
                                         r"\(AITER_TRITON_ONLY\)"):
-        builtmeta.read(URL, upstream_sdists.recorded()["ROCm/aiter/v0.1.19/setup.py"])
+        builtmeta.read(URL, AITER_SETUP_PY)
 
 
 @pytest.mark.parametrize(("text", "why"), [

@@ -4,6 +4,7 @@ server on loopback: recorded, replayed offline, and a bad and a good case per ru
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,10 +44,26 @@ def online(url: str, record: Path | None = None, config: Path = upstream.CONFIG,
                              dockerfiles=dockerfiles)
 
 
-def test_the_committed_snapshot_holds_exactly_the_fixture_files() -> None:
+def facts(snapshot: Path) -> dict[str, object]:
+    """key -> what was read (the facts, less the sha256 of the file they were read from: the
+    tests' own stand-ins for GitHub's files say the same facts in other bytes)."""
+    answers = json.loads(snapshot.read_text(encoding="utf-8"))["answers"]
+    return {k: v["value"]["value"] for k, v in answers.items()}
+
+
+def test_the_committed_snapshot_holds_facts_of_exactly_the_release_files() -> None:
+    """Every file lint reads has facts in the snapshot, those of a release's sdist were read
+    from its very bytes (their sha256), and no answer holds a file's text."""
     answers = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    expected = {f"GET {RAW}{path} [text/plain]": text for path, text in fixture_files().items()}
-    assert {k: v["value"]["body"] for k, v in answers.items()} == expected
+    read = {k.removeprefix(f"GET {RAW}").split(" [", 1)[0]: v["value"]
+            for k, v in answers.items()}
+    assert set(read) == set(fixture_files())
+    for path, value in read.items():
+        assert set(value) == {"sha256", "value"}, path       # no body, no text
+        where = "/".join(path.split("/", 4)[1:4])
+        if where in upstream_sdists.RELEASES:
+            text = fixture_files()[path].encode()
+            assert value["sha256"] == hashlib.sha256(text).hexdigest(), path
 
 
 def test_the_recipes_conform_online_recorded_and_replayed(server: str, tmp_path: Path) -> None:
@@ -59,10 +76,7 @@ def test_the_recipes_conform_online_recorded_and_replayed(server: str, tmp_path:
                      online(server, record, dockerfiles=upstream.DOCKERFILES))
     # What differs from upstream's Dockerfiles differs on purpose: lint/policy.toml says why.
     assert policy.apply(policy.load(), found, "policy.toml", checked=()) == []
-    recorded = json.loads(record.read_text(encoding="utf-8"))["answers"]
-    committed = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    assert {k: v["value"]["body"] for k, v in recorded.items()} == \
-        {k: v["value"]["body"] for k, v in committed.items()}
+    assert facts(record) == facts(upstream.SNAPSHOT)
     replay = upstream.Settings(offline=record)
     assert lint.run(ROOT, bake, families, NO_POLICY, replay) == found
 
@@ -78,13 +92,10 @@ def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(tmp_path
     families = ["conformance", "locks", "resolution"]
     found = lint.run(ROOT, [ROOT / "rocm-bake.hcl"], families, NO_POLICY, settings)
     assert policy.apply(policy.load(), found, "policy.toml", checked=()) == []
-    recorded = json.loads(record.read_text(encoding="utf-8"))["answers"]
-    committed = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    assert {k: v["value"]["body"] for k, v in recorded.items()} == \
-        {k: v["value"]["body"] for k, v in committed.items()}
+    assert facts(record) == facts(upstream.SNAPSHOT)
     metadata = upstream.Metadata(settings)
     with pytest.raises(lint.LintError) as caught:
-        metadata.text(f"{RAW}/vllm-project/vllm/nope/setup.py")
+        metadata.fact(f"{RAW}/vllm-project/vllm/nope/setup.py", "length", len)
     assert str(caught.value) == (f"upstream metadata {RAW}/vllm-project/vllm/nope/setup.py: "
                                  "the fixtures has no vllm-project/vllm/nope/setup.py")
 
@@ -102,7 +113,7 @@ def test_a_held_file_that_cannot_be_had_is_one_line() -> None:
                                        "0.1 MB a file may have here"),
                           ("binary", "binary in the release is not UTF-8 text")):
         with pytest.raises(lint.LintError) as caught:
-            metadata.text(f"{RAW}/v/{path}")
+            metadata.fact(f"{RAW}/v/{path}", "length", len)
         assert str(caught.value) == f"upstream metadata {RAW}/v/{path}: {message}"
 
 

@@ -1,10 +1,10 @@
 """Upstream's files are read, never copied into the repository: no file under tests/ or src/
 has the bytes of an upstream file the tests or the recorder read (every member of the release
-sdists tests/upstream_sdists.py downloads, and every file lint's recorder recorded)."""
+sdists tests/upstream_sdists.py downloads, and every file lint's recorder read: the sha256 it
+records beside what it read), and the recorder's snapshot holds no response body."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -38,9 +38,7 @@ def upstream_files() -> dict[str, str]:
                 out[upstream_sdists.sha256(path)] = f"{sdist.filename}:{path.relative_to(top)}"
     answers = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
     for key, answer in answers.items():
-        body = answer["value"].get("body")
-        if isinstance(body, str) and len(body.encode()) >= SHORTEST:
-            out.setdefault(hashlib.sha256(body.encode()).hexdigest(), key)
+        out.setdefault(answer["value"]["sha256"], key)
     return out
 
 
@@ -63,18 +61,27 @@ def test_no_file_under_tests_or_src_is_an_upstream_file(upstreams: dict[str, str
 
 
 def test_a_copy_is_found(upstreams: dict[str, str], tmp_path: Path) -> None:
-    """vLLM's docker/Dockerfile.rocm_base where the repository kept it before, and AITER's
-    setup.py as recorded: both named."""
+    """vLLM's docker/Dockerfile.rocm_base where the repository kept it before, and a file whose
+    sha256 only the recorder knows: both named."""
     sdist = upstream_sdists.VLLM["0.28.0"]
     kept = tmp_path / "tests/lint/fixtures/upstream/Dockerfile.rocm_base"
     kept.parent.mkdir(parents=True)
     kept.write_bytes(upstream_sdists.member(sdist, "docker/Dockerfile.rocm_base").read_bytes())
-    aiter = tmp_path / "src/setup.py"
-    aiter.parent.mkdir(parents=True)
-    aiter.write_text(upstream_sdists.recorded()["ROCm/aiter/v0.1.19/setup.py"], encoding="utf-8")
+    other = tmp_path / "src/setup.py"
+    other.parent.mkdir(parents=True)
+    other.write_bytes(b"a file the recorder read" * 4)
+    recorded = {**upstreams, upstream_sdists.sha256(other): "GET https://example.invalid/setup.py"}
     assert copies(tmp_path, ["src/setup.py", "tests/lint/fixtures/upstream/Dockerfile.rocm_base"],
-                  upstreams) == [
-        "src/setup.py = GET https://raw.githubusercontent.com/ROCm/aiter/v0.1.19/setup.py "
-        "[text/plain]",
+                  recorded) == [
+        "src/setup.py = GET https://example.invalid/setup.py",
         "tests/lint/fixtures/upstream/Dockerfile.rocm_base = "
         "vllm-0.28.0.tar.gz:docker/Dockerfile.rocm_base"]
+
+
+def test_the_snapshots_hold_no_response_body() -> None:
+    """Lint's snapshot holds what was read of each upstream file (facts, with the file's
+    sha256), never its text."""
+    answers = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
+    bodies = [key for key, answer in answers.items() if "body" in answer.get("value", {})]
+    assert bodies == []
+    assert all(set(answer["value"]) == {"sha256", "value"} for answer in answers.values())
