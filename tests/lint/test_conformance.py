@@ -28,9 +28,16 @@ def fixture_files() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def files() -> dict[str, str]:
+    """``fixture_files``, had when the tests set up (the sdists downloaded: PyPI unreachable
+    is the fixture's one-line failure)."""
+    return fixture_files()
+
+
+@pytest.fixture(scope="module")
+def server(files: dict[str, str]) -> Iterator[str]:
     world = World()
-    for path, text in fixture_files().items():
+    for path, text in files.items():
         world.add(path, Route(body=text, content_type="text/plain; charset=utf-8"))
     with Server(world) as running:
         yield running.url
@@ -51,18 +58,19 @@ def facts(snapshot: Path) -> dict[str, object]:
     return {k: v["value"]["value"] for k, v in answers.items()}
 
 
-def test_the_committed_snapshot_holds_facts_of_exactly_the_release_files() -> None:
+def test_the_committed_snapshot_holds_facts_of_exactly_the_release_files(
+        files: dict[str, str]) -> None:
     """Every file lint reads has facts in the snapshot, those of a release's sdist were read
     from its very bytes (their sha256), and no answer holds a file's text."""
     answers = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
     read = {k.removeprefix(f"GET {RAW}").split(" [", 1)[0]: v["value"]
             for k, v in answers.items()}
-    assert set(read) == set(fixture_files())
+    assert set(read) == set(files)
     for path, value in read.items():
         assert set(value) == {"sha256", "value"}, path       # no body, no text
         where = "/".join(path.split("/", 4)[1:4])
         if where in upstream_sdists.RELEASES:
-            text = fixture_files()[path].encode()
+            text = files[path].encode()
             assert value["sha256"] == hashlib.sha256(text).hexdigest(), path
 
 
@@ -81,11 +89,12 @@ def test_the_recipes_conform_online_recorded_and_replayed(server: str, tmp_path:
     assert lint.run(ROOT, bake, families, NO_POLICY, replay) == found
 
 
-def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(tmp_path: Path) -> None:
+def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(
+        files: dict[str, str], tmp_path: Path) -> None:
     """``inv bump``'s way (lint.upstream.Held): every upstream file held in memory, the
     network asked for none (the rewrite leads nowhere), the same findings and recording."""
-    files = {path.removeprefix("/"): text for path, text in fixture_files().items()}
-    held = upstream.Held(f"{RAW}/", files.get, "the fixtures")
+    texts = {path.removeprefix("/"): text for path, text in files.items()}
+    held = upstream.Held(f"{RAW}/", texts.get, "the fixtures")
     record = tmp_path / "metadata.json"
     settings = upstream.Settings(offline=None, record=record, held=(held,),
                                  rewrites=((RAW, "http://127.0.0.1:9"),))
