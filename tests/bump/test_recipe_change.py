@@ -6,64 +6,27 @@ committed): v0.33.0 adds the from-source ROCm 7.2 pair (``Dockerfile.rocm_72_bas
 
 from __future__ import annotations
 
-import os
-import tarfile
-from pathlib import Path
-
 import pytest
 
-from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.bump import recipediff
-from rocm_bake_checks.rehearse import mirror
+from tests import upstream_sdists
 from tests.bump.conftest import Checkout
 from tests.bump.world import BUMP, World
-from tests.conftest import missing
 
-# PyPI's file of each release's sdist (https://pypi.org/simple/vllm/): its address and sha256,
-# the content pin.
-_FILES = "https://files.pythonhosted.org/packages"
-SDISTS = {
-    "0.28.0": ("22/39/096d88cfe34ee43a8b6e7c957d1ad6338fa5256474d6ff9a32008c6f8cd6",
-               "ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d18634a"),
-    "0.33.0": ("f7/25/aa5684e9c59d6fc75f78926b7f15e8d9adc7de2d9e6e7575b80776ad8169",
-               "f4c33c2503d52bb411146afa9618a4f48bed68912f617e6803ac8d76e4c74112"),
-    "0.34.0": ("92/21/6e0b077dc4a0b28f5a8ce8bb352a38d7196650d681fd4faa87f8dc622eff",
-               "fcad848b246a9d8652b47e6425af92334dc02492f9802720f54e27b823cf0113"),
-}
 FROM_SOURCE_72 = ("docker/Dockerfile.rocm_72_base", "docker/Dockerfile.rocm_72")
 GENERIC = ("docker/Dockerfile.rocm_base", "docker/Dockerfile.rocm")
 GFX1250 = ("docker/Dockerfile.rocm_base_gfx1250", "docker/Dockerfile.rocm_gfx1250")
-
-
-def _sdist(version: str) -> Path:
-    """vllm-VERSION.tar.gz in the rehearsal's content-addressed cache (downloaded once through
-    the project's bounded fetch layer, checked by sha256)."""
-    where, sha256 = SDISTS[version]
-    name = f"vllm-{version}.tar.gz"
-    file = mirror.File("vllm", version, name, sha256, f"{_FILES}/{where}/{name}")
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    cache = home / "rocm-bake" / "rehearsal"
-    try:
-        mirror.fill([file], cache)
-    except RocmBakeError as exc:
-        missing(f"vLLM {version}'s sdist from PyPI ({exc})", "a machine that reaches PyPI")
-    return mirror.cached(cache, sha256)
 
 
 @pytest.fixture(scope="module")
 def recipes() -> dict[str, dict[str, str]]:
     """Each release's recipe files (path -> text), read from its real sdist."""
     out: dict[str, dict[str, str]] = {}
-    for version in SDISTS:
-        top = f"vllm-{version}/"
-        files: dict[str, str] = {}
-        with tarfile.open(_sdist(version)) as archive:
-            for member in archive.getmembers():
-                path = member.name.removeprefix(top)
-                stream = archive.extractfile(member) if member.isfile() else None
-                if stream is not None and recipediff.RECIPE_FILE.match(path):
-                    files[path] = stream.read().decode("utf-8")
-        out[version] = files
+    for version, sdist in upstream_sdists.VLLM.items():
+        top = upstream_sdists.tree(sdist)
+        paths = (str(p.relative_to(top)) for p in upstream_sdists.members(sdist))
+        out[version] = {p: (top / p).read_text(encoding="utf-8") for p in paths
+                        if recipediff.RECIPE_FILE.match(p)}
     return out
 
 
@@ -103,7 +66,8 @@ def test_v0_34_0_drops_it_for_therocks_sdk_and_prebuilt_torch(
 def test_a_bump_to_v0_34_0_stops_naming_what_replaced_the_recipe(
         checkout: Checkout, world: World) -> None:
     for version in ("0.28.0", "0.34.0"):
-        world.sdists[version] = _sdist(version).read_bytes()
+        world.sdists[version] = upstream_sdists.archive(
+            upstream_sdists.VLLM[version]).read_bytes()
     try:
         result = checkout.bump(vllm="v0.34.0", dry_run=True)
     finally:

@@ -1,15 +1,17 @@
 """A local upstream world for ``inv bump``: git repositories per component (tags, branches,
 the files versions are read from; deterministic ids, built with ``git fast-import``) served
 by a real ``git daemon``, a loopback PyPI serving a vLLM sdist whose ``docker/`` files name the
-new set (tests/fixtures/bump/*.in, filled in with the world's commits), and a real
-``docker-registry`` holding the base image."""
+new set (vLLM v0.28.0's recipe from its real sdist, its pin ARGs made placeholders: ``TEMPLATES``,
+filled in with the world's commits), and a real ``docker-registry`` holding the base image."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import json
+import re
 import shutil
 import subprocess
 import tarfile
@@ -26,13 +28,47 @@ from tests.conftest import FIXTURES, missing
 from tests.drift.gitworld import GIT_ENV, daemon, git
 from tests.e2e.isolated import held_port
 from tests.loopback import http_server
+from tests.upstream_sdists import VLLM, member, served
 
 BUMP = FIXTURES / "bump"
-RAW = FIXTURES.parent / "lint" / "fixtures" / "upstream" / "raw.githubusercontent.com"
 VLLM_METADATA = ("pyproject.toml", "setup.py", "requirements/common.txt", "requirements/rocm.txt",
                  "requirements/build/rocm.txt", "tools/vllm-rocm/pin_rocm_dependencies.py")
 BASE_IMAGE = ("rocm/dev-ubuntu-22.04", "7.2.3-complete")
 RELEASE = "0.33.0"
+
+# The world's v0.33.0 recipe: vLLM v0.28.0's docker/Dockerfile.rocm_base and docker/Dockerfile.rocm
+# (read from its sdist) under v0.33.0's names, each ARG below set to the new set (``@@NAME@@``:
+# a placeholder ``World.values`` fills with the world's commits), and an ``lmcache_source``
+# stage with v0.33.0's LMCache ARGs appended.
+TEMPLATES: dict[str, tuple[str, dict[str, str], str]] = {
+    "Dockerfile.rocm_72_base": ("docker/Dockerfile.rocm_base", {
+        "TRITON_BRANCH": '"@@TRITON_BRANCH@@" # release/internal/3.8.x as of 09/17',
+        "PYTORCH_BRANCH": '"@@PYTORCH_BRANCH@@" # release/2.13 as of 09/17',
+        "PYTORCH_VISION_BRANCH": '"v0.28.0"', "FA_BRANCH": '"@@FA_BRANCH@@"',
+        "AITER_BRANCH": '"@@AITER_BRANCH@@"', "MORI_BRANCH": '"v1.2.3.post1"'}, ""),
+    "Dockerfile.rocm_72": ("docker/Dockerfile.rocm", {
+        "ROCM_TRITON_KERNELS_COMMIT": "@@TRITON_COMMIT@@", "NIXL_BRANCH": '"@@NIXL_COMMIT@@"',
+        "UCX_BRANCH": '"@@UCX_COMMIT@@"'},
+        '\nFROM base AS lmcache_source\nARG LMCACHE_REPO="https://github.com/LMCache/LMCache.git"\n'
+        'ARG LMCACHE_REF="@@LMCACHE_COMMIT@@"\nARG LMCACHE_VERSION="0.5.6"\n'),
+}
+
+
+def _line(line: str, _: re.Match[str]) -> str:
+    return line
+
+
+@functools.cache
+def template(name: str) -> str:
+    """``name``'s template (``TEMPLATES``), made from vLLM v0.28.0's real sdist."""
+    source, args, tail = TEMPLATES[name]
+    text = member(VLLM["0.28.0"], source).read_text(encoding="utf-8")
+    for arg, value in args.items():
+        # the line as a function's result: a value's backslashes are not re's escapes
+        text, count = re.subn(rf"^ARG {arg}=.*$", functools.partial(_line, f"ARG {arg}={value}"),
+                              text, flags=re.MULTILINE)
+        assert count == 1, f"vLLM 0.28.0's {source} sets ARG {arg} {count} times, not once"
+    return text + tail
 
 
 @dataclass(frozen=True)
@@ -150,7 +186,7 @@ class World:
         values = self.values(**overrides)
         texts = {}
         for name in ("Dockerfile.rocm_72_base", "Dockerfile.rocm_72"):
-            text = (BUMP / f"{name}.in").read_text()
+            text = template(name)
             for key, value in values.items():
                 text = text.replace(f"@@{key}@@", value)
             texts[name] = text
@@ -160,8 +196,8 @@ class World:
         # lint's upstream-dockerfiles.toml names the pre-0.33 files: the same recipe there
         members["docker/Dockerfile.rocm_base"] = texts["Dockerfile.rocm_72_base"]
         members["docker/Dockerfile.rocm"] = texts["Dockerfile.rocm_72"]
-        vllm = next((RAW / "vllm-project" / "vllm").iterdir())
-        members.update({path: (vllm / path).read_text() for path in VLLM_METADATA})
+        members.update({path: member(VLLM["0.28.0"], path).read_text(encoding="utf-8")
+                        for path in VLLM_METADATA})
         members["requirements/rocm-build.txt"] = "torch==2.13.0\n"
         return members
 
@@ -185,21 +221,21 @@ def sdist(top: str, members: Mapping[str, str]) -> bytes:
 
 
 def _raw() -> type[BaseHTTPRequestHandler]:
-    """raw.githubusercontent.com's stand-in: a component's metadata file at any ref is the one
-    tests/lint/fixtures/upstream keeps for it (at the old set's ref)."""
+    """raw.githubusercontent.com's stand-in: a component's metadata file at any ref is upstream's
+    at the old set's ref (tests/upstream_sdists.py: read from its sdist, or as recorded)."""
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
 
         def do_GET(self) -> None:
             owner, repo, _, path = [*self.path.lstrip("/").split("/", 3), "", "", "", ""][:4]
-            folder = RAW / owner / repo
-            found = [d / path for d in folder.iterdir() if (d / path).is_file()] \
-                if folder.is_dir() and path else []
+            found = [text for (o, r, _, p), text in
+                     ((where.split("/", 3), text) for where, text in served().items())
+                     if (o, r, p) == (owner, repo, path)]
             if not found:
                 self.send_error(404)
                 return
-            body = found[0].read_bytes()
+            body = found[0].encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))

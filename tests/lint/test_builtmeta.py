@@ -1,6 +1,7 @@
 """What a built wheel requires, read statically from its upstream source (lint/builtmeta.py):
-AITER's real setup.py at v0.1.19, vLLM's pin script (the cell's wheels its wheel is pinned
-to at build time), and the cases that cannot be read, named with file:line."""
+a setup.py of AITER's v0.1.19 shape, vLLM's real pin script (from its v0.28.0 sdist: the cell's
+wheels its wheel is pinned to at build time), and the cases that cannot be read, named with
+file:line."""
 
 from __future__ import annotations
 
@@ -12,23 +13,46 @@ import pytest
 
 from rocm_bake_checks.lint import bakemodel, builtmeta, lockmeta, resolution, upstream
 from rocm_bake_checks.lint.findings import LintError
+from tests import upstream_sdists
 from tests.conftest import ROOT
 
-AITER = (Path(__file__).parent / "fixtures" / "upstream" / "raw.githubusercontent.com" / "ROCm"
-         / "aiter" / "v0.1.19" / "setup.py")
 URL = "https://raw.githubusercontent.com/ROCm/aiter/v0.1.19/setup.py"
 
 
+# A setup.py of the shape of AITER's at v0.1.19 (its lines 24-25 and 463-491: the switch, and
+# install_requires bound on each side of it), written here: upstream's file is not kept.
+AITER_SETUP_PY = """import os
+from setuptools import setup
+IS_WINDOWS = os.name == "nt"
+AITER_TRITON_ONLY = os.environ.get("AITER_TRITON_ONLY", "0") == "1" or IS_WINDOWS
+if AITER_TRITON_ONLY:
+    install_requires = ["einops", "packaging", "psutil"]
+else:
+    install_requires = [
+        "pybind11>=3.0.1",
+        "ninja",
+        "pandas",
+        "einops",
+        "psutil",
+        "packaging",
+        "flydsl==0.2.4",
+    ]
+setup(name="amd-aiter", install_requires=install_requires)
+"""
+
+
 def test_aiters_setup_py_install_requires() -> None:
-    assert builtmeta.read(URL, AITER.read_text(), ["AITER_TRITON_ONLY"]) == [
+    assert builtmeta.read(URL, AITER_SETUP_PY, ["AITER_TRITON_ONLY"]) == [
         "pybind11>=3.0.1", "ninja", "pandas", "einops", "psutil", "packaging", "flydsl==0.2.4"]
+    assert builtmeta.read(URL, AITER_SETUP_PY, true=["AITER_TRITON_ONLY"]) == [
+        "einops", "packaging", "psutil"]
 
 
 def test_a_condition_the_lint_cannot_decide_names_the_line() -> None:
-    with pytest.raises(LintError, match=r"setup.py:\d+: install_requires binds install_requires "
+    with pytest.raises(LintError, match=r"setup.py:5: install_requires binds install_requires "
                                         r"under a condition the lint cannot decide "
                                         r"\(AITER_TRITON_ONLY\)"):
-        builtmeta.read(URL, AITER.read_text())
+        builtmeta.read(URL, AITER_SETUP_PY)
 
 
 @pytest.mark.parametrize(("text", "why"), [
@@ -93,13 +117,15 @@ def test_hand_written_requires_are_refused(tmp_path: Path) -> None:
 
 
 # -- the pins a stage writes with upstream's pin script (vLLM's) -----------------------------
-VLLM = (Path(__file__).parent / "fixtures" / "upstream" / "raw.githubusercontent.com"
-        / "vllm-project" / "vllm" / "2cf0a6915ce544dc493a0990f2ea38d81601128a")
-PIN_SCRIPT = VLLM / "tools" / "vllm-rocm" / "pin_rocm_dependencies.py"
+@pytest.fixture
+def pin_script() -> str:
+    """vLLM's tools/vllm-rocm/pin_rocm_dependencies.py, from its v0.28.0 sdist."""
+    return upstream_sdists.member(upstream_sdists.VLLM["0.28.0"],
+                                  "tools/vllm-rocm/pin_rocm_dependencies.py").read_text()
 
 
-def test_the_pin_scripts_package_mapping_in_its_order() -> None:
-    assert builtmeta.package_mapping(PIN_SCRIPT.read_text(), "pin.py") == [
+def test_the_pin_scripts_package_mapping_in_its_order(pin_script: str) -> None:
+    assert builtmeta.package_mapping(pin_script, "pin.py") == [
         ("torch-", "torch"), ("triton-", "triton"), ("triton_kernels-", "triton-kernels"),
         ("torchvision-", "torchvision"), ("torchaudio-", "torchaudio"), ("amdsmi-", "amdsmi"),
         ("flash_attn-", "flash-attn"), ("amd_aiter-", "amd-aiter")]

@@ -1,9 +1,10 @@
-"""The conformance family against real upstream metadata (tests/lint/fixtures/upstream, the
-files of the pinned versions) served by a real HTTP server on loopback: recorded, replayed
-offline, and a bad and a good case per rule."""
+"""The conformance family against real upstream metadata (the files of the pinned versions:
+tests/upstream_sdists.py reads them from the releases' sdists on PyPI) served by a real HTTP
+server on loopback: recorded, replayed offline, and a bad and a good case per rule."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,28 +14,31 @@ import pytest
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks import lint
 from rocm_bake_checks.lint import policy, upstream
+from tests import upstream_sdists
 from tests.drift.webworld import Route, Server, World
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path(__file__).with_name("fixtures") / "upstream"
-RAW = "https://raw.githubusercontent.com"
+RAW = upstream_sdists.RAW
 NO_POLICY = Path("no-policy.toml")
 
 
-def fixture_files() -> dict[str, Path]:
-    """URL path (/owner/repo/ref/file) -> the fixture file."""
-    base = FIXTURES / "raw.githubusercontent.com"
-    # Hidden entries are tools' caches (ruff makes one beside any pyproject.toml), not upstream.
-    return {"/" + str(p.relative_to(base)): p for p in sorted(base.rglob("*"))
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)}
+def fixture_files() -> dict[str, str]:
+    """URL path (/owner/repo/ref/file) -> upstream's text."""
+    return {f"/{path}": text for path, text in upstream_sdists.served().items()}
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def files() -> dict[str, str]:
+    """``fixture_files``, had when the tests set up (the sdists downloaded: PyPI unreachable
+    is the fixture's one-line failure)."""
+    return fixture_files()
+
+
+@pytest.fixture(scope="module")
+def server(files: dict[str, str]) -> Iterator[str]:
     world = World()
-    for path, file in fixture_files().items():
-        world.add(path, Route(body=file.read_text(encoding="utf-8"),
-                              content_type="text/plain; charset=utf-8"))
+    for path, text in files.items():
+        world.add(path, Route(body=text, content_type="text/plain; charset=utf-8"))
     with Server(world) as running:
         yield running.url
 
@@ -47,11 +51,27 @@ def online(url: str, record: Path | None = None, config: Path = upstream.CONFIG,
                              dockerfiles=dockerfiles)
 
 
-def test_the_committed_snapshot_holds_exactly_the_fixture_files() -> None:
+def facts(snapshot: Path) -> dict[str, object]:
+    """key -> what was read (the facts, less the sha256 of the file they were read from: the
+    tests' own stand-ins for GitHub's files say the same facts in other bytes)."""
+    answers = json.loads(snapshot.read_text(encoding="utf-8"))["answers"]
+    return {k: v["value"]["value"] for k, v in answers.items()}
+
+
+def test_the_committed_snapshot_holds_facts_of_exactly_the_release_files(
+        files: dict[str, str]) -> None:
+    """Every file lint reads has facts in the snapshot, those of a release's sdist were read
+    from its very bytes (their sha256), and no answer holds a file's text."""
     answers = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    expected = {f"GET {RAW}{path} [text/plain]": file.read_text(encoding="utf-8")
-                for path, file in fixture_files().items()}
-    assert {k: v["value"]["body"] for k, v in answers.items()} == expected
+    read = {k.removeprefix(f"GET {RAW}").split(" [", 1)[0]: v["value"]
+            for k, v in answers.items()}
+    assert set(read) == set(files)
+    for path, value in read.items():
+        assert set(value) == {"sha256", "value"}, path       # no body, no text
+        where = "/".join(path.split("/", 4)[1:4])
+        if where in upstream_sdists.RELEASES:
+            text = files[path].encode()
+            assert value["sha256"] == hashlib.sha256(text).hexdigest(), path
 
 
 def test_the_recipes_conform_online_recorded_and_replayed(server: str, tmp_path: Path) -> None:
@@ -64,33 +84,27 @@ def test_the_recipes_conform_online_recorded_and_replayed(server: str, tmp_path:
                      online(server, record, dockerfiles=upstream.DOCKERFILES))
     # What differs from upstream's Dockerfiles differs on purpose: lint/policy.toml says why.
     assert policy.apply(policy.load(), found, "policy.toml", checked=()) == []
-    recorded = json.loads(record.read_text(encoding="utf-8"))["answers"]
-    committed = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    assert {k: v["value"]["body"] for k, v in recorded.items()} == \
-        {k: v["value"]["body"] for k, v in committed.items()}
+    assert facts(record) == facts(upstream.SNAPSHOT)
     replay = upstream.Settings(offline=record)
     assert lint.run(ROOT, bake, families, NO_POLICY, replay) == found
 
 
-def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(tmp_path: Path) -> None:
+def test_files_the_caller_holds_are_read_from_memory_and_recorded_alike(
+        files: dict[str, str], tmp_path: Path) -> None:
     """``inv bump``'s way (lint.upstream.Held): every upstream file held in memory, the
     network asked for none (the rewrite leads nowhere), the same findings and recording."""
-    files = {path.removeprefix("/"): file.read_text(encoding="utf-8")
-             for path, file in fixture_files().items()}
-    held = upstream.Held(f"{RAW}/", files.get, "the fixtures")
+    texts = {path.removeprefix("/"): text for path, text in files.items()}
+    held = upstream.Held(f"{RAW}/", texts.get, "the fixtures")
     record = tmp_path / "metadata.json"
     settings = upstream.Settings(offline=None, record=record, held=(held,),
                                  rewrites=((RAW, "http://127.0.0.1:9"),))
     families = ["conformance", "locks", "resolution"]
     found = lint.run(ROOT, [ROOT / "rocm-bake.hcl"], families, NO_POLICY, settings)
     assert policy.apply(policy.load(), found, "policy.toml", checked=()) == []
-    recorded = json.loads(record.read_text(encoding="utf-8"))["answers"]
-    committed = json.loads(upstream.SNAPSHOT.read_text(encoding="utf-8"))["answers"]
-    assert {k: v["value"]["body"] for k, v in recorded.items()} == \
-        {k: v["value"]["body"] for k, v in committed.items()}
+    assert facts(record) == facts(upstream.SNAPSHOT)
     metadata = upstream.Metadata(settings)
     with pytest.raises(lint.LintError) as caught:
-        metadata.text(f"{RAW}/vllm-project/vllm/nope/setup.py")
+        metadata.fact(f"{RAW}/vllm-project/vllm/nope/setup.py", "length", len)
     assert str(caught.value) == (f"upstream metadata {RAW}/vllm-project/vllm/nope/setup.py: "
                                  "the fixtures has no vllm-project/vllm/nope/setup.py")
 
@@ -108,7 +122,7 @@ def test_a_held_file_that_cannot_be_had_is_one_line() -> None:
                                        "0.1 MB a file may have here"),
                           ("binary", "binary in the release is not UTF-8 text")):
         with pytest.raises(lint.LintError) as caught:
-            metadata.text(f"{RAW}/v/{path}")
+            metadata.fact(f"{RAW}/v/{path}", "length", len)
         assert str(caught.value) == f"upstream metadata {RAW}/v/{path}: {message}"
 
 

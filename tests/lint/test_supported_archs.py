@@ -5,13 +5,13 @@ questions, both read from upstream's files: a small repository whose upstream is
 (a release Dockerfile with one image for gfx950 and gfx1201 that compiles AITER's and
 FlashAttention's kernels for gfx9 archs only, as vLLM v0.28.0's Dockerfile.rocm_base does; the
 wheels' own setup.py with their arch lists and their switch to a build without kernels),
-replayed from a snapshot.  The bad case of the issue: SKIP dropping, for "no kernels", a
-component upstream ships on gfx1201 (the committed bake file before TRITON_ONLY); its good
+held in memory (as ``inv bump`` holds a release).  The bad case of the issue: SKIP dropping,
+for "no kernels", a component upstream ships on gfx1201 (the committed bake file before
+TRITON_ONLY); its good
 case; each other way a cell can differ from upstream's; and the committed bake file."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -127,12 +127,6 @@ group "default" {{
 """
 
 
-def _answers(files: dict[str, str]) -> dict[str, object]:
-    return {f"GET {url} [text/plain]": {"value": {
-        "status": 200, "content_type": "text/plain; charset=utf-8", "next": "", "body": body}}
-        for url, body in files.items()}
-
-
 def upstream_files(fa_setup: str = FA_SETUP_PY) -> dict[str, str]:
     def url(template: str) -> str:
         return template.format(**PINS)
@@ -144,11 +138,10 @@ def settings(root: Path, files: dict[str, str] | None = None,
              with_recipe: bool = True) -> upstream.Settings:
     (root / "upstream.toml").write_text(CONFIG, encoding="utf-8")
     (root / "upstream-dockerfiles.toml").write_text(DOCKERFILES, encoding="utf-8")
-    snapshot = root / "snapshot.json"
-    snapshot.write_text(json.dumps({
-        "format": "rocm-bake-drift-snapshot/1", "recorded_at": "2026-11-02T00:00:00Z",
-        "note": "test", "answers": _answers(files or upstream_files())}), encoding="utf-8")
-    return upstream.Settings(offline=snapshot, config=root / "upstream.toml",
+    held = files or upstream_files()
+    return upstream.Settings(offline=None, held=(upstream.Held("", held.get, "the test"),),
+                             rewrites=(("https://", "http://127.0.0.1:9/"),),
+                             config=root / "upstream.toml",
                              dockerfiles=root / "upstream-dockerfiles.toml" if with_recipe
                              else None)
 

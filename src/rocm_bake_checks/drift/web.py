@@ -130,15 +130,21 @@ class Web:
         return value
 
     def get_summary(self, url: str, accept: str, log: Explanation, label: str,
-                    summarize: Callable[[dict[str, Any], str], Any]) -> Any:
+                    summarize: Callable[[dict[str, Any], str], Any],
+                    read: Callable[[], tuple[str, str]] | None = None) -> Any:
         """GET ``url`` and keep only ``summarize(response, where)`` (JSON-able): the fetcher
         memoises, records and replays the summary under its own key (``[label]``), never the
         body, so a large answer (PyPI's JSON of a project with thousands of files) costs a
         snapshot only what it says. ``summarize`` raises UnavailableError for a bad body.
+        ``read``: the caller holds the file (as ``held``), never asked over the network.
         (Not in ``asked``: the warm-up prefetches bodies, not summaries.)"""
         where = self.where(url)
 
         def compute() -> tuple[Any, str]:
+            if read is not None:
+                content_type, body = read()
+                return summarize({"status": 200, "content_type": content_type, "body": body,
+                                  "next": ""}, where), f"held by the caller ({len(body)} bytes)"
             response, outcome = self._get(url, accept)
             return summarize(response, where), outcome
 

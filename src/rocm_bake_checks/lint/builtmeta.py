@@ -29,6 +29,7 @@ same way, and applied by ``lockinputs.runtime_requires``.
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -102,7 +103,10 @@ def requires(dist: str, config: Config, metadata: Metadata,
         base = upstream.resolve(bases[component], variables, f"[built] {dist}")
         url = f"{base}/{path}"
         true = built.without_kernels if without_kernels else ()
-        lines += read(url, metadata.text(url), [f for f in built.false if f not in true], true)
+        false = [f for f in built.false if f not in true]
+        lines += [str(r) for r in metadata.fact(
+            url, f"requirements (false: {','.join(false)}; true: {','.join(true)})",
+            functools.partial(read, url, false=false, true=true))]
         sources.append(url)
     return Read(tuple(dict.fromkeys(lines)), tuple(sources))
 

@@ -274,6 +274,26 @@ def requirement_lines(text: str, url: str) -> Iterator[tuple[str, Requirement]]:
         yield line, _parse(line, url)
 
 
+def requirement_text(metadata: Metadata, url: str) -> str:
+    """Upstream's requirements file at ``url``, its requirement lines only, as written: those
+    lines are recorded as a fact, not the file's text."""
+    lines = metadata.fact(url, "requirement lines", lambda text: [
+        raw for raw in text.splitlines() if any(requirement_lines(raw, url))])
+    return "".join(f"{line}\n" for line in lines)
+
+
+def requirements_of(metadata: Metadata, url: str) -> list[tuple[str, Requirement]]:
+    """(line, requirement) of upstream's requirements file at ``url`` (``requirement_text``)."""
+    return list(requirement_lines(requirement_text(metadata, url), url))
+
+
+def build_requires_of(metadata: Metadata, url: str) -> list[Requirement]:
+    """[build-system].requires of upstream's pyproject.toml at ``url``, recorded as a fact."""
+    requires = metadata.fact(url, "build-system requires",
+                             lambda text: [str(r) for r in build_system(text, url)])
+    return [_parse(str(r), url) for r in requires]
+
+
 def _kept(stage: Stage, path: str, line: str, requirement: Requirement) -> bool:
     if canonical(requirement.name) in stage.drops.get(path, set()):
         return False
@@ -287,7 +307,7 @@ def _build_requires(component: Component, stage: Stage, metadata: Metadata, base
     tools = dict(stage.tools)
     for path in component.installs:
         file_url = f"{base}/{path}"
-        for line, requirement in requirement_lines(metadata.text(file_url), file_url):
+        for line, requirement in requirements_of(metadata, file_url):
             if not _kept(stage, path, line, requirement) or not _applies(requirement, python):
                 continue
             pinned = [s.version for s in requirement.specifier if s.operator == "=="]
@@ -295,7 +315,7 @@ def _build_requires(component: Component, stage: Stage, metadata: Metadata, base
             if pinned or name not in tools:
                 tools[name] = Tool(pinned[0] if pinned else "", (stage.file, stage.build_line))
     found = []
-    for requirement in build_system(metadata.text(url), url):
+    for requirement in build_requires_of(metadata, url):
         if not _applies(requirement, python):
             continue
         name = canonical(requirement.name)
@@ -334,7 +354,7 @@ def _requirement_files(component: Component, stage: Stage, metadata: Metadata, b
     found = []
     for path in (*component.installs, *component.runtime):
         url = f"{base}/{path}"
-        for line, requirement in requirement_lines(metadata.text(url), url):
+        for line, requirement in requirements_of(metadata, url):
             if not _kept(stage, path, line, requirement) or not _applies(requirement, python):
                 continue
             name = canonical(requirement.name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,14 +159,22 @@ def parse(path: Path) -> Dockerfile:
 
 def parse_text(text: str, path: Path) -> Dockerfile:
     """A Dockerfile's text (e.g. an upstream file had over HTTP); ``path`` names it."""
+    return from_instructions(instructions(text), path)
+
+
+def instructions(text: str) -> list[tuple[int, str, str]]:
+    """(line, keyword, value) of each instruction of a Dockerfile's text, comments left out:
+    what the rules read of it (upstream's Dockerfiles are recorded as these, not as text)."""
     parser = DockerfileParser(fileobj=io.BytesIO(text.encode()), env_replace=False)
+    return [(int(item["startline"]) + 1, str(item["instruction"]).upper(), str(item["value"]))
+            for item in parser.structure if str(item["instruction"]).upper() != "COMMENT"]
+
+
+def from_instructions(items: Sequence[Sequence[object]], path: Path) -> Dockerfile:
+    """The Dockerfile of ``instructions``' (line, keyword, value)s; ``path`` names it."""
     dockerfile = Dockerfile(path)
-    for item in parser.structure:
-        keyword = str(item["instruction"]).upper()
-        line = int(item["startline"]) + 1
-        value = str(item["value"])
-        if keyword == "COMMENT":
-            continue
+    for raw_line, raw_keyword, raw_value in items:
+        line, keyword, value = int(str(raw_line)), str(raw_keyword), str(raw_value)
         if keyword == "FROM":
             try:
                 stage = _from(value, len(dockerfile.stages), line)

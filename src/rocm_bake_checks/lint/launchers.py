@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -112,7 +113,9 @@ def check_upstream(config_path: Path, variables: Mapping[str, object], root: Pat
         where = f"upstream.toml: component {entry.name}"
         kind, args = parse_way(entry.way, where)
         url = f"{upstream.resolve(entry.base, variables, where).rstrip('/')}/{entry.file}"
-        for problem in _decides(kind, args, metadata.text(url)):
+        problems = metadata.fact(url, f"launcher {entry.way}",
+                                 functools.partial(_decides, kind, args))
+        for problem in problems:
             found.append(Finding(config, entry.line, "launcher-upstream",
                                  f"{entry.name}: {entry.file} at the pin {problem} "
                                  f"(declared launcher-way {entry.way})"))

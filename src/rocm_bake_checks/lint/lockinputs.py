@@ -30,6 +30,7 @@ overrides that never apply.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping
@@ -249,9 +250,16 @@ def _pinned(deriver: _Deriver, declared: upstream.Component, base: str, parsed: 
                                 f"{declared.name}'s runtime files (upstream.toml)")
             mounted = [d for mount in instruction.flags.get("mount", [])
                        for d in deriver.dists.get(csv_options(mount).get("from", ""), ())]
-            out[file] = _pins(builtmeta.package_mapping(deriver.metadata.text(url), url),
+            mapping = deriver.metadata.fact(url, "package_mapping",
+                                            functools.partial(_mapping, url))
+            out[file] = _pins([(str(p), str(n)) for p, n in mapping],
                               {d: versions[d] for d in mounted if d in versions})
     return out
+
+
+def _mapping(url: str, text: str) -> list[list[str]]:
+    """The pin script's package_mapping as JSON (what lint records of the script)."""
+    return [list(pair) for pair in builtmeta.package_mapping(text, url)]
 
 
 def _pins(mapping: list[tuple[str, str]], wheels: Mapping[str, str]) -> list[str]:
@@ -465,7 +473,7 @@ class _Deriver:
 
     def file(self, url: str, dropped: set[str], torch: bool = False,
              sets: Mapping[str, str] | None = None) -> Layer:
-        text = self.metadata.text(url)
+        text = conformance.requirement_text(self.metadata, url)
         if sets:   # set-requirement.py's replacements, line for line
             text = "".join(sets.get(line.rstrip("\r\n"), line.rstrip("\r\n")) + "\n"
                            for line in text.splitlines())

@@ -203,7 +203,9 @@ def supported(declared: Declared, metadata: upstream.Metadata,
     if not declared.url:
         return declared.archs, declared.source or f"upstream.toml [{TABLE}.{declared.component}]"
     url = upstream.resolve(declared.url, variables, f"[{TABLE}.{declared.component}]")
-    return archs_in(metadata.text(url), declared.name, url), f"{url} {declared.name}"
+    archs = metadata.fact(url, f"archs of {declared.name}",
+                          lambda text: list(archs_in(text, declared.name, url)))
+    return tuple(str(a) for a in archs), f"{url} {declared.name}"
 
 
 # -- upstream's Dockerfiles: the stage's environment and its build's arch list ---------------
@@ -344,7 +346,9 @@ def upstream_archs(declared: Declared, component: str, refs: list[str],
     if declared.switch is not None:
         url = upstream.resolve(declared.switch.url, variables,
                                f"[{TABLE}.{declared.component}] without-kernels")
-        if not reads_switch(metadata.text(url), declared.switch.env, declared.switch.value, url):
+        env, value = declared.switch.env, declared.switch.value
+        if not metadata.fact(url, f"reads {env} == {value!r}",
+                             lambda text: reads_switch(text, env, value, url)):
             raise LintError(f"{url}: reads no {declared.switch.env} == "
                             f"{declared.switch.value!r} ([{TABLE}.{declared.component}] "
                             "without-kernels): the wheel's build without kernels is not there")

@@ -1,17 +1,20 @@
 """The upstream side of the conformance rules: which metadata file of which source, at the
 pinned version (``upstream.toml``), fetched through the drift layer's ``Web``/``Fetcher``, so
 it is cached, recordable (``--record``) and replayable (``--offline``, the default for
-``inv lint``: the committed snapshot ``upstream-metadata.json``); files the caller already
-holds (``Held``: ``inv bump``'s release) are answered from memory, recorded the same way."""
+``inv lint``: the committed snapshot ``upstream-metadata.json``, which holds what the rules
+read of each file, never its text: ``Metadata.fact``); files the caller already holds
+(``Held``: ``inv bump``'s release) are answered from memory, recorded the same way."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
@@ -227,7 +230,8 @@ def resolve(template: str, variables: Mapping[str, object], where: str) -> str:
 
 
 class Metadata:
-    """Text of upstream files by URL, through one drift ``Fetcher`` for the whole lint run."""
+    """What the rules read of upstream files by URL (``fact``), through one drift ``Fetcher``
+    for the whole lint run: recorded and replayed as those facts, never as the files' text."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -239,26 +243,39 @@ class Metadata:
         self.web = Web(WebSettings(timeout=settings.timeout, rewrites=settings.rewrites,
                                    cache_dir=settings.cache_dir), self.fetcher, deadline)
 
-    def text(self, url: str) -> str:
-        """The file's text; LintError with the reason when it cannot be had."""
+    def fact(self, url: str, label: str, extract: Callable[[str], Any]) -> Any:
+        """What ``extract`` reads from the file (JSON-able: requirement lines, an arch list, a
+        yes/no): recorded and replayed under the GET's key plus ``[label]``, with the sha256 of
+        the text it was read from, never the text itself (upstream's files are read, not
+        kept)."""
         held = next((h for h in self.settings.held if url.startswith(h.prefix)), None)
+
+        def summarize(response: dict[str, Any], _: str) -> dict[str, Any]:
+            body = response.get("body")
+            if not isinstance(body, str):
+                raise UnavailableError("no text in the answer")
+            return {"sha256": hashlib.sha256(body.encode()).hexdigest(), "value": extract(body)}
+
         try:
-            response = self.web.get(url, TEXT_ACCEPT, Explanation()) if held is None else \
-                self.web.held(url, TEXT_ACCEPT, Explanation(), lambda: held.answer(url))
+            answer = self.web.get_summary(url, TEXT_ACCEPT, Explanation(), label, summarize,
+                                          None if held is None else lambda: held.answer(url))
         except UnavailableError as exc:
-            hint = (" (not in the recorded snapshot: re-record it with "
-                    "`inv lint --online --record src/rocm_bake_checks/lint/upstream-metadata.json`)"
-                    if self.settings.offline is not None else "")
-            raise LintError(f"upstream metadata {url}: {exc}{hint}") from None
-        body = response.get("body")
-        if not isinstance(body, str):
-            raise LintError(f"upstream metadata {url}: no text in the answer")
-        return body
+            raise LintError(f"upstream metadata {url}: {exc}{self._hint()}") from None
+        if not isinstance(answer, dict) or "value" not in answer:
+            raise LintError(f"upstream metadata {url} ({label}): no recorded value")
+        return answer["value"]
+
+    def _hint(self) -> str:
+        return (" (not in the recorded snapshot: re-record it with "
+                "`inv lint --online --record src/rocm_bake_checks/lint/upstream-metadata.json`)"
+                if self.settings.offline is not None else "")
 
     def save(self) -> None:
         if self.record is not None and self.settings.record is not None:
             self.record.note = ("upstream build metadata for `inv lint` (family conformance); "
-                                "keys are the declared URLs")
+                                "keys are the declared URLs and what is read of each: the "
+                                "facts, with the sha256 of the file they were read from, "
+                                "never its text")
             try:
                 self.record.save(self.settings.record)
             except (OSError, RocmBakeError) as exc:

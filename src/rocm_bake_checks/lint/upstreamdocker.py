@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_bake_checks.lint import upstream
-from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage, parse_text
+from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage, from_instructions, instructions
 from rocm_bake_checks.lint.findings import LintError
 from rocm_bake_checks.lint.policy import header_lines
 
@@ -122,5 +122,7 @@ def fetch(settings: Settings, metadata: upstream.Metadata,
     for key, template in settings.files.items():
         url = upstream.resolve(template, variables, f"[dockerfiles.files] {key}")
         urls[key] = url
-        files[key] = parse_text(metadata.text(url), Path(url.rsplit("/", 1)[-1]))
+        items = metadata.fact(url, "instructions",
+                              lambda text: [list(i) for i in instructions(text)])
+        files[key] = from_instructions(items, Path(url.rsplit("/", 1)[-1]))
     return Upstream(settings, files, urls)
