@@ -1000,11 +1000,12 @@ NO_GPU_CODE = {
 #                   it as a context and its image stage pip-installs it from that context (or is
 #                   built FROM it; a library: copies its /staging and runs ldconfig); the wheels
 #                   export takes every wheel component anyway
-#   LIBRARIES       a library component (no wheel): the shared libraries its cells build, which
-#                   its target stage exports as a prefix under /staging (/staging/lib/<lib>.so*)
-#                   and each image of its CONSUMERS copies into its own prefix and registers
-#                   with ldconfig (vLLM v0.33.0 docker/Dockerfile.rocm_72_base: build_rocm_runtime
-#                   writes /staging/lib, its final stage COPY --from=... /staging/ /opt/rocm/ and
+#   LIBRARIES       a library component (no wheel; the table is written with its first entry):
+#                   the shared libraries its cells build, which its target stage exports as a
+#                   prefix under /staging (/staging/lib/<lib>.so*) and each image of its
+#                   CONSUMERS copies into its own prefix and registers with ldconfig (vLLM
+#                   v0.33.0 docker/Dockerfile.rocm_72_base: build_rocm_runtime writes
+#                   /staging/lib, its final stage COPY --from=... /staging/ /opt/rocm/, then
 #                   RUN ldconfig)
 #   STATIC_SECONDS  a cold cell's build time, for fleet estimates before the perf history has it
 WHEELS = {
@@ -1015,7 +1016,6 @@ WHEELS = {
   mori   = ["amd-mori"]
   vllm   = ["vllm", "amdsmi"]
 }
-LIBRARIES = {}
 UPSTREAM_STAGE = {
   base    = []
   torch   = ["rocm_base:build_pytorch", "rocm_base:build_torchvision", "rocm_base:build_torchaudio"]

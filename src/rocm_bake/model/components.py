@@ -352,13 +352,17 @@ def _export(definition: Definition, where: _Where, components: list[str]) -> Ite
     shared = _map(definition, LIBRARIES)
     for name in components:
         if name in shared:
-            # A library reaches no dist/: only the images that install it.
-            if name not in carried:
+            # A library reaches no dist/: only the images that install it.  (A target that
+            # takes it is judged by its Dockerfile: the lint's component-consumer names the
+            # image to add to CONSUMERS.)
+            taken = any(name in (t.get("contexts") or {})
+                        for t in definition.config.targets.values())
+            if name not in carried and not taken:
                 yield _problem(where.attribute(CONSUMERS), "component-export",
                                f"library '{name}' is installed by no image: add \"{name}\" = "
-                               f"[\"<image>\"] to {CONSUMERS}, each image's Dockerfile copying "
-                               f"its prefix (COPY --from={name} {STAGING}/ /opt/rocm/) and "
-                               "running ldconfig")
+                               f"[\"<image>\"] to {CONSUMERS} and it to each image's "
+                               f"contexts, each image's Dockerfile copying its prefix (COPY "
+                               f"--from={name} {STAGING}/ /opt/rocm/) and running ldconfig")
             continue
         # A component an image installs may reach the export through that image's /wheels
         # (the lint's component-export checks that its consumer's Dockerfile carries them).

@@ -272,6 +272,12 @@ def _consumers(definition: Definition, cells: dict[str, BakeTarget], files: Dock
                 continue     # (a context it never uses is context-unused's line)
             if name in shared:
                 yield from _library_consumer(file, stage, image, name, copied.get(name))
+            elif name in copied:
+                yield Finding(file, copied[name][0], "component-consumer",
+                              f"stage {stage.name} (the {image} image) copies '{name}''s "
+                              f"{components.STAGING} as a library's, but the bake file gives "
+                              f"it no libraries: add \"{name}\" = [\"<lib>\", ...] (its shared "
+                              f"libraries under {components.STAGING}/lib) to LIBRARIES")
             elif name not in installed:
                 yield Finding(file, stage.base.line, "component-consumer",
                               f"stage {stage.name} (the {image} image) does not install "
