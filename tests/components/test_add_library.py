@@ -17,6 +17,7 @@ from rocm_bake.model import bakefile, components
 from rocm_bake_checks.lint import runner
 from tests.components import newlibrary
 from tests.conftest import ROOT
+from tests.drift import upstream, worldpins
 
 FAMILIES = ("consistency", "pins", "downloads", "caching", "recipes")
 ARCHES = "gfx950,gfx1201,gfx1250"
@@ -139,3 +140,16 @@ def test_a_shared_library_undeclared(tmp_path: Path) -> None:
            "does not give it (its libraries: libhsa-runtime64, libamdhip64): add " \
            '"rocm-runtime" = ["libhsa-runtime64", "libamdhip64", "libhiprtc"] to LIBRARIES' \
            in found[0]
+
+
+def test_the_drift_world_has_its_repository_from_the_bake_file(tmp_path: Path) -> None:
+    # inv regen records the drift snapshot against the test world: the library's repository
+    # (ROCm/rocm-systems, no fixture of tags) and its pin come from the bake file, no list
+    (tmp_path / "checkout").mkdir()
+    checkout(tmp_path / "checkout")
+    bake = tmp_path / "checkout" / "rocm-bake.hcl"
+    assert "ROCm/rocm-systems" in upstream.plain_repos(bake)
+    repos, chosen = upstream.build_repos(tmp_path / "git", bake)
+    world = repos["ROCm/rocm-systems"]
+    pins = worldpins.derive(bake, repos, chosen)
+    assert pins["ROCM_RUNTIME_COMMIT"] == world.rev("rev-parse", "refs/heads/release/rocm-rel-7.2")

@@ -155,6 +155,11 @@ def consumers(definition: Definition) -> dict[str, list[str]]:
     return {n: _strings(v) for n, v in _map(definition, CONSUMERS).items()}
 
 
+def no_gpu_code(definition: Definition) -> dict[str, str]:
+    """Component -> why its cells carry no GPU code of their own (``NO_GPU_CODE``)."""
+    return {n: str(v) for n, v in _map(definition, "NO_GPU_CODE").items()}
+
+
 def static_seconds(definition: Definition) -> dict[str, float]:
     """Component (or the export) -> a cold cell's seconds (``STATIC_SECONDS``)."""
     return {n: float(v) for n, v in _map(definition, STATIC_SECONDS).items()
