@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.model import bakefile, components
 from rocm_bake_checks.lint import runner
+from rocm_bake_docs import regen
 from tests.components import newlibrary
 from tests.conftest import ROOT
 from tests.drift import upstream, worldpins
@@ -153,3 +155,19 @@ def test_the_drift_world_has_its_repository_from_the_bake_file(tmp_path: Path) -
     world = repos["ROCm/rocm-systems"]
     pins = worldpins.derive(bake, repos, chosen)
     assert pins["ROCM_RUNTIME_COMMIT"] == world.rev("rev-parse", "refs/heads/release/rocm-rel-7.2")
+
+
+def test_regen_names_the_pin_and_the_file_a_step_could_not_check(tmp_path: Path) -> None:
+    # the committed snapshot knows nothing of the new pin: regen's variables-page step fails
+    # naming the pin, where the bake file declares it, and what the check said
+    checkout(tmp_path)
+    (tmp_path / regen.SNAPSHOT).parent.mkdir(parents=True)
+    shutil.copy(ROOT / regen.SNAPSHOT, tmp_path / regen.SNAPSHOT)
+    with pytest.raises(RocmBakeError) as failed:
+        regen.regenerate_variables_page(tmp_path)
+    line = (tmp_path / "rocm-bake.hcl").read_text().splitlines().index(
+        'variable "ROCM_RUNTIME_COMMIT" {') + 1
+    assert str(failed.value) == (
+        f"inv version-check --offline {regen.SNAPSHOT} --docs failed (exit 2): "
+        f"ROCM_RUNTIME_COMMIT (rocm-bake.hcl:{line}): offline: the snapshot has no answer for "
+        "git ls-remote https://github.com/ROCm/rocm-systems.git")
