@@ -996,9 +996,17 @@ NO_GPU_CODE = {
 #   UPSTREAM_STAGE  the stages of upstream's Dockerfiles ("<file>:<stage>", the files of
 #                   src/rocm_bake_checks/lint/upstream-dockerfiles.toml) it answers, where that
 #                   is not upstream's build_<name>; [] when upstream builds no such stage
-#   CONSUMERS       the images that install its wheels: each such target takes it as a context
-#                   and its image stage pip-installs it from that context (or is built FROM it);
-#                   the wheels export takes every component anyway
+#   CONSUMERS       the images that install its wheels (or its libraries): each such target takes
+#                   it as a context and its image stage pip-installs it from that context (or is
+#                   built FROM it; a library: copies its /staging and runs ldconfig); the wheels
+#                   export takes every wheel component anyway
+#   LIBRARIES       a library component (no wheel; the table is written with its first entry):
+#                   the shared libraries its cells build, which its target stage exports as a
+#                   prefix under /staging (/staging/lib/<lib>.so*) and each image of its
+#                   CONSUMERS copies into its own prefix and registers with ldconfig (vLLM
+#                   v0.33.0 docker/Dockerfile.rocm_72_base: build_rocm_runtime writes
+#                   /staging/lib, its final stage COPY --from=... /staging/ /opt/rocm/, then
+#                   RUN ldconfig)
 #   STATIC_SECONDS  a cold cell's build time, for fleet estimates before the perf history has it
 WHEELS = {
   base   = []

@@ -28,7 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rocm_bake.core.errors import RocmBakeError
+from rocm_bake.model import bakefile
 from rocm_bake_checks.drift import run as drift
+from rocm_bake_checks.drift.model import Report, Status
 from rocm_bake_checks.drift.settings import DriftSettings
 from rocm_bake_checks.lint import locks
 from rocm_bake_docs import pages
@@ -63,7 +65,9 @@ def _record(root: Path, module: str) -> None:
         raise RocmBakeError(f"python -m {module} failed (exit {proc.returncode}): {last}")
 
 
-def _variables_page(root: Path) -> None:
+def regenerate_variables_page(root: Path) -> None:
+    """Step 3: ``docs/reference/variables.md`` from the offline drift check; a pin it could
+    not check is named with where the bake file declares it."""
     settings = DriftSettings(files=[str(root / "rocm-bake.hcl")], offline=str(root / SNAPSHOT),
                              docs=True)
     checked = drift.check(settings, {})
@@ -71,7 +75,29 @@ def _variables_page(root: Path) -> None:
     code = checked.report.exit_code()
     if code not in (0, 1):         # 1: drift found, which the page shows
         raise RocmBakeError(f"inv version-check --offline {SNAPSHOT} --docs failed "
-                            f"(exit {code})")
+                            f"(exit {code}): {_unchecked(root, checked.report)}")
+
+
+def _unchecked(root: Path, report: Report) -> str:
+    """The pins that could not be checked, each with where the bake file declares it and
+    what the check said (the first three; how many more)."""
+    bake = root / "rocm-bake.hcl"
+    declared = bakefile.load([bake], {}).namespace.declared.variables
+    said = []
+    for finding in [f for f in report.all() if f.status is Status.UNCHECKED]:
+        variable = declared.get(finding.name)
+        where = (f"{_relative(Path(variable.source.file), root)}:{variable.source.line or 1}"
+                 if variable is not None else _relative(bake, root))
+        said.append(f"{finding.name} ({where}): {finding.detail or 'not checked'}")
+    more = f" (and {len(said) - 3} more)" if len(said) > 3 else ""
+    return "; ".join(said[:3]) + more if said else "no pin named"
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
 
 
 def regenerate(root: Path, say: Callable[[str], None]) -> None:
@@ -80,7 +106,7 @@ def regenerate(root: Path, say: Callable[[str], None]) -> None:
     for module in RECORDERS:
         _record(root, module)
         say(f"regen: python -m {module}")
-    _variables_page(root)
+    regenerate_variables_page(root)
     say(f"regen: inv version-check --offline {SNAPSHOT} --docs")
     changed = pages.write(Source(root))
     say(f"regen: inv docs ({len(changed)} generated file(s) changed)")

@@ -14,7 +14,7 @@ named, so a test can forget exactly one thing and see the error that names it.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,13 +196,11 @@ COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 ARCH_ARGS = "ARG PYTORCH_ROCM_ARCH\nARG GPU_ARCHS\nARG HCC_AMDGPU_TARGET\n"
 
 
-def apply(root: Path, leave_out: Collection[str] = ()) -> list[str]:
-    """Write the component into the checkout at ``root``, all but the edits named in
-    ``leave_out`` (names of ``EDITS``, or ``"dockerfile"``); the files touched, relative."""
-    unknown = set(leave_out) - {e.name for e in EDITS} - {"dockerfile", "dockerfile-arch"}
-    assert not unknown, f"no such edit: {sorted(unknown)}"
+def insert(root: Path, edits: Sequence[Edit], leave_out: Collection[str]) -> list[str]:
+    """Write ``edits`` into the checkout at ``root``, all but those named in ``leave_out``
+    (an edit left out writes its ``instead``); the files touched, relative."""
     touched: list[str] = []
-    for edit in EDITS:
+    for edit in edits:
         path = root / edit.file
         text = path.read_text(encoding="utf-8")
         insert = edit.instead if edit.name in leave_out else edit.text
@@ -217,6 +215,15 @@ def apply(root: Path, leave_out: Collection[str] = ()) -> list[str]:
         path.write_text(text, encoding="utf-8")
         if edit.file not in touched:
             touched.append(edit.file)
+    return touched
+
+
+def apply(root: Path, leave_out: Collection[str] = ()) -> list[str]:
+    """Write the component into the checkout at ``root``, all but the edits named in
+    ``leave_out`` (names of ``EDITS``, or ``"dockerfile"``); the files touched, relative."""
+    unknown = set(leave_out) - {e.name for e in EDITS} - {"dockerfile", "dockerfile-arch"}
+    assert not unknown, f"no such edit: {sorted(unknown)}"
+    touched = insert(root, EDITS, leave_out)
     if "dockerfile" not in leave_out:
         arch = "" if "dockerfile-arch" in leave_out else ARCH_ARGS
         (root / DOCKERFILE).write_text(HIP_ATTN_DOCKERFILE.replace("@@ARCH@@\n", arch),

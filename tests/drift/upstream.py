@@ -10,11 +10,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.drift import gitworld, webworld
+from rocm_bake.model import bakefile
+from rocm_bake_checks.drift import declarations
+from tests.drift import gitworld, webworld, worldpins
 from tests.drift.gitworld import Repo, Spec, fixture_tags
 
 PY = "cp312-cp312-manylinux_2_28_x86_64"
 UPSTREAM = gitworld.UPSTREAM
+BAKE = Path(__file__).resolve().parents[2] / "rocm-bake.hcl"
 
 
 def pypi_versions(name: str) -> list[str]:
@@ -79,7 +82,29 @@ def _between(tags: list[tuple[str, str, str]], after: str, count: int,
     return out
 
 
-def build_repos(base: Path) -> tuple[dict[str, Repo], dict[str, str]]:
+def plain_repos(bake: Path) -> dict[str, Spec]:
+    """owner/repo -> its world, for every GitHub repository a git pin source of the bake file
+    names and every fixture of tags (``tests/fixtures/upstream/<owner>__<repo>.dates.tsv``):
+    the fixture's tags where there is one, else a tag named by the pin's ``<PREFIX>_REF``
+    (and its branch, where the source follows one)."""
+    out = {tsv.name.removesuffix(".dates.tsv").replace("__", "/", 1):
+           Spec(fixture_tags(tsv.name.removesuffix(".dates.tsv")))
+           for tsv in sorted(UPSTREAM.glob("*.dates.tsv"))}
+    definition = bakefile.load([bake], {})
+    specs, _ = declarations.read(definition)
+    for spec in specs:
+        if spec.upstream != "git" or not spec.location.startswith(worldpins.GITHUB):
+            continue
+        slug = spec.location.removeprefix(worldpins.GITHUB).removesuffix(".git")
+        if slug in out:
+            continue
+        ref = definition.value(spec.name.rsplit("_", 1)[0] + "_REF")
+        tag = ref if isinstance(ref, str) and ref and ref != spec.branch else "v0.1.0"
+        out[slug] = Spec(_tags([tag]), branches={spec.branch: (tag, 2)} if spec.branch else {})
+    return out
+
+
+def build_repos(base: Path, bake: Path = BAKE) -> tuple[dict[str, Repo], dict[str, str]]:
     """Every repository of the world, and the commits the real pin set points at."""
     repos: dict[str, Repo] = {}
     pins: dict[str, str] = {}
@@ -93,8 +118,6 @@ def build_repos(base: Path) -> tuple[dict[str, Repo], dict[str, str]]:
     for tsv in sorted(UPSTREAM.glob("*.dates.tsv")):   # fixture/<owner>__<repo>: tags only
         slug = tsv.name.removesuffix(".dates.tsv")
         make(f"fixture/{slug}", Spec(fixture_tags(slug)))
-    for slug in ("ROCm/aiter", "ROCm/flash-attention", "ROCm/mori", "ROCm/vllm"):
-        make(slug, Spec(fixture_tags(slug.replace("/", "__"))))
     # FA_REPO is upstream's own repository (vLLM's Dockerfile.rocm_base): the world gives it
     # the tag names of the ROCm fork's fixture; FA_COMMIT follows main.
     fa = make("Dao-AILab/flash-attention", Spec(fixture_tags("ROCm__flash-attention"), tail=3))
@@ -125,6 +148,11 @@ def build_repos(base: Path) -> tuple[dict[str, Repo], dict[str, str]]:
     lmcache = make("LMCache/LMCache", Spec([*fixture_tags("LMCache__LMCache"),
                                             *_tags(LMCACHE_TAGS, "2024-11-01")]))
     pins["LMCACHE_COMMIT"] = lmcache.commits["v0.5.3"]
+    # Every other repository the bake file's git pin sources name, or the fixtures name
+    # (owner__repo.dates.tsv): derived, so a new component's repository needs no line here.
+    for slug, spec in plain_repos(bake).items():
+        if slug not in repos:
+            make(slug, spec)
     for repo in repos.values():   # the pseudo-tags only mark commits: delete them upstream
         for name in [n for n in repo.commits if n.startswith("_c/")]:
             gitworld.git(repo.path, "tag", "-d", name)

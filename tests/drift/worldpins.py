@@ -4,7 +4,8 @@ make_snapshot records a run against the local world with every commit pin pointe
 commit of its world repository, then renames those commits to the real pins.  The pins the
 world does not choose itself (``Upstream.pins``) are derived here, so a new component's pin
 needs no entry: the commit of the world tag named by its ``<PREFIX>_REF`` when the world has
-that tag, else the head of the world repository's default branch.
+that tag, else the head of the branch its source follows (``branch``) when the world has that
+branch, else the head of the world repository's default branch.
 """
 
 from __future__ import annotations
@@ -36,5 +37,6 @@ def derive(bake: Path, repos: Mapping[str, Repo], chosen: Mapping[str, str]) -> 
         ref = definition.value(spec.name.removesuffix("_COMMIT") + "_REF") \
             if spec.name.endswith("_COMMIT") else None
         out[spec.name] = repo.commits[ref] if isinstance(ref, str) and ref in repo.commits \
+            else repo.rev("rev-parse", f"refs/heads/{spec.branch}") if spec.branch in repo.heads \
             else repo.rev("rev-parse", "HEAD")
     return out

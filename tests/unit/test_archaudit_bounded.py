@@ -20,7 +20,7 @@ from rocm_bake.archaudit import cells
 from rocm_bake.archaudit.audit import Audit
 from rocm_bake.core.errors import UsageError
 from rocm_bake.docker import skopeo
-from rocm_bake.model import bakefile
+from rocm_bake.model import bakefile, components
 from tests.cli.test_errors import assert_one_line_error
 from tests.conftest import ROOT, Result, run_cli
 from tests.e2e.stages.conftest import BAKE_FILE, STAGES
@@ -247,8 +247,23 @@ def test_the_label_comes_from_the_bake_file() -> None:
     real = bakefile.load([ROOT / "rocm-bake.hcl"], {"GPU_ARCHS": "gfx950,gfx1250"})
     targets = real.plan(["all"], []).targets
     without = sorted(name for name, target in targets.items() if cells.no_gpu_code(target))
-    assert without == ["base-gfx1250", "base-gfx950", "nixl-gfx1250", "nixl-gfx950",
-                       "triton-gfx950", "wheels-gfx1250"]
+    # Derived from the bake file, no component typed here: every cell of a NO_GPU_CODE
+    # component, and the wheels export of an arch where no component with GPU code has a cell
+    # with kernels (gfx1250: each skipped; TRITON_ONLY cells have none of their own).
+    archs = real.value("ARCHS")
+    triton_only = real.value("TRITON_ONLY")
+    assert isinstance(archs, dict) and isinstance(triton_only, dict)
+    host = components.no_gpu_code(real)
+    names = components.names(real)
+    cells_of = {c: [str(a) for a in v] for c, v in archs.items()
+                if c in names and isinstance(v, list)}
+    expected = [f"{c}-{a}" for c in host for a in cells_of[c]]
+    expected += [f"wheels-{a}" for a in ("gfx950", "gfx1250")
+                 if not any(a in cells_of[c] and f"{a}/{c}" not in triton_only
+                            for c in cells_of if c not in host)]
+    assert without == sorted(expected)
+    assert "base-gfx950" in without and "wheels-gfx1250" in without
+    assert "torch-gfx950" not in without and "wheels-gfx950" not in without
 
 
 def test_verdict_lines_name_a_registry_image() -> None:

@@ -11,16 +11,29 @@ that names a component is either derived from that table or checked against it h
 - ``component-target`` / ``component-group``: its ``target`` block, and a ``group`` of its own
   with a ``description``; ``component-all``: its cells in group ``all``.
 - ``component-skip``: a cell that needs (``target:`` context) a cell ``SKIP`` skips is skipped
-  too, with its own ``SKIP`` entry; every ``SKIP`` key is ``<known arch>/<component>``.
+  too, with its own ``SKIP`` entry; every ``SKIP`` key is ``<known arch>/<component>`` and
+  its value says why (the images' ``rocm-bake.skipped`` label and the wheels export carry it).
 - ``component-export``: the export target (``wheels``) takes it as a context, unless an image
-  (``CONSUMERS``) carries its wheels there;
+  (``CONSUMERS``) carries its wheels there; a library (``LIBRARIES``) is exported to no
+  ``dist/`` but installed by the images ``CONSUMERS`` names, so it needs an entry there;
   ``component-pins``: its ``*_COMMIT``/``*_REF`` pins are in ``PINS`` (labels, versions.json).
 - ``component-arch``: a component with GPU code (no ``NO_GPU_CODE`` entry) passes an arch knob
   (a key of ``ARCH_ARGS``, e.g. ``PYTORCH_ROCM_ARCH``, or a ``*_GPU_ARCHS``): without one its
   build targets the build host's GPU.
 - ``component-consumer``: each image ``CONSUMERS`` names for it takes it as a context.
-- ``component-stale``: every key of a per-component table (``WHEELS``, ``UPSTREAM_STAGE``,
-  ``CONSUMERS``, ``STATIC_SECONDS``, ``NO_GPU_CODE``, ``CACHE_MODE``) is a component.
+- ``component-stale``: every key of a per-component table (``WHEELS``, ``LIBRARIES``,
+  ``UPSTREAM_STAGE``, ``CONSUMERS``, ``STATIC_SECONDS``, ``NO_GPU_CODE``, ``CACHE_MODE``) is a
+  component.
+
+A component has one of two shapes.  A wheel component's target stage exports ``/wheels``
+(``WHEELS`` its distributions); a library component (a ``LIBRARIES`` entry: the shared
+libraries it builds, e.g. ROCr and CLR's ``libhsa-runtime64`` and ``libamdhip64``) builds no
+wheel and its target stage exports a prefix tree at ``STAGING`` (``/staging/lib/...``), which
+each consumer's image copies into its prefix and registers with ``ldconfig`` (vLLM's
+``docker/Dockerfile.rocm_72_base`` stages ``build_rocm_runtime`` and ``final``: ``COPY
+--from=build_rocm_runtime /staging/ /opt/rocm/``, ``RUN ldconfig``).  The placeholder of a
+skipped cell (target ``empty``) holds an empty ``/wheels`` and an empty ``STAGING``, so both
+shapes' consumers resolve.
 - ``component-seconds``: ``STATIC_SECONDS`` (fleet estimates) has every component.
 - ``component-source``: one of the component's ``*_COMMIT``/``*_REF`` pins declares where it
   comes from (``<PIN>_SOURCE``, read by ``inv version-check``); ``variable-description``:
@@ -46,10 +59,11 @@ from rocm_bake.model.hcl.values import Value
 COMPONENT_TABLE = "CACHE_KEY"
 # The per-component declarations beyond its Dockerfile (rocm-bake.hcl says what each holds).
 WHEELS = "WHEELS"                  # component -> its distributions (default: its own name)
+LIBRARIES = "LIBRARIES"            # component -> its shared libraries (a library: no wheel)
 UPSTREAM_STAGE = "UPSTREAM_STAGE"  # component -> "<file>:<stage>" of upstream (default build_<n>)
 CONSUMERS = "CONSUMERS"            # component -> the images (components) that install it
 STATIC_SECONDS = "STATIC_SECONDS"  # component -> a cold cell's seconds (fleet estimates)
-OPTIONAL_TABLES = (WHEELS, UPSTREAM_STAGE, CONSUMERS, STATIC_SECONDS, "NO_GPU_CODE",
+OPTIONAL_TABLES = (WHEELS, LIBRARIES, UPSTREAM_STAGE, CONSUMERS, STATIC_SECONDS, "NO_GPU_CODE",
                    "CACHE_MODE")
 ARCH_TABLE = "ARCH_ARGS"           # arch -> {knob = value}: the spellings of the cell's arch
 # Knobs a build reads its GPU arch from beside ARCH_ARGS' keys (e.g. MoRI's MORI_GPU_ARCHS).
@@ -58,6 +72,8 @@ TABLES = ("ARCHS", "VERSION_TAG", "CACHE_KEY")
 CELL_TEMPLATE = "_cell-"
 SOURCE_SUFFIX = "_SOURCE"
 EXPORT_TARGET = "wheels"       # the target that exports every wheel of a cell
+WHEEL_DIR = "/wheels"          # what a wheel component's target stage exports
+STAGING = "/staging"           # what a library component's target stage exports (a prefix)
 SOURCE_PINS = ("_COMMIT", "_REF")
 # The rules in the order a failed bake model most likely failed by (the first is named).
 RULE_ORDER = ("component-table", "component-skip", "component-target", "component-group",
@@ -109,10 +125,17 @@ def _strings(value: Value) -> list[str]:
 
 def wheels(definition: Definition) -> dict[str, tuple[str, ...]]:
     """Component -> the distributions its cells build (canonical names): its ``WHEELS``
-    entry, else the one distribution named after it."""
+    entry, else none for a library and the one distribution named after it otherwise."""
     declared = _map(definition, WHEELS)
+    shared = _map(definition, LIBRARIES)
     return {n: tuple(canonical(w) for w in _strings(declared[n])) if n in declared
-            else (canonical(n),) for n in names(definition)}
+            else () if n in shared else (canonical(n),) for n in names(definition)}
+
+
+def libraries(definition: Definition) -> dict[str, tuple[str, ...]]:
+    """Library component -> the shared libraries its cells build (``LIBRARIES``: the names
+    before ``.so``, e.g. ``libamdhip64``), exported under ``STAGING``."""
+    return {n: tuple(_strings(v)) for n, v in _map(definition, LIBRARIES).items()}
 
 
 def declares_wheels(definition: Definition) -> set[str]:
@@ -127,8 +150,14 @@ def upstream_stages(definition: Definition) -> dict[str, list[str]]:
 
 
 def consumers(definition: Definition) -> dict[str, list[str]]:
-    """Component -> the images (components) that install its wheels (``CONSUMERS``)."""
+    """Component -> the images (components) that install its wheels or libraries
+    (``CONSUMERS``)."""
     return {n: _strings(v) for n, v in _map(definition, CONSUMERS).items()}
+
+
+def no_gpu_code(definition: Definition) -> dict[str, str]:
+    """Component -> why its cells carry no GPU code of their own (``NO_GPU_CODE``)."""
+    return {n: str(v) for n, v in _map(definition, "NO_GPU_CODE").items()}
 
 
 def static_seconds(definition: Definition) -> dict[str, float]:
@@ -263,12 +292,17 @@ def _skips(definition: Definition, where: _Where, components: list[str]) -> Iter
     skip = _map(definition, "SKIP")
     at = where.attribute("SKIP")
     known = set(components)
-    for key in skip:
+    for key, reason in skip.items():
         arch, _, name = key.partition("/")
         if arch not in archs or name not in known:
             yield _problem(at, "component-skip",
                            f"SKIP entry '{key}' is not <arch>/<component> (arches: "
                            f"{', '.join(archs)}; components: {', '.join(components)})")
+        elif not isinstance(reason, str) or not reason.strip():
+            yield _problem(at, "component-skip",
+                           f"SKIP entry '{key}' gives no reason: say why {name} cannot be "
+                           f"built for {arch} (\"{key}\" = \"<why, from upstream's files>\"); "
+                           "the images' rocm-bake.skipped label and the wheels export carry it")
     targets = definition.config.targets
     for target in targets.values():
         cell = split_cell(target.name, archs)
@@ -320,7 +354,21 @@ def _export(definition: Definition, where: _Where, components: list[str]) -> Ite
         return
     contexts = exports[0].get("contexts") or {}
     carried = {n for n, images in consumers(definition).items() if images}
+    shared = _map(definition, LIBRARIES)
     for name in components:
+        if name in shared:
+            # A library reaches no dist/: only the images that install it.  (A target that
+            # takes it is judged by its Dockerfile: the lint's component-consumer names the
+            # image to add to CONSUMERS.)
+            taken = any(name in (t.get("contexts") or {})
+                        for t in definition.config.targets.values())
+            if name not in carried and not taken:
+                yield _problem(where.attribute(CONSUMERS), "component-export",
+                               f"library '{name}' is installed by no image: add \"{name}\" = "
+                               f"[\"<image>\"] to {CONSUMERS} and it to each image's "
+                               f"contexts, each image's Dockerfile copying its prefix (COPY "
+                               f"--from={name} {STAGING}/ /opt/rocm/) and running ldconfig")
+            continue
         # A component an image installs may reach the export through that image's /wheels
         # (the lint's component-export checks that its consumer's Dockerfile carries them).
         if name not in contexts and name not in carried:

@@ -1,11 +1,14 @@
 """Components and build flags of upstream's build stages (family conformance):
 
 - ``build-components``: every upstream stage that builds something (a wheel, a binary, an
-  install) and is part of upstream's images or release is mapped to a stage here
+  install: ``ninja install``, ``make install``, ``cmake --build``/``--install``) and is part of
+  upstream's images or release is mapped to a stage here
   (``upstream-dockerfiles.toml`` [dockerfiles.stages]) or is what an implied flag stands for.
 - ``build-flags``: each mapped stage here passes the flags upstream's stage passes: the
-  ``NAME=value`` of its build commands, ``export NAME=value``, the ``ENV`` of its FROM chain
-  below upstream's base, and the implied flags ([[dockerfiles.implied]]).  Ours are the same
+  ``NAME=value`` of its build commands, ``export NAME=value``, the ``-DNAME=value`` options of
+  its CMake configures (named ``-DNAME``; e.g. vLLM v0.33.0's build_rocm_runtime configures
+  CLR with ``-DCLR_BUILD_HIP=ON -DCLR_BUILD_OCL=OFF``), the ``ENV`` of its FROM chain below
+  upstream's base, and the implied flags ([[dockerfiles.implied]]).  Ours are the same
   read of our stage's chain, plus its ARGs (set by the bake file), the base Dockerfile's ENV
   and the implied flags of our base.  A literal value must match; a ``$`` value only be set.
   The other way too: a flag the stage here sets to an off value (``OFF``, ``0``, ``false``,
@@ -30,7 +33,7 @@ from rocm_bake_checks.lint.findings import Finding, LintError
 from rocm_bake_checks.lint.upstreamdocker import Implied, Upstream, split
 
 _BUILDS = re.compile(r"\bbdist_wheel\b|\bpip3?\s+wheel\b|\buv\s+build\b|\bbuild_rust\.sh\b"
-                     r"|\bninja\s+install\b|\bmake\s+install\b")
+                     r"|\bninja\s+install\b|\bmake\s+install\b|\bcmake\s+--(?:build|install)\b")
 Flags = dict[str, tuple[str, str]]     # name -> (value, where)
 OFF = frozenset({"off", "0", "false", "no"})
 
@@ -48,7 +51,7 @@ def _read(parsed: Dockerfile, stage: Stage, into: Flags, roots: bool = False) ->
     for link in stages.chain(parsed, stage, _defaults(parsed)):
         if not roots and not _own(parsed, link):
             continue
-        for flag in [*stages.command_flags(link), *stages.env(link)]:
+        for flag in [*stages.command_flags(link), *stages.env(link), *stages.cmake_options(link)]:
             into.setdefault(flag.name, (flag.value, f"{parsed.path.name}:{flag.line}"))
 
 

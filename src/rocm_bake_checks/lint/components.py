@@ -17,7 +17,17 @@ Dockerfiles:
   is built FROM it; and an image stage that installs a component is
   named in that component's ``CONSUMERS``.
 - ``component-export``: a component the export target does not take reaches it through a
-  consumer: the consumer's Dockerfile copies its ``/wheels`` into the ``/wheels`` it exports.
+  consumer: the consumer's Dockerfile copies its ``/wheels`` into the ``/wheels`` it exports;
+  a library's target stage exports its prefix at ``/staging`` (what its consumers copy).
+- ``component-libraries``: every shared library a library component's Dockerfile names under
+  ``/staging/lib`` (``ls -l /staging/lib/libamdhip64.so*``) is one ``LIBRARIES`` gives it.
+
+A library component (``LIBRARIES``) is installed otherwise than a wheel: the consumer's image
+stage copies its ``/staging`` into a prefix (``COPY --from=<name> /staging/ /opt/rocm/``) and
+registers it with the dynamic linker (``RUN ldconfig`` after the copy, or ``ENV
+LD_LIBRARY_PATH`` naming ``<prefix>/lib``), as vLLM v0.33.0's docker/Dockerfile.rocm_72_base
+final stage does with build_rocm_runtime's ``/staging``.  A consumer that only mounts it, or
+copies it and never registers it, is ``component-consumer`` naming the missing step.
 
 A component with GPU code whose target passes no arch knob is the bake model's
 ``component-arch``; a knob passed but not declared in its Dockerfile, ``arg-undeclared``.
@@ -33,12 +43,15 @@ from rocm_bake.model import components
 from rocm_bake.model.bakefile import Definition
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles, target_stage
-from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage, csv_options
+from rocm_bake_checks.lint.dockerfile import Dockerfile, Instruction, Stage, csv_options
 from rocm_bake_checks.lint.findings import Finding
 
 # A wheel file a Dockerfile names under /wheels: its distribution is the name before - or *.
 _WHEEL_FILE = re.compile(r"/wheels/(?:[A-Za-z0-9_]+/)?([A-Za-z][A-Za-z0-9_.]*?)[-*][^\s'\"]*\.whl")
 _PIP_INSTALL = re.compile(r"\b(?:uv\s+)?pip3?\s+install\b")
+# A shared library a library component's Dockerfile names under /staging/lib.
+_LIB_FILE = re.compile(re.escape(components.STAGING) + r"/lib/(lib[A-Za-z0-9_+-]+?)\.so")
+_LDCONFIG = re.compile(r"(?:^|[\s;&|(])ldconfig\b")
 
 
 def check(definition: Definition, root: Path) -> list[Finding]:
@@ -53,6 +66,8 @@ def check_dockerfiles(definition: Definition, targets: list[BakeTarget], files: 
     consumed = list(_consumers(definition, cells, files, root))
     named = {f.message.split("'")[1] for f in consumed}   # one line per omission: the
     found = [*_wheels(definition, cells, files, root), *consumed,   # install names the fix
+             *_libraries(definition, cells, root),
+             *_staged(definition, cells, files, root),
              *(f for f in _exported(definition, cells, files, targets, root)
                if f.message.split("'")[1] not in named)]
     return sorted(set(found))
@@ -89,6 +104,55 @@ def _wheels(definition: Definition, cells: dict[str, BakeTarget], files: Dockerf
                               f"the bake file does not give it (its wheels: "
                               f"{', '.join(given[name]) or 'none'}): add \"{name}\" = "
                               f"[{wheels}] to WHEELS in the bake file")
+
+
+def _libraries(definition: Definition, cells: dict[str, BakeTarget],
+               root: Path) -> Iterator[Finding]:
+    """A shared library a library's Dockerfile names under /staging/lib is one it declares."""
+    for name, given in components.libraries(definition).items():
+        target = cells.get(name)
+        if target is None:
+            continue
+        path = _dockerfile(target)
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in _LIB_FILE.finditer(line):
+                if match.group(1) in given:
+                    continue
+                libs = ", ".join(f'"{lib}"' for lib in (*given, match.group(1)))
+                yield Finding(relative(path, root), number, "component-libraries",
+                              f"library '{name}' builds {match.group(1)}, which the bake file "
+                              f"does not give it (its libraries: {', '.join(given) or 'none'})"
+                              f": add \"{name}\" = [{libs}] to LIBRARIES in the bake file")
+
+
+def _staged(definition: Definition, cells: dict[str, BakeTarget], files: Dockerfiles,
+            root: Path) -> Iterator[Finding]:
+    """A library's target stage exports its prefix at /staging, what its consumers copy."""
+    staging = components.STAGING
+    for name in components.libraries(definition):
+        target = cells.get(name)
+        if target is None:
+            continue
+        parsed = files.get(_dockerfile(target))
+        stage = target_stage(target, parsed)
+        if stage is None:
+            continue
+        if not any(_writes_staging(i) for st in _chain(parsed, stage) for i in st.instructions):
+            yield Finding(relative(_dockerfile(target), root), stage.base.line,
+                          "component-export",
+                          f"'{name}' is a library (LIBRARIES), but its stage {stage.name} "
+                          f"exports no {staging}, which its consumers copy: COPY --from=<its "
+                          f"build stage> {staging}/ {staging}/ (its libraries under "
+                          f"{staging}/lib, as upstream's build_rocm_runtime stages them)")
+
+
+def _writes_staging(instruction: Instruction) -> bool:
+    """A COPY into /staging, or a RUN that writes under it."""
+    staging = components.STAGING
+    if instruction.keyword == "COPY":
+        return instruction.body.split()[-1:] == [staging] or \
+            instruction.body.split()[-1:] == [f"{staging}/"]
+    return instruction.keyword == "RUN" and f"{staging}/" in instruction.body
 
 
 def _chain(parsed: Dockerfile, stage: Stage) -> list[Stage]:
@@ -129,16 +193,44 @@ def installs(parsed: Dockerfile, stage: Stage) -> dict[str, int]:
     return out
 
 
+def library_installs(parsed: Dockerfile, stage: Stage) -> dict[str, tuple[int, str, bool]]:
+    """Context -> (line, prefix, registered) where the image stage copies its ``/staging``
+    (``COPY --from=X /staging/ <prefix>``); registered: ``ldconfig`` runs after the copy, or
+    ``LD_LIBRARY_PATH`` names ``<prefix>/lib``."""
+    ordered = [i for st in reversed(_chain(parsed, stage)) for i in st.instructions]
+    paths = " ".join(i.body for i in ordered if i.keyword == "ENV" and "LD_LIBRARY_PATH" in i.body)
+    out: dict[str, tuple[int, str, bool]] = {}
+    for index, instruction in enumerate(ordered):
+        sources = instruction.flags.get("from", [])
+        words = instruction.body.split()
+        if instruction.keyword != "COPY" or not sources or len(words) < 2 \
+                or words[0].rstrip("/") != components.STAGING:
+            continue
+        prefix = words[-1].rstrip("/")
+        registered = any(i.keyword == "RUN" and _LDCONFIG.search(i.body)
+                         for i in ordered[index + 1:]) or f"{prefix}/lib" in paths
+        out.setdefault(sources[0], (instruction.line, prefix, registered))
+    return out
+
+
+def _mounts(stage: Stage, name: str) -> int:
+    """The line of a RUN of the stage that mounts context ``name`` (0: none)."""
+    return next((i.line for i in stage.instructions if i.keyword == "RUN"
+                 for m in i.flags.get("mount", []) if csv_options(m).get("from") == name), 0)
+
+
 def _exported(definition: Definition, cells: dict[str, BakeTarget], files: Dockerfiles,
               targets: list[BakeTarget], root: Path) -> Iterator[Finding]:
-    """A component the export does not take is carried by a consumer's ``/wheels``."""
+    """A component the export does not take is carried by a consumer's ``/wheels`` (a
+    library reaches no export: its consumers install it)."""
+    shared = components.libraries(definition)
     archs = components.all_archs(definition)
     export = next((t for t in targets if (components.split_cell(t.name, archs) or ("",))[0]
                    == components.EXPORT_TARGET), None)
     if export is None:
         return
     for name, images in components.consumers(definition).items():
-        if name in export.contexts or not images:
+        if name in export.contexts or not images or name in shared:
             continue
         carriers = [i for i in images if i in cells and any(
             source == name for st in files.get(_dockerfile(cells[i])).stages
@@ -163,6 +255,7 @@ def _dockerfile(target: BakeTarget) -> Path:
 def _consumers(definition: Definition, cells: dict[str, BakeTarget], files: Dockerfiles,
                root: Path) -> Iterator[Finding]:
     declared = components.consumers(definition)
+    shared = components.libraries(definition)
     names = {n for n, w in components.wheels(definition).items() if w}   # base builds none
     for image, target in cells.items():
         assert target.dockerfile is not None
@@ -171,20 +264,51 @@ def _consumers(definition: Definition, cells: dict[str, BakeTarget], files: Dock
         if stage is None:
             continue
         installed = installs(parsed, stage)
+        copied = library_installs(parsed, stage)
         file = relative(target.dockerfile, root)
         for name, images in declared.items():
             used = any(r.name == name for st in parsed.stages for r in st.refs)
-            if image in images and name in target.contexts and used and name not in installed:
-                # (a context it never uses is context-unused's line)
+            if image not in images or name not in target.contexts or not used:
+                continue     # (a context it never uses is context-unused's line)
+            if name in shared:
+                yield from _library_consumer(file, stage, image, name, copied.get(name))
+            elif name in copied:
+                yield Finding(file, copied[name][0], "component-consumer",
+                              f"stage {stage.name} (the {image} image) copies '{name}''s "
+                              f"{components.STAGING} as a library's, but the bake file gives "
+                              f"it no libraries: add \"{name}\" = [\"<lib>\", ...] (its shared "
+                              f"libraries under {components.STAGING}/lib) to LIBRARIES")
+            elif name not in installed:
                 yield Finding(file, stage.base.line, "component-consumer",
                               f"stage {stage.name} (the {image} image) does not install "
                               f"'{name}', which CONSUMERS says it does: COPY --from={name} "
                               "/wheels/ /wheels/ into the stage whose /wheels its pip install "
                               f"mounts, or mount it there (RUN --mount=type=bind,from={name},"
                               f"source=/wheels,target=/deps/{name})")
-        for name, line in installed.items():
-            if name in names and name != image and image not in declared.get(name, []):
+        taken = [*((n, line) for n, line in installed.items() if n in names),
+                 *((n, line) for n, (line, _, _) in copied.items() if n in shared)]
+        for name, line in taken:
+            if name != image and image not in declared.get(name, []):
                 yield Finding(file, line, "component-consumer",
                               f"stage {stage.name} (the {image} image) installs '{name}', but "
                               f"CONSUMERS[\"{name}\"] does not name {image}: add \"{image}\" "
                               "to it in the bake file")
+
+
+def _library_consumer(file: str, stage: Stage, image: str, name: str,
+                      copied: tuple[int, str, bool] | None) -> Iterator[Finding]:
+    """The image stage installs library ``name``: copies its /staging, then registers it."""
+    staging = components.STAGING
+    if copied is None:
+        mounted = _mounts(stage, name)
+        said = (f"mounts library '{name}' (line {mounted}) but never installs it" if mounted
+                else f"does not install library '{name}'")
+        yield Finding(file, mounted or stage.base.line, "component-consumer",
+                      f"stage {stage.name} (the {image} image) {said}, which CONSUMERS says it "
+                      f"does: COPY --from={name} {staging}/ /opt/rocm/ into it (its prefix; a "
+                      "mount is gone after its RUN), then RUN ldconfig")
+    elif not copied[2]:
+        yield Finding(file, copied[0], "component-consumer",
+                      f"stage {stage.name} (the {image} image) copies library '{name}' into "
+                      f"{copied[1]} but never registers it with the dynamic linker: RUN "
+                      f"ldconfig after the COPY (or ENV LD_LIBRARY_PATH={copied[1]}/lib)")

@@ -5,7 +5,10 @@
 - ``apt-repository``: ``add-apt-repository`` -- a PPA or repository whose contents change
   (and drop old builds);
 - ``git-commit``: ``git clone`` / ``git fetch`` in a step that names no commit (40 hex
-  digits or a ``*_COMMIT`` build arg) to check out or check;
+  digits or a ``*_COMMIT`` build arg) to check out or check; a ``git fetch <remote> <ref>``
+  of a branch or tag (``${X_REF}``, ``main``) whose step then checks out no commit (``git
+  checkout ${X_COMMIT}``), though it names one elsewhere; a ``fetch-source.sh REPO REF
+  COMMIT DEST`` whose COMMIT is not a commit (empty, or ``${X_REF}``);
 - ``setup-requires``: ``setup.py`` run in a step with network and a package index:
   setuptools fetches ``setup_requires`` from PyPI into ``.eggs``, unpinned. Run it with
   ``RUN --network=none`` or ``PIP_NO_INDEX=1`` (what it needs installed beforehand, pinned).
@@ -37,6 +40,14 @@ _ADD_REPOSITORY = re.compile(_START + r"add-apt-repository\b(.*?)(?=&&|\|\||;|\|
                              re.M | re.S)
 _GIT_FETCH = re.compile(_START + r"git\s+(?:-C\s+\S+\s+)?(clone|fetch)\b", re.M)
 _COMMIT = re.compile(r"\b[0-9a-f]{40}\b|\$\{?\w*_COMMIT\b")
+_A_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|\$\{?\w*_COMMIT\}?)$")
+# One shell command of a RUN: up to the next separator.
+_COMMAND = re.compile(r"[^&|;]+")
+_GIT_SUBCOMMAND = re.compile(r"^git\s+(?:-C\s+\S+\s+|-c\s+\S+\s+)*(\w[\w-]*)\b(.*)$", re.S)
+# git fetch options that take a value as the next word.
+_FETCH_VALUE_OPTIONS = frozenset({"--depth", "--filter", "--deepen", "--shallow-since",
+                                  "--shallow-exclude", "-j", "--jobs", "--upload-pack",
+                                  "--negotiation-tip", "-o", "--server-option"})
 _SETUP_PY = re.compile(_START + r"(?:\S*/)?(?:with-compiler-cache\.sh\s+)?"
                        r"python[0-9.]*\s+(?:-\S+\s+)*setup\.py\b", re.M)
 _NO_INDEX = re.compile(r"\bPIP_NO_INDEX=(?:1|true|yes)\b|--no-index\b")
@@ -96,12 +107,73 @@ def _run(name: str, flags: dict[str, list[str]], body: str, line: int) -> Iterat
         yield Finding(name, line, "git-commit",
                       f"git {'/'.join(kinds)} names no commit (40 hex digits or a *_COMMIT "
                       "arg) to check out: the branch of the build day decides")
+    else:
+        yield from _fetched_refs(name, line, body)
     offline = flags.get("network", []) == ["none"]
     if _SETUP_PY.search(body) and not offline and not _NO_INDEX.search(body):
         yield Finding(name, line, "setup-requires",
                       "setup.py runs with network and a package index: setuptools fetches "
                       "its setup_requires from PyPI into .eggs, unpinned (RUN --network=none "
                       "or PIP_NO_INDEX=1)")
+
+
+def _commands(body: str) -> list[list[str]]:
+    """The words of each shell command of a RUN (continuations joined, quotes kept off)."""
+    joined = body.replace("\\\n", " ")
+    return [words for m in _COMMAND.finditer(joined) if (words := _tokens(m.group(0).strip()))]
+
+
+def _fetch_refs(words: list[str]) -> list[str]:
+    """The refspecs of a ``git fetch`` command's words (after its remote)."""
+    operands: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            skip = word in _FETCH_VALUE_OPTIONS
+        else:
+            operands.append(word)
+    return operands[1:]
+
+
+def _commit_of(ref: str) -> str:
+    """The commit pin that goes with a ref pin (``${X_REF}`` -> ``${X_COMMIT}``)."""
+    match = re.fullmatch(r"\$\{?(\w+)_REF\}?", ref)
+    return f"${{{match.group(1)}_COMMIT}}" if match else "${<NAME>_COMMIT}"
+
+
+def _fetched_refs(name: str, line: int, body: str) -> Iterator[Finding]:
+    """A fetch of a branch or tag in a step that names a commit elsewhere: the commit must be
+    what is fetched or checked out, not only mentioned."""
+    commands = _commands(body)
+    checked_out = any(
+        m and m.group(1) in ("checkout", "switch", "reset")
+        and any(_A_COMMIT.match(w) for w in _tokens(m.group(2)))
+        for words in commands if (m := _GIT_SUBCOMMAND.match(" ".join(words))))
+    for words in commands:
+        if words[0].endswith("fetch-source.sh"):
+            ref, commit = [*words[2:4], "", ""][:2]
+            if not _A_COMMIT.match(commit):
+                given = f"'{commit}'" if commit else "an empty string"
+                yield Finding(name, line, "git-commit",
+                              f"fetch-source.sh is given {given} as its COMMIT, not "
+                              f"the pinned commit: pass {_commit_of(ref)}"
+                              " (fetch-source.sh REPO REF COMMIT DEST; the REF is only checked "
+                              "against it)")
+            continue
+        match = _GIT_SUBCOMMAND.match(" ".join(words))
+        if not match or match.group(1) != "fetch" or checked_out:
+            continue
+        refs = _fetch_refs(_tokens(match.group(2)))
+        moving = [r for r in refs if not _A_COMMIT.match(r.split(":")[0].lstrip("+"))]
+        if moving:
+            yield Finding(name, line, "git-commit",
+                          f"git fetch of {', '.join(moving)}: a branch or tag, not the pinned "
+                          "commit, and the step checks out no commit: fetch the commit (git "
+                          f"fetch --depth 1 origin {_commit_of(moving[0])}, then git checkout "
+                          "FETCH_HEAD, as upstream does) or use fetch-source.sh REPO REF "
+                          "COMMIT DEST")
 
 
 def _tokens(text: str) -> list[str]:

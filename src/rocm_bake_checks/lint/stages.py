@@ -115,6 +115,30 @@ def command_flags(stage: Stage) -> list[Flag]:
     return flags
 
 
+def cmake_options(stage: Stage) -> list[Flag]:
+    """The ``-D`` options of every CMake configure of the stage (``cmake -B build
+    -DCMAKE_BUILD_TYPE=Release``, ``-D NAME=value`` too; a ``:TYPE`` dropped), each a flag named
+    ``-DNAME``; ``cmake --build`` and ``cmake --install`` configure nothing."""
+    flags: list[Flag] = []
+    for instruction in runs(stage):
+        body = _SCCACHE_BLOCK.sub(" ", instruction.body.replace("\\\n", " "))
+        words = _words(_SUBSTITUTION.sub("$SUBSTITUTION", body))
+        command = ""
+        for index, word in enumerate(words):
+            if word in _SEPARATORS:
+                command = ""
+            elif not command and not _ASSIGNMENT.match(word) and word != "with-compiler-cache.sh":
+                command = word.rsplit("/", 1)[-1]
+            elif command == "cmake" and word in ("--build", "--install", "-E", "-P"):
+                command = f"cmake {word}"
+            elif command == "cmake" and word.startswith("-D"):
+                option = word[2:] or (words[index + 1] if index + 1 < len(words) else "")
+                name, sep, value = option.partition("=")
+                if sep and name:
+                    flags.append(Flag(f"-D{name.split(':', 1)[0]}", value, instruction.line))
+    return flags
+
+
 def _prefixes_a_command(words: list[str], index: int) -> bool:
     """The assignment at ``index`` is followed (after more assignments) by a command word."""
     for word in words[index + 1:]:
