@@ -62,12 +62,6 @@ class Mirror:
     downloaded: int          # files fetched from the index in this run
     downloaded_bytes: int
 
-    def projects(self) -> dict[str, list[File]]:
-        out: dict[str, list[File]] = {}
-        for file in self.files:
-            out.setdefault(file.project, []).append(file)
-        return out
-
 
 def target_tags() -> list[tags.Tag]:
     """The tags pip accepts on the real image, most preferred first."""
