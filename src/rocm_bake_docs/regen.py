@@ -30,7 +30,7 @@ from pathlib import Path
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.drift import run as drift
 from rocm_bake_checks.drift.settings import DriftSettings
-from rocm_bake_checks.lint import locks
+from rocm_bake_checks.lint.locks import rules as locks
 from rocm_bake_docs import pages
 from rocm_bake_docs.source import Source
 

@@ -81,7 +81,7 @@ def _rule_argument(call: ast.Call) -> ast.expr | None:
 def emitted() -> dict[str, str]:
     """rule id -> where it is first emitted (file:line), for every literal rule of the lint."""
     rules: dict[str, str] = {}
-    for path in sorted(LINT.glob("*.py")):
+    for path in sorted(LINT.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         if not _imports_lint_finding(tree):
             continue  # not a lint family (e.g. locknewer builds version-check rows)

@@ -17,11 +17,13 @@ real bake model across every arch. The rule families, and their modules:
                    ``buildsteps``, ``releasewheels``, ``runtimeenv``, ``runtimepip``); the
                    archs a cell is built for (``supportedarchs``)
 - ``locks``        every pip install from the component's lock, with hashes; locks not stale
-                   (``locks``; the locks' inputs ``lockinputs``, their format ``lockfile``;
-                   ``inv lock`` and ``inv version-check --locks``: ``locknewer``)
+                   (``locks.rules``)
 - ``resolution``   every image's pip installs, its parents' first, resolved offline by the
-                   pinned uv against stand-in wheels (``resolution``; ``lockmeta``,
-                   ``builtmeta``)
+                   pinned uv against stand-in wheels (``locks.resolution``)
+
+``locks/`` is also ``inv lock`` (the locks' inputs ``locks.inputs``, their format
+``locks.file``, the locked distributions' metadata ``locks.metadata``, what a built wheel
+requires ``locks.built``) and ``inv version-check --locks`` (``locks.newer``).
 
 ``runner`` runs the families; they read the bake model through ``bakemodel`` and the
 Dockerfiles through ``dockerfile`` and ``stages``. Each finding (``findings``) prints as
