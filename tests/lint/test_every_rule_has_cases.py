@@ -96,7 +96,7 @@ def emitted() -> dict[str, str]:
                 if isinstance(rule, ast.Constant) and isinstance(rule.value, str):
                     rules.setdefault(rule.value, f"{path.relative_to(ROOT)}:{node.lineno}")
     for component_rule in components.RULE_ORDER:
-        rules.setdefault(component_rule, "src/rocm_bake/components.py")
+        rules.setdefault(component_rule, "src/rocm_bake/model/components/rules.py")
     return rules
 
 
