@@ -18,8 +18,9 @@ from pathlib import Path
 
 import _failed
 
-from rocm_bake_checks.lint import bakemodel, resolution, upstream
+from rocm_bake_checks.lint import bakemodel, upstream
 from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.locks import resolution
 
 ROOT = Path(__file__).resolve().parent.parent
 

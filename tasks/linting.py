@@ -56,7 +56,8 @@ def lint(c: Context, file: list[str], only: list[str], rewrite: list[str],
     for finding in findings:
         print(finding)
     from rocm_bake_checks.bump import abbreviated
-    from rocm_bake_checks.lint import builtmeta, conformance, upstream
+    from rocm_bake_checks.lint import conformance, upstream
+    from rocm_bake_checks.lint.locks import built as builtmeta
 
     definition = bakefile.load(files)
     built = conformance.with_components(upstream.load_config(metadata.config), definition)
@@ -94,7 +95,9 @@ def lock(c: Context, component: list[str], file: list[str], index_url: str = "",
     from rocm_bake.model import bakefile
 
     extras.require("lock", "inv lock")
-    from rocm_bake_checks.lint import lockfile, lockmeta, locks
+    from rocm_bake_checks.lint.locks import file as lockfile
+    from rocm_bake_checks.lint.locks import metadata as lockmeta
+    from rocm_bake_checks.lint.locks import rules as locks
 
     files = [Path(f) for f in (file or [bakefile.DEFAULT_FILE])]
     start = time.monotonic()

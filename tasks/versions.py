@@ -61,7 +61,7 @@ def check(settings: DriftSettings, env: Mapping[str, str] | None = None,
     clock = clock or SYSTEM
     progress = progress_line if sys.stderr.isatty() and not settings.explain else None
     if settings.locks:
-        from rocm_bake_checks.lint import locknewer
+        from rocm_bake_checks.lint.locks import newer as locknewer
 
         locks = locknewer.run(settings, environ, clock, progress)
         print_report(locknewer.render_report(settings, locks))

@@ -32,7 +32,7 @@ from rocm_bake.model import bakefile
 from rocm_bake_checks.drift import run as drift
 from rocm_bake_checks.drift.model import Report, Status
 from rocm_bake_checks.drift.settings import DriftSettings
-from rocm_bake_checks.lint import locks
+from rocm_bake_checks.lint.locks import rules as locks
 from rocm_bake_docs import pages
 from rocm_bake_docs.source import Source
 

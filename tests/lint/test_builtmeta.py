@@ -1,4 +1,4 @@
-"""What a built wheel requires, read statically from its upstream source (lint/builtmeta.py):
+"""What a built wheel requires, read statically from its upstream source (lint/locks/built.py):
 a setup.py of AITER's v0.1.19 shape, vLLM's real pin script (from its v0.28.0 sdist: the cell's
 wheels its wheel is pinned to at build time), and the cases that cannot be read, named with
 file:line."""
@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake_checks.lint import bakemodel, builtmeta, lockmeta, resolution, upstream
+from rocm_bake_checks.lint import bakemodel, upstream
 from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.locks import built as builtmeta
+from rocm_bake_checks.lint.locks import metadata as lockmeta
+from rocm_bake_checks.lint.locks import resolution
 from tests import upstream_sdists
 from tests.conftest import ROOT
 

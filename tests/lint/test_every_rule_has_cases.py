@@ -84,7 +84,7 @@ def _rule_argument(call: ast.Call) -> ast.expr | None:
 def emitted() -> dict[str, str]:
     """rule id -> where it is first emitted (file:line), for every literal rule of the lint."""
     rules: dict[str, str] = {}
-    for path in sorted(LINT.glob("*.py")):
+    for path in sorted(LINT.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         if not _imports_lint_finding(tree):
             continue  # not a lint family (e.g. locknewer builds version-check rows)
@@ -99,7 +99,7 @@ def emitted() -> dict[str, str]:
                 if isinstance(rule, ast.Constant) and isinstance(rule.value, str):
                     rules.setdefault(rule.value, f"{path.relative_to(ROOT)}:{node.lineno}")
     for component_rule in components.RULE_ORDER:
-        rules.setdefault(component_rule, "src/rocm_bake/components.py")
+        rules.setdefault(component_rule, "src/rocm_bake/model/components/rules.py")
     return rules
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake_checks.lint import lockmeta
 from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.locks import metadata as lockmeta
 from tests.lint import pyindex
 from tests.loopback import http_server
 

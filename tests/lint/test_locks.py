@@ -14,7 +14,10 @@ import pytest
 
 from rocm_bake.model import components
 from rocm_bake_checks import lint
-from rocm_bake_checks.lint import bakemodel, lockfile, lockinputs, locks, upstream
+from rocm_bake_checks.lint import bakemodel, upstream
+from rocm_bake_checks.lint.locks import file as lockfile
+from rocm_bake_checks.lint.locks import inputs as lockinputs
+from rocm_bake_checks.lint.locks import rules as locks
 from tests.conftest import ROOT, run_cli
 from tests.lint.pyindex import make_wheel, serve, sha256, write_index
 from tests.lint.test_rules import write

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake_checks.lint import bakemodel, resolution, upstream
+from rocm_bake_checks.lint import bakemodel, upstream
+from rocm_bake_checks.lint.locks import resolution
 from tests.conftest import ROOT
 from tests.rehearse.badcases import CASES, tree
 

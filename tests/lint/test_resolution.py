@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from rocm_bake_checks import lint
-from rocm_bake_checks.lint import bakemodel, lockmeta, resolution, upstream
+from rocm_bake_checks.lint import bakemodel, upstream
+from rocm_bake_checks.lint.locks import metadata as lockmeta
+from rocm_bake_checks.lint.locks import resolution
 from tests.conftest import ROOT
 from tests.lint.test_rules import write
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from rocm_bake_checks import lint
-from rocm_bake_checks.lint import bakemodel, builtmeta, supportedarchs, upstream
+from rocm_bake_checks.lint import bakemodel, supportedarchs, upstream
+from rocm_bake_checks.lint.locks import built as builtmeta
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_POLICY = Path("no-policy.toml")

@@ -3,7 +3,8 @@ no runtime files) is a warning of `inv lint` naming it, never a silent stand-in.
 
 from __future__ import annotations
 
-from rocm_bake_checks.lint import builtmeta, upstream
+from rocm_bake_checks.lint import upstream
+from rocm_bake_checks.lint.locks import built as builtmeta
 from rocm_bake_checks.lint.upstream import Built
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_bake_checks.lint import lockmeta
+from rocm_bake_checks.lint.locks import metadata as lockmeta
 from tests.conftest import ROOT
 
 BEFORE = "3c7e253"   # main before issue 38's recipe fixes

@@ -10,7 +10,7 @@ fleet's live table writes to the stream it is given.
 
 The checks write nothing: ``inv version-check``, ``inv lint`` and ``inv bump`` get reports
 back (``drift.run.check``, ``lint.run``, ``bump.run.run``) and the renderers' text
-(``drift.run.render_report``, ``lint.locknewer.render_report``); the task prints it, appends it
+(``drift.run.render_report``, ``lint.locks.newer.render_report``); the task prints it, appends it
 to the step summary, keeps its exit status when the reader left (tasks/versions.py,
 tasks/_cli.py). A check's warnings and progress line go to the callbacks the task gives.
 ``rehearse/standin/`` is not the project's Python: it runs inside the rehearsed images, and

@@ -12,5 +12,7 @@ and ``target:``-linked targets must share a node, so rocm-bake shards the cells 
 - ``record``    — per-cell logs, the JSON record of a run, the summary;
 - ``plan``      — the runner's loop on a virtual clock over recorded or estimated cell times:
   wall time, utilisation and critical path for any node count (``inv fleet.plan``);
-- ``progress``  — the live table on a terminal.
+- ``progress``  — the live table on a terminal;
+- ``request``   — ``inv fleet.build``'s options to a run, and the finished run to its exit
+  status.
 """

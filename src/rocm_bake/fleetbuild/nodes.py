@@ -70,11 +70,6 @@ def _run(argv: list[str], env: Mapping[str, str], timeout: float = PROBE_TIMEOUT
         return None
 
 
-def reachable(node: Node, env: Mapping[str, str] | None = None, docker: str = "docker") -> bool:
-    """Does the node's engine answer (``docker info``)?"""
-    return probe(node, env, docker) == ""
-
-
 @dataclass(frozen=True)
 class ContextChange:
     node: str

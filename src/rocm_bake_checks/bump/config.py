@@ -88,13 +88,6 @@ class Config:
                 return recipe
         raise ConfigError(f"{self.path}: no [[recipe]] applies to vLLM {release}")
 
-    def group_variables(self, group: str) -> set[str]:
-        out = {v for rule in self.pins if rule.group == group for v in rule.variables()}
-        if self.vllm.group == group:
-            out |= {self.vllm.commit, self.vllm.ref, self.vllm.sdist_url,
-                    self.vllm.sdist_sha256} - {""}
-        return out
-
 
 def load(path: Path = CONFIG) -> Config:
     try:

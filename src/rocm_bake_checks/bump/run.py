@@ -384,7 +384,8 @@ def _snapshot(options: Options, files: list[Path], release: upstream.Held) -> li
 
 
 def _lock(options: Options, files: list[Path]) -> list[str]:
-    from rocm_bake_checks.lint import lockfile, locks  # noqa: PLC0415
+    from rocm_bake_checks.lint.locks import file as lockfile  # noqa: PLC0415
+    from rocm_bake_checks.lint.locks import rules as locks  # noqa: PLC0415
 
     try:
         list(locks.lock(options.root, files, (), options.pypi + "/simple" if options.pypi

@@ -17,18 +17,18 @@ from rocm_bake_checks.lint import (
     fetches,
     hadolint,
     launchers,
-    locks,
     pins,
     pinuse,
     policy,
     recipes,
-    resolution,
     supportedarchs,
     upstream,
 )
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
+from rocm_bake_checks.lint.locks import resolution
+from rocm_bake_checks.lint.locks import rules as locks
 
 FAMILIES = ("hadolint", "consistency", "pins", "downloads", "caching", "recipes", "conformance",
             "locks", "resolution")

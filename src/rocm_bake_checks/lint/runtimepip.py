@@ -12,11 +12,12 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from rocm_bake_checks.lint import lockfile, stages
+from rocm_bake_checks.lint import stages
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, Stage
 from rocm_bake_checks.lint.downloads import pip_operands
 from rocm_bake_checks.lint.findings import Finding, LintError
+from rocm_bake_checks.lint.locks import file as lockfile
 from rocm_bake_checks.lint.upstream import canonical
 from rocm_bake_checks.lint.upstreamdocker import Upstream, split
 

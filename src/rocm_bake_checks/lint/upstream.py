@@ -47,11 +47,11 @@ class Component:
 class Built:
     packages: tuple[str, ...]
     version: str = ""
-    requires_from: tuple[str, ...] = ()   # COMPONENT:PATH files declaring them (builtmeta)
-    false: tuple[str, ...] = ()      # setup.py names the build never sets (builtmeta)
+    requires_from: tuple[str, ...] = ()   # COMPONENT:PATH files declaring them (locks.built)
+    false: tuple[str, ...] = ()      # setup.py names the build never sets (locks.built)
     without_marker: tuple[str, ...] = ()   # a published wheel's markers the build drops
     # of ``false``: the names its build without GPU kernels sets ([supported-archs]
-    # without-kernels; builtmeta reads that build's requirements with them true)
+    # without-kernels; locks.built reads that build's requirements with them true)
     without_kernels: tuple[str, ...] = ()
 
 

@@ -5,5 +5,6 @@ in a stand-in world for what cannot exist here (the ROCm base image, GitHub, the
 loopback server (index, files, git repositories, downloads); ``sources`` the stand-in
 repositories and the pins pointed at them; ``nicdebs`` the NIC vendors' .debs stood in;
 ``base`` the stand-in ROCm base image; ``run`` the bake and its report (``cell:
-Dockerfile:line: error``).  docs/rehearsal.md.
+Dockerfile:line: error``); ``standin/`` runs inside the rehearsed images, not here.
+docs/manual/rehearsal.md.
 """

@@ -32,7 +32,7 @@ from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.net import http, simpleindex
 from rocm_bake.net.errors import ConnectionFailedError
 from rocm_bake.net.simpleindex import IndexFile
-from rocm_bake_checks.lint import lockmeta
+from rocm_bake_checks.lint.locks import metadata as lockmeta
 
 PYTHON = (3, 12)
 GLIBC = (2, 35)   # Ubuntu 22.04, the real base image's release (the locks' header says so)
@@ -61,12 +61,6 @@ class Mirror:
     files: tuple[File, ...]
     downloaded: int          # files fetched from the index in this run
     downloaded_bytes: int
-
-    def projects(self) -> dict[str, list[File]]:
-        out: dict[str, list[File]] = {}
-        for file in self.files:
-            out.setdefault(file.project, []).append(file)
-        return out
 
 
 def target_tags() -> list[tags.Tag]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake_checks.lint import bakemodel, upstream
-from rocm_bake_checks.lint.resolution import (
+from rocm_bake_checks.lint.locks.resolution import (
     Dist,
     WithoutKernels,
     built_dists,

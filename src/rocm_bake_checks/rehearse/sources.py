@@ -5,7 +5,7 @@ A repository holds upstream's real files where they can be had here (vLLM's and 
 release sdists from PyPI, by sha256) and stand-ins elsewhere; in every tree the compile is
 stood in for by ``standin/setup.py`` (and, for vLLM's Rust frontend, ``standin/build_rust.py``),
 which builds the artifact the real compile would, with the identity read from upstream
-(``lint.resolution.built_dists``: versions and ``Requires-Dist`` from upstream's files at the
+(``lint.locks.resolution.built_dists``: versions and ``Requires-Dist`` from upstream's files at the
 pin) or, for vLLM and LMCache, from the tree's own requirements files at build time, as
 their ``setup.py`` reads them.  A repository's commit cannot be the pinned one: each
 ``<PIN>_COMMIT`` is mapped to the stand-in commit, tags named by ``<PIN>_REF`` point at it,
@@ -34,8 +34,9 @@ from typing import Any
 
 from rocm_bake.core import atomic
 from rocm_bake.core.errors import RocmBakeError
-from rocm_bake_checks.lint import lockmeta, upstream
-from rocm_bake_checks.lint.resolution import Dist, WithoutKernels
+from rocm_bake_checks.lint import upstream
+from rocm_bake_checks.lint.locks import metadata as lockmeta
+from rocm_bake_checks.lint.locks.resolution import Dist, WithoutKernels
 from rocm_bake_checks.rehearse import mirror
 from rocm_bake_checks.rehearse.base import STANDIN
 

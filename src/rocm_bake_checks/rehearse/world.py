@@ -26,12 +26,6 @@ class World:
     root: Path
     url: str      # http://127.0.0.1:PORT
 
-    def git(self, name: str) -> str:
-        return f"{self.url}/git/{name}.git"
-
-    def download(self, name: str) -> str:
-        return f"{self.url}/downloads/{name}"
-
 
 def _handler(root: Path, cache: Path, log: list[str]) -> type[SimpleHTTPRequestHandler]:
     class Handler(SimpleHTTPRequestHandler):

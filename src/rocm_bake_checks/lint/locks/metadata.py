@@ -1,5 +1,5 @@
 """The locked distributions' own metadata (their ``Requires-Dist`` and ``Requires-Python``),
-recorded once from PyPI and replayed offline by the resolution family (``lint.resolution``).
+recorded once from PyPI and replayed offline by the resolution family (``lint.locks.resolution``).
 
 Every ``name==version`` of ``dockerfiles/locks/*.txt`` has an entry in the committed snapshot
 ``dockerfiles/locks/metadata.json``, read from the PEP 658 core-metadata file PyPI serves

@@ -1,4 +1,4 @@
-"""The components of a bake file, declared once, and what a component's declaration lacks.
+"""What a component's declaration lacks: the judgements over what ``declared`` reads.
 
 A component is a key of ``CACHE_KEY`` (the ``_cell`` template's matrix is ``keys(CACHE_KEY)``);
 its cells are ``<component>-<arch>`` for the arches of ``ARCHS[component]``. Everything else
@@ -47,34 +47,33 @@ problem in front of that message where the bake model fails the same way.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 
 from rocm_bake.core.errors import HCLError, RocmBakeError
 from rocm_bake.model.bakefile import Definition
-from rocm_bake.model.hcl.values import Value
+from rocm_bake.model.components.declared import (
+    ARCH_KNOB,
+    ARCH_TABLE,
+    COMPONENT_TABLE,
+    CONSUMERS,
+    EXPORT_TARGET,
+    LIBRARIES,
+    OPTIONAL_TABLES,
+    SOURCE_PINS,
+    SOURCE_SUFFIX,
+    STAGING,
+    STATIC_SECONDS,
+    TABLES,
+    Where,
+    all_archs,
+    arch_knobs,
+    candidates,
+    consumers,
+    mapping,
+    split_cell,
+)
 
-COMPONENT_TABLE = "CACHE_KEY"
-# The per-component declarations beyond its Dockerfile (rocm-bake.hcl says what each holds).
-WHEELS = "WHEELS"                  # component -> its distributions (default: its own name)
-LIBRARIES = "LIBRARIES"            # component -> its shared libraries (a library: no wheel)
-UPSTREAM_STAGE = "UPSTREAM_STAGE"  # component -> "<file>:<stage>" of upstream (default build_<n>)
-CONSUMERS = "CONSUMERS"            # component -> the images (components) that install it
-STATIC_SECONDS = "STATIC_SECONDS"  # component -> a cold cell's seconds (fleet estimates)
-OPTIONAL_TABLES = (WHEELS, LIBRARIES, UPSTREAM_STAGE, CONSUMERS, STATIC_SECONDS, "NO_GPU_CODE",
-                   "CACHE_MODE")
-ARCH_TABLE = "ARCH_ARGS"           # arch -> {knob = value}: the spellings of the cell's arch
-# Knobs a build reads its GPU arch from beside ARCH_ARGS' keys (e.g. MoRI's MORI_GPU_ARCHS).
-ARCH_KNOB = re.compile(r"(^|_)(GPU_ARCHS|ROCM_ARCH|AMDGPU_TARGETS?)$")
-TABLES = ("ARCHS", "VERSION_TAG", "CACHE_KEY")
-CELL_TEMPLATE = "_cell-"
-SOURCE_SUFFIX = "_SOURCE"
-EXPORT_TARGET = "wheels"       # the target that exports every wheel of a cell
-WHEEL_DIR = "/wheels"          # what a wheel component's target stage exports
-STAGING = "/staging"           # what a library component's target stage exports (a prefix)
-SOURCE_PINS = ("_COMMIT", "_REF")
 # The rules in the order a failed bake model most likely failed by (the first is named).
 RULE_ORDER = ("component-table", "component-skip", "component-target", "component-group",
               "component-all", "component-export", "component-consumer", "component-pins",
@@ -97,136 +96,10 @@ class ComponentError(HCLError):
     """The bake model failed because a component's declaration lacks an entry."""
 
 
-def _value(definition: Definition, name: str) -> Value:
-    try:
-        return definition.value(name)
-    except RocmBakeError:
-        return None
-
-
-def _map(definition: Definition, name: str) -> dict[str, Value]:
-    value = _value(definition, name)
-    return dict(value) if isinstance(value, dict) else {}
-
-
-def names(definition: Definition) -> list[str]:
-    """The components: the keys of ``CACHE_KEY``, in the order the bake file writes them."""
-    return list(_map(definition, COMPONENT_TABLE))
-
-
-def canonical(name: str) -> str:
-    """A distribution's normalized name (PEP 503): ``amd_mori`` -> ``amd-mori``."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _strings(value: Value) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
-def wheels(definition: Definition) -> dict[str, tuple[str, ...]]:
-    """Component -> the distributions its cells build (canonical names): its ``WHEELS``
-    entry, else none for a library and the one distribution named after it otherwise."""
-    declared = _map(definition, WHEELS)
-    shared = _map(definition, LIBRARIES)
-    return {n: tuple(canonical(w) for w in _strings(declared[n])) if n in declared
-            else () if n in shared else (canonical(n),) for n in names(definition)}
-
-
-def libraries(definition: Definition) -> dict[str, tuple[str, ...]]:
-    """Library component -> the shared libraries its cells build (``LIBRARIES``: the names
-    before ``.so``, e.g. ``libamdhip64``), exported under ``STAGING``."""
-    return {n: tuple(_strings(v)) for n, v in _map(definition, LIBRARIES).items()}
-
-
-def declares_wheels(definition: Definition) -> set[str]:
-    """The components with a ``WHEELS`` entry of their own."""
-    return set(_map(definition, WHEELS))
-
-
-def upstream_stages(definition: Definition) -> dict[str, list[str]]:
-    """Component -> the upstream stages its ``UPSTREAM_STAGE`` entry names (only those
-    declared: the default, upstream's ``build_<name>``, needs upstream's files)."""
-    return {n: _strings(v) for n, v in _map(definition, UPSTREAM_STAGE).items()}
-
-
-def consumers(definition: Definition) -> dict[str, list[str]]:
-    """Component -> the images (components) that install its wheels or libraries
-    (``CONSUMERS``)."""
-    return {n: _strings(v) for n, v in _map(definition, CONSUMERS).items()}
-
-
-def no_gpu_code(definition: Definition) -> dict[str, str]:
-    """Component -> why its cells carry no GPU code of their own (``NO_GPU_CODE``)."""
-    return {n: str(v) for n, v in _map(definition, "NO_GPU_CODE").items()}
-
-
-def static_seconds(definition: Definition) -> dict[str, float]:
-    """Component (or the export) -> a cold cell's seconds (``STATIC_SECONDS``)."""
-    return {n: float(v) for n, v in _map(definition, STATIC_SECONDS).items()
-            if isinstance(v, Decimal)}
-
-
-def arch_knobs(definition: Definition) -> set[str]:
-    """The arg names that carry a cell's GPU arch: every key of ``ARCH_ARGS``' entries."""
-    return {k for v in _map(definition, ARCH_TABLE).values() if isinstance(v, dict)
-            for k in v}
-
-
-def all_archs(definition: Definition) -> list[str]:
-    value = _value(definition, "ALL_ARCHS")
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
-def split_cell(name: str, archs: list[str]) -> tuple[str, str] | None:
-    """``("flash-attn", "gfx950")`` from ``flash-attn-gfx950``: split on the arch suffix."""
-    for arch in archs:
-        if name.endswith(f"-{arch}") and len(name) > len(arch) + 1:
-            return name[:-len(arch) - 1], arch
-    return None
-
-
-class _Where:
-    """Where the bake file declares a top-level attribute or block (file, line)."""
-
-    def __init__(self, definition: Definition) -> None:
-        declared = definition.namespace.declared
-        self.default = (str(definition.files[0]), 1)
-        self.attributes = {n: (a.source.file, a.source.line or 1)
-                           for n, a in declared.attributes.items()}
-        self.variables = {n: (v.source.file, v.source.line or 1)
-                          for n, v in declared.variables.items()}
-        self.blocks = {(b.type, b.label): (b.source.file, b.source.line or 1)
-                       for b in declared.blocks}
-
-    def attribute(self, name: str) -> tuple[str, int]:
-        return self.attributes.get(name, self.default)
-
-    def block(self, kind: str, label: str) -> tuple[str, int]:
-        return self.blocks.get((kind, label), self.default)
-
-
-def declared_at(definition: Definition, name: str) -> tuple[str, int]:
-    """Where the bake file declares the top-level attribute ``name`` (else its first line)."""
-    return _Where(definition).attribute(name)
-
-
-def candidates(definition: Definition) -> list[str]:
-    """Every name the bake file treats as a component somewhere: ``CACHE_KEY`` and
-    ``VERSION_TAG`` keys, and every ``_cell-<name>-<arch>`` a target inherits."""
-    archs = all_archs(definition)
-    found = dict.fromkeys([*names(definition), *_map(definition, "VERSION_TAG")])
-    for target in definition.config.targets.values():
-        for parent in target.inherits:
-            cell = split_cell(parent.removeprefix(CELL_TEMPLATE), archs) \
-                if parent.startswith(CELL_TEMPLATE) else None
-            if cell:
-                found.setdefault(cell[0])
-    return list(found)
-
 
 def problems(definition: Definition) -> list[Problem]:
     """Every missing entry of every component, one line each (sorted)."""
-    where = _Where(definition)
+    where = Where(definition)
     components = candidates(definition)
     found = [*_tables(definition, where, components), *_blocks(definition, where, components),
              *_skips(definition, where, components), *_sources(definition, where, components),
@@ -243,12 +116,12 @@ def _problem(at: tuple[str, int], rule: str, message: str) -> Problem:
     return Problem(at[0], at[1], rule, message)
 
 
-def _tables(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+def _tables(definition: Definition, where: Where, components: list[str]) -> Iterator[Problem]:
     hints = {"ARCHS": '[for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/%s")]',
              "VERSION_TAG": "<its version for the image tag>",
              "CACHE_KEY": "<the pins its layer cache is keyed by>"}
     for table in TABLES:
-        entries = _map(definition, table)
+        entries = mapping(definition, table)
         for name in components:
             if name not in entries:
                 hint = hints[table].replace("%s", name)
@@ -257,11 +130,11 @@ def _tables(definition: Definition, where: _Where, components: list[str]) -> Ite
 
 
 def _cells(definition: Definition, name: str) -> list[str]:
-    archs = _map(definition, "ARCHS").get(name)
+    archs = mapping(definition, "ARCHS").get(name)
     return [f"{name}-{a}" for a in archs] if isinstance(archs, list) else []
 
 
-def _blocks(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+def _blocks(definition: Definition, where: Where, components: list[str]) -> Iterator[Problem]:
     groups = definition.config.groups
     labels = {label for kind, label in where.blocks if kind == "target"}
     for name in components:
@@ -287,9 +160,9 @@ def _blocks(definition: Definition, where: _Where, components: list[str]) -> Ite
                            "targets")
 
 
-def _skips(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+def _skips(definition: Definition, where: Where, components: list[str]) -> Iterator[Problem]:
     archs = all_archs(definition)
-    skip = _map(definition, "SKIP")
+    skip = mapping(definition, "SKIP")
     at = where.attribute("SKIP")
     known = set(components)
     for key, reason in skip.items():
@@ -334,7 +207,7 @@ def _args(definition: Definition, components: list[str]) -> dict[str, list[str]]
     return out
 
 
-def _sources(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+def _sources(definition: Definition, where: Where, components: list[str]) -> Iterator[Problem]:
     declared = set(definition.namespace.declared.attributes)
     for name, args in _args(definition, components).items():
         own = sorted((a for a in args if a.endswith(SOURCE_PINS)), key=lambda a: where.variables[a])
@@ -346,7 +219,7 @@ def _sources(definition: Definition, where: _Where, components: list[str]) -> It
                            "next to it (inv version-check reads it)")
 
 
-def _export(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+def _export(definition: Definition, where: Where, components: list[str]) -> Iterator[Problem]:
     archs = all_archs(definition)
     exports = [t for t in definition.config.targets.values()
                if (split_cell(t.name, archs) or ("", ""))[0] == EXPORT_TARGET]
@@ -354,7 +227,7 @@ def _export(definition: Definition, where: _Where, components: list[str]) -> Ite
         return
     contexts = exports[0].get("contexts") or {}
     carried = {n for n, images in consumers(definition).items() if images}
-    shared = _map(definition, LIBRARIES)
+    shared = mapping(definition, LIBRARIES)
     for name in components:
         if name in shared:
             # A library reaches no dist/: only the images that install it.  (A target that
@@ -380,8 +253,8 @@ def _export(definition: Definition, where: _Where, components: list[str]) -> Ite
                            f"{CONSUMERS}[\"{name}\"]")
 
 
-def _pins(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
-    pins = _map(definition, "PINS")
+def _pins(definition: Definition, where: Where, components: list[str]) -> Iterator[Problem]:
+    pins = mapping(definition, "PINS")
     if not pins:
         return
     for name, args in _args(definition, components).items():
@@ -392,7 +265,7 @@ def _pins(definition: Definition, where: _Where, components: list[str]) -> Itera
                                f"{arg} = {arg}")
 
 
-def _descriptions(definition: Definition, where: _Where,
+def _descriptions(definition: Definition, where: Where,
                   components: list[str]) -> Iterator[Problem]:
     declared = definition.namespace.declared.variables
     for name, args in _args(definition, components).items():
@@ -403,11 +276,11 @@ def _descriptions(definition: Definition, where: _Where,
                                "add description = \"<what it is, where its value comes from>\"")
 
 
-def _arch_knobs(definition: Definition, where: _Where,
+def _arch_knobs(definition: Definition, where: Where,
                 components: list[str]) -> Iterator[Problem]:
     """A component with GPU code passes the cell's arch in a knob its build reads."""
     archs = all_archs(definition)
-    no_gpu = _map(definition, "NO_GPU_CODE")
+    no_gpu = mapping(definition, "NO_GPU_CODE")
     knobs = arch_knobs(definition)
     for target in definition.config.targets.values():
         cell = split_cell(target.name, archs)
@@ -426,7 +299,7 @@ def _arch_knobs(definition: Definition, where: _Where,
             break
 
 
-def _consumers(definition: Definition, where: _Where,
+def _consumers(definition: Definition, where: Where,
                components: list[str]) -> Iterator[Problem]:
     """Each image ``CONSUMERS`` names for a component takes it as a context."""
     archs = all_archs(definition)
@@ -451,11 +324,11 @@ def _consumers(definition: Definition, where: _Where,
                     break
 
 
-def _stale(definition: Definition, where: _Where, components: list[str]) -> Iterator[Problem]:
+def _stale(definition: Definition, where: Where, components: list[str]) -> Iterator[Problem]:
     """Every key of a per-component table is a component (or the export target)."""
     known = {*components, EXPORT_TARGET}
     for table in OPTIONAL_TABLES:
-        for key in _map(definition, table):
+        for key in mapping(definition, table):
             if key not in known:
                 yield _problem(where.attribute(table), "component-stale",
                                f"{table} has an entry '{key}', which is no component "
@@ -463,10 +336,10 @@ def _stale(definition: Definition, where: _Where, components: list[str]) -> Iter
                                "the component")
 
 
-def _seconds(definition: Definition, where: _Where,
+def _seconds(definition: Definition, where: Where,
              components: list[str]) -> Iterator[Problem]:
     """Where the bake file gives fleet estimates (``STATIC_SECONDS``), it gives each one."""
-    given = _map(definition, STATIC_SECONDS)
+    given = mapping(definition, STATIC_SECONDS)
     for name in components if given else ():
         if name not in given:
             yield _problem(where.attribute(STATIC_SECONDS), "component-seconds",

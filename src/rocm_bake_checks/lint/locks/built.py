@@ -4,7 +4,7 @@ its own source at the pin, never written by hand.
 ``upstream.toml`` ``[built]`` names, per distribution, ``requires-from``: files under a
 component's ``base`` (``component:path``), read through the replayable snapshot
 (``upstream.Metadata``), or a published wheel of that very version (``pypi:<wheel file>``,
-its core metadata recorded by ``inv lock`` into ``lockmeta``'s snapshot; less the
+its core metadata recorded by ``inv lock`` into ``locks.metadata``'s snapshot; less the
 requirements under its ``without-marker`` markers and those on the cell's own distributions):
 
 - ``setup.py``: the ``install_requires`` of its ``setup(...)`` call, read statically (``ast``,
@@ -23,7 +23,7 @@ A stage may also pin a wheel's requirements to the cell's own wheels at build ti
 upstream script (upstream.toml ``[[component]]`` ``pins``: vLLM's
 ``tools/vllm-rocm/pin_rocm_dependencies.py``); which wheel files it pins, and to which
 distribution names, is the script's ``package_mapping``, read here (``package_mapping``) the
-same way, and applied by ``lockinputs.runtime_requires``.
+same way, and applied by ``locks.inputs.runtime_requires``.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from rocm_bake_checks.lint import conformance, lockmeta, upstream
+from rocm_bake_checks.lint import conformance, upstream
 from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.locks import metadata as lockmeta
 from rocm_bake_checks.lint.upstream import Built, Config, Metadata, canonical
 
 PYPI = "pypi:"
@@ -112,7 +113,7 @@ def requires(dist: str, config: Config, metadata: Metadata,
 
 
 def _from_pypi(dist: str, wheel: str, built: Built, config: Config, root: Path | None) -> Read:
-    """A published wheel's recorded Requires-Dist (``lockmeta``'s snapshot, ``inv lock``
+    """A published wheel's recorded Requires-Dist (``locks.metadata``'s snapshot, ``inv lock``
     records it), less those under a ``without-marker`` marker and those on the cell's own
     distributions (the build pins them: write-constraints.py)."""
     recorded = lockmeta.load((root or Path()) / lockmeta.SNAPSHOT).get(wheel)

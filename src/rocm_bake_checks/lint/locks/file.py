@@ -2,7 +2,7 @@
 lint and installed by the images (``pip install --require-hashes -r``).
 
 A lock is uv's ``pip compile --generate-hashes`` output for the component's inputs
-(``lockinputs``), resolved for the image's Python and platform (``--python-version``,
+(``locks.inputs``), resolved for the image's Python and platform (``--python-version``,
 ``--python-platform``), not this machine's, from wheels only (``--no-build``: the image never
 builds a locked distribution from source, whose build requirements no lock would pin), under a
 header that records the sha256 of those
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from rocm_bake.core import atomic
 from rocm_bake_checks.lint.findings import LintError
-from rocm_bake_checks.lint.lockinputs import Inputs
+from rocm_bake_checks.lint.locks.inputs import Inputs
 from rocm_bake_checks.lint.upstream import canonical
 
 DIGEST_KEY = "# inputs-sha256: "

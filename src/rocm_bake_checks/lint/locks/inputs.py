@@ -6,7 +6,7 @@ component has a lock when its Dockerfile runs ``pip install``.  Its inputs, in l
 - inherited: the whole input of every component whose image a stage is built ``FROM`` (the
   ``base`` context, ``vllm`` for LMCache's runtime image);
 - installed wheels: for every ``RUN --mount=...,from=X`` of the cell's own wheels, their runtime
-  requirements (what their source declares, ``builtmeta`` from ``upstream.toml`` ``[built]``
+  requirements (what their source declares, ``locks.built`` from ``upstream.toml`` ``[built]``
   ``requires-from``, and the component's ``runtime`` files when X is a component with
   upstream metadata, e.g. vLLM's ``requirements/rocm.txt``);
 - its own: the local ``requirements/*.txt`` files its Dockerfile names (``${VARIABLE}``
@@ -42,11 +42,12 @@ from packaging.requirements import Requirement
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.model import graph
 from rocm_bake.model.bakefile import Definition
-from rocm_bake_checks.lint import builtmeta, conformance, upstream
+from rocm_bake_checks.lint import conformance, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, csv_options
 from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.locks import built as builtmeta
 from rocm_bake_checks.lint.upstream import Config, Metadata, canonical
 
 LOCK_DIR = Path("dockerfiles") / "locks"
@@ -464,7 +465,7 @@ class _Deriver:
         return out
 
     def _built(self, dist: str) -> list[Layer]:
-        """The built wheel's own requirements, as its source declares them (builtmeta)."""
+        """The built wheel's own requirements, as its source declares them (``locks.built``)."""
         read = builtmeta.requires(dist, self.config, self.metadata, self.variables, self.root)
         if not read.requires:
             return []

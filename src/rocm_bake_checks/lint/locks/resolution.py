@@ -12,10 +12,10 @@ and what its target's stage copies into ``/wheels``, e.g. the vLLM image's Flash
 MoRI wheels; the same for every cell, a context a cell skips included).  Each step is resolved
 OFFLINE by uv's resolver (``uv pip compile --offline --no-index --find-links``) against
 stand-in wheels made here: one per locked distribution, carrying its real metadata
-(``lockmeta``: recorded from PyPI), and one per built distribution, carrying what its source
-declares at the pin (``builtmeta``; the component's upstream ``runtime`` files for the wheel
+(``locks.metadata``: recorded from PyPI), and one per built distribution, carrying what its source
+declares at the pin (``locks.built``; the component's upstream ``runtime`` files for the wheel
 named after it, with the pins upstream's pin script writes into them at build time, e.g.
-vLLM's ``amd-aiter==``, ``torch==``: ``lockinputs.runtime_requires``).  A source file the
+vLLM's ``amd-aiter==``, ``torch==``: ``locks.inputs.runtime_requires``).  A source file the
 same ``RUN`` then installs ``--no-index`` (torch's requirements.txt, as its stored copy) must
 be met by what is installed.  Findings:
 
@@ -48,19 +48,15 @@ from packaging.version import InvalidVersion, Version
 from rocm_bake.core.errors import RocmBakeError
 from rocm_bake.model import graph
 from rocm_bake.model.bakefile import Definition
-from rocm_bake_checks.lint import (
-    builtmeta,
-    conformance,
-    lockfile,
-    lockinputs,
-    lockmeta,
-    supportedarchs,
-    upstream,
-)
+from rocm_bake_checks.lint import conformance, supportedarchs, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.dockerfile import Dockerfile, Instruction, Stage, csv_options
 from rocm_bake_checks.lint.findings import Finding, LintError, merge_cells
+from rocm_bake_checks.lint.locks import built as builtmeta
+from rocm_bake_checks.lint.locks import file as lockfile
+from rocm_bake_checks.lint.locks import inputs as lockinputs
+from rocm_bake_checks.lint.locks import metadata as lockmeta
 from rocm_bake_checks.lint.stages import chain, runs
 from rocm_bake_checks.lint.upstream import Metadata, canonical
 
@@ -144,7 +140,7 @@ def _images(definition: Definition, bake_files: list[Path], targets: list[BakeTa
 def built_dists(definition: Definition, bake_files: list[Path], targets: list[BakeTarget],
                 root: Path, metadata: Metadata, runtime_files: bool = True) -> dict[str, Dist]:
     """Every distribution the cells build, with its version and ``Requires-Dist`` read from
-    upstream (``builtmeta``; with ``runtime_files``, also vLLM's and LMCache's requirements
+    upstream (``locks.built``; with ``runtime_files``, also vLLM's and LMCache's requirements
     files as the snapshot holds them): the stand-in wheels of this family and of the
     rehearsal (``rocm_bake_checks.rehearse``)."""
     variables = {v.name: v.value for v in definition.variables()}

@@ -8,7 +8,7 @@ it.  A release counts as pip counts it: not when every file of it is yanked (PEP
 when it has no file, not a pre-release or dev release unless a lock pins one of that
 distribution.  Versions print as the lock and the index write them.
 
-The ``inputs`` column says whether the lock's own inputs (``lockinputs``) allow the newest
+The ``inputs`` column says whether the lock's own inputs (``locks.inputs``) allow the newest
 release: ``allows`` (every requirement naming it that applies to the images' Python and
 platform admits it), ``excludes: NAME SPECIFIERS`` (the first that does not), ``indirect``
 (no input names it: it is locked for what needs it, whose own requirements decide).
@@ -42,9 +42,11 @@ from rocm_bake_checks.drift.session import Session, Task
 from rocm_bake_checks.drift.settings import DriftSettings
 from rocm_bake_checks.drift.sources import pypi
 from rocm_bake_checks.drift.web import Web
-from rocm_bake_checks.lint import bakemodel, lockfile, lockinputs, upstream
+from rocm_bake_checks.lint import bakemodel, upstream
 from rocm_bake_checks.lint.bakemodel import relative
 from rocm_bake_checks.lint.findings import LintError
+from rocm_bake_checks.lint.locks import file as lockfile
+from rocm_bake_checks.lint.locks import inputs as lockinputs
 from rocm_bake_checks.lint.upstream import canonical
 
 HEADERS = ["component", "distribution", "locked", "newest", "inputs"]

@@ -2,7 +2,7 @@
 lock (``dockerfiles/locks/<component>.txt``, made by ``inv lock``), by version and sha256.
 
 - ``lock-stale``: a component whose Dockerfile installs with pip has a lock, the lock's
-  recorded inputs digest is that of its inputs today (``lockinputs``: the requirement files,
+  recorded inputs digest is that of its inputs today (``locks.inputs``: the requirement files,
   the upstream files at the pinned commits, the bake variables they use), and it pins every
   distribution its inputs name (the cell's own excepted).  Fix: ``inv lock``.
 - ``pip-unlocked``: a component's Dockerfile installs its own lock, and every ``pip install``
@@ -32,18 +32,14 @@ from packaging.requirements import Requirement
 
 from rocm_bake.model.bakefile import Definition
 from rocm_bake.net.errors import NetError
-from rocm_bake_checks.lint import (
-    bakemodel,
-    builtmeta,
-    downloads,
-    lockfile,
-    lockinputs,
-    lockmeta,
-    upstream,
-)
+from rocm_bake_checks.lint import bakemodel, downloads, upstream
 from rocm_bake_checks.lint.bakemodel import BakeTarget, relative
 from rocm_bake_checks.lint.consistency import Dockerfiles
 from rocm_bake_checks.lint.findings import Finding, LintError
+from rocm_bake_checks.lint.locks import built as builtmeta
+from rocm_bake_checks.lint.locks import file as lockfile
+from rocm_bake_checks.lint.locks import inputs as lockinputs
+from rocm_bake_checks.lint.locks import metadata as lockmeta
 from rocm_bake_checks.lint.upstream import Metadata, canonical
 
 RULES = ("lock-stale", "pip-unlocked", "lock-inputs")
@@ -103,7 +99,7 @@ def built_of(bake_files: list[Path], root: Path | None = None) -> set[str]:
 
 def record_metadata(root: Path, index_url: str = lockfile.DEFAULT_INDEX,
                     config: Path = upstream.CONFIG, dists: set[str] | None = None) -> int:
-    """The locked distributions' metadata snapshot (``lockmeta``) brought up to the locks and
+    """The locked distributions' metadata snapshot (``locks.metadata``) brought up to the locks and
     to the published wheels ``[built]`` reads for ``dists`` (the bake file's; None: all): how
     many were read from the index."""
     paths = sorted((root / lockinputs.LOCK_DIR).glob("*.txt"))
