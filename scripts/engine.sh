@@ -21,6 +21,9 @@ BASE_IMAGE=rocm-bake/busybox:test
 ROOTFS_CACHE_DIR=${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}
 MIN_BUILDX=0.24.0
 OLD_BUILDX_DIR=${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}
+NEWEST_BUILDX_DIR=${ROCM_BAKE_NEWEST_BUILDX_DIR:-/var/cache/rocm-bake/newest-buildx}
+# The newest suite of Debian: its docker-buildx is the newest buildx Debian has.
+NEWEST_SUITE=sid
 # Which engine 'start' runs: current (the default) or floor (docs/reproducibility.md, "The engines").
 ENGINE_RELEASE=${ROCM_BAKE_ENGINE_RELEASE:-current}
 # The current engine: Debian's newest docker.io and containerd that run here, their .debs
@@ -73,6 +76,12 @@ Commands:
                     if it is already there and runs.  Prints one line on stdout:
                     OLD_DIR, to use as DOCKER_CONFIG:
                       DOCKER_CONFIG=\$(scripts/$PROG old-buildx) docker buildx version
+  newest-buildx     put the NEWEST buildx Debian has (docker-buildx of Debian
+                    $NEWEST_SUITE) in NEWEST_DIR/cli-plugins/docker-buildx, for the
+                    nightly's run of tests/buildx against it beside the pinned one
+                    (ROCM_BAKE_BUILDX_PLUGINS=NEWEST_DIR/cli-plugins); nothing is
+                    installed system-wide; it is fetched again every time (the
+                    newest changes).  Prints one line on stdout: NEWEST_DIR.
   start [RUN_DIR]   start dockerd of the selected engine (socket RUN_DIR/docker.sock)
                     and a registry on 127.0.0.1:\$ROCM_BAKE_REGISTRY_PORT; no-op if
                     running.  The engine's version is checked first (the lock's, or
@@ -101,6 +110,7 @@ RUN_DIR defaults to \${ROCM_BAKE_ENGINE_DIR:-/tmp/rocm-bake-engine}.
 ENGINE_LOCK is \${ROCM_BAKE_ENGINE_LOCK:-scripts/engine.lock}.
 ENGINE_ROOT is \${ROCM_BAKE_ENGINE_ROOT:-/opt/rocm-bake/engine}.
 OLD_DIR is \${ROCM_BAKE_OLD_BUILDX_DIR:-/var/cache/rocm-bake/old-buildx}.
+NEWEST_DIR is \${ROCM_BAKE_NEWEST_BUILDX_DIR:-/var/cache/rocm-bake/newest-buildx}.
 ROOTFS_DIR is \${ROCM_BAKE_ROOTFS_DIR:-/var/cache/rocm-bake}.
 Environment: ROCM_BAKE_ENGINE_RELEASE (start, which: current, the default, or floor),
              ROCM_BAKE_REGISTRY_PORT (default 5000),
@@ -724,6 +734,37 @@ cmd_old_buildx() {
     printf '%s\n' "$dir"
 }
 
+# newest-buildx: the docker-buildx of Debian's newest suite in NEWEST_DIR/cli-plugins.
+cmd_newest_buildx() {
+    local dir=${NEWEST_BUILDX_DIR%/} plugin
+    case "$dir" in
+    /*) ;;
+    *) dir=$PWD/$dir ;;
+    esac
+    plugin=$dir/cli-plugins/docker-buildx
+    command -v dpkg-deb >/dev/null 2>&1 || die "dpkg-deb not found"
+    if ! mkdir -p "$dir/cli-plugins" 2>/dev/null || [ ! -w "$dir/cli-plugins" ]; then
+        die "cannot write $dir/cli-plugins (run as root or set ROCM_BAKE_NEWEST_BUILDX_DIR)"
+    fi
+    fetch_debs newest-buildx "docker-buildx/$NEWEST_SUITE"
+    local debs deb src new
+    debs=("$FETCH_DIR"/debs/docker-buildx_*.deb)
+    deb=${debs[0]}
+    [ -f "$deb" ] || die "newest-buildx: no docker-buildx .deb downloaded"
+    dpkg-deb -x "$deb" "$FETCH_DIR/x" || die "dpkg-deb -x ${deb##*/} failed"
+    src=$(find "$FETCH_DIR/x" -path '*/cli-plugins/docker-buildx' -type f | head -n1)
+    [ -n "$src" ] || die "newest-buildx: no cli-plugins/docker-buildx in ${deb##*/}"
+    # Copy next to the target, check it runs, then rename: never a half file.
+    new=$(mktemp "$dir/cli-plugins/.docker-buildx.XXXXXX")
+    TMP_PATHS+=("$new")
+    cp "$src" "$new"
+    chmod 755 "$new"
+    [ -n "$(plugin_version "$new")" ] || die "newest-buildx: ${deb##*/} gives a buildx that does not run"
+    mv -f "$new" "$plugin"
+    log "newest-buildx: buildx $(plugin_version "$plugin") (${deb##*/}, Debian $NEWEST_SUITE) in $dir/cli-plugins"
+    printf '%s\n' "$dir"
+}
+
 # ---------------------------------------------------------------- start/stop
 
 set_run_dir() {
@@ -1069,6 +1110,10 @@ main() {
     old-buildx)
         [ "$#" -eq 0 ] || die "old-buildx takes no arguments"
         cmd_old_buildx
+        ;;
+    newest-buildx)
+        [ "$#" -eq 0 ] || die "newest-buildx takes no arguments"
+        cmd_newest_buildx
         ;;
     apt-install) cmd_apt_install "$@" ;;
     which)

@@ -120,22 +120,39 @@ def minimal_env(extra: Mapping[str, str] | None = None, home: Path | None = None
     return env
 
 
+# A cli-plugins directory whose docker-buildx the oracle runs instead of the installed one: the
+# nightly's run of tests/buildx against the newest buildx Debian has (scripts/engine.sh
+# newest-buildx; .github/workflows/nightly.yml).
+PLUGINS_VARIABLE = "ROCM_BAKE_BUILDX_PLUGINS"
+
+
 class Buildx:
-    """The installed ``docker buildx`` as the oracle (``--print``/``--list`` need no engine)."""
+    """The installed ``docker buildx`` as the oracle (``--print``/``--list`` need no engine),
+    or the one in ``plugins`` (a cli-plugins directory)."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, plugins: Path | None = None) -> None:
         self.home = home
+        self.config = home / "docker"
+        self.config.mkdir(exist_ok=True)
+        if plugins is not None:
+            (self.config / "cli-plugins").mkdir(exist_ok=True)
+            (self.config / "cli-plugins" / "docker-buildx").symlink_to(
+                plugins / "docker-buildx")
 
-    def bake(self, args: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> Result:
-        config = self.home / "docker"
-        config.mkdir(exist_ok=True)
-        full_env = minimal_env({"DOCKER_CONFIG": str(config),
+    def _run(self, args: list[str], cwd: Path, env: Mapping[str, str] | None) -> Result:
+        full_env = minimal_env({"DOCKER_CONFIG": str(self.config),
                                 "BUILDX_CONFIG": str(self.home / "buildx"), **(env or {})},
                                home=self.home)
-        proc = subprocess.run(["docker", "buildx", "bake", "--progress=plain", *args], cwd=cwd,
-                              env=full_env, capture_output=True, text=True, timeout=60,
-                              check=False)
+        proc = subprocess.run(["docker", "buildx", *args], cwd=cwd, env=full_env,
+                              capture_output=True, text=True, timeout=60, check=False)
         return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    def bake(self, args: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> Result:
+        return self._run(["bake", "--progress=plain", *args], cwd, env)
+
+    def version(self) -> str:
+        """``docker buildx version``'s line (which buildx the oracle is)."""
+        return self._run(["version"], self.home, None).stdout.strip()
 
 
 @pytest.fixture(scope="session")
@@ -146,7 +163,11 @@ def buildx(tmp_path_factory: pytest.TempPathFactory) -> Buildx:
                            check=False)
     if probe.returncode != 0:
         missing("docker buildx", "bash scripts/engine.sh install")
-    return Buildx(tmp_path_factory.mktemp("buildx-home"))
+    plugins = os.environ.get(PLUGINS_VARIABLE)
+    if plugins and not (Path(plugins) / "docker-buildx").is_file():
+        pytest.fail(f"{PLUGINS_VARIABLE}={plugins}: no docker-buildx there "
+                    "(bash scripts/engine.sh newest-buildx puts one in its cli-plugins)")
+    return Buildx(tmp_path_factory.mktemp("buildx-home"), Path(plugins) if plugins else None)
 
 
 def run_cli(args: list[str], cwd: Path = ROOT, env: Mapping[str, str] | None = None,
