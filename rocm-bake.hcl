@@ -103,7 +103,7 @@ variable "CACHE_EXPORT" {
 variable "ROCM_VERSION" {
   type        = string
   default     = "7.2.3"
-  description = "ROCm release of the base image (vLLM v0.28.0 builds on rocm/dev-ubuntu-22.04:7.2.3-complete; its wheels are tagged +rocm723)."
+  description = "ROCm release of the base image (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 1 builds on rocm/dev-ubuntu-22.04:7.2.3-complete; its wheels are tagged +rocm723)."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", ROCM_VERSION))
     error_message = "ROCM_VERSION must be X.Y.Z, e.g. 7.2.3."
@@ -302,8 +302,8 @@ variable "NINJA_VERSION" {
 
 variable "SOURCE_DATE_EPOCH" {
   type        = string
-  default     = "1787011200"
-  description = "Unix time every build stamps on files and images (reproducible builds, `inv verify-repro`): 2026-08-18T00:00:00Z, the date of the newest pin recorded in this file (TRITON_REF). Move it forward with the pins."
+  default     = "1793577600"
+  description = "Unix time every build stamps on files and images (reproducible builds, `inv verify-repro`): 2026-11-02T00:00:00Z, the date of the newest pin recorded in this file (VLLM_SDIST_URL: vLLM v0.33.0's sdist, uploaded to PyPI 2026-11-02). Move it forward with the pins."
   validation {
     condition     = can(regex("^[0-9]+$", SOURCE_DATE_EPOCH))
     error_message = "SOURCE_DATE_EPOCH must be a Unix time in seconds."
@@ -314,6 +314,15 @@ variable "SOURCE_DATE_EPOCH" {
 # PyTorch, torchvision, torchaudio
 # ---------------------------------------------------------------------------
 
+# Commit pins kept in upstream's abbreviated form, where no full commit could be had (docs/upstream.md
+# "Abbreviated pins"): PYTORCH_COMMIT is vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 4's "733fca1"
+# (ROCm/pytorch unreachable and too large to bring where it was pinned); VLLM_COMMIT is the
+# sdist's g4ba787ec9 (the source itself is pinned by VLLM_SDIST_SHA256).
+variable "ABBREVIATED" {
+  type    = list(string)
+  default = ["PYTORCH_COMMIT", "VLLM_COMMIT"]
+}
+
 variable "PYTORCH_REPO" {
   type        = string
   default     = "https://github.com/ROCm/pytorch.git"
@@ -322,11 +331,11 @@ variable "PYTORCH_REPO" {
 
 variable "PYTORCH_COMMIT" {
   type        = string
-  default     = "6bbd26020da1c6dc198625dfcdd968b1e4e6b1c5"
-  description = "PyTorch commit built (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base PYTORCH_BRANCH 6bbd260; wheels report 2.12.0+git6bbd260)."
+  default     = "733fca1"
+  description = "PyTorch commit built: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 4 PYTORCH_BRANCH \"733fca1\" (# release/2.13 as of 09/17), kept in upstream's abbreviated form and declared in ABBREVIATED (ROCm/pytorch is unreachable where it was pinned; the build resolves it on PYTORCH_REF and records the full commit); wheels report 2.13.0+git733fca1."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT))
-    error_message = "PYTORCH_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT)) || (contains(ABBREVIATED, "PYTORCH_COMMIT") && can(regex("^[0-9a-f]{7,39}$", PYTORCH_COMMIT)))
+    error_message = "PYTORCH_COMMIT must be a full 40-hex commit (or upstream's abbreviation, declared in ABBREVIATED)."
   }
 }
 
@@ -339,14 +348,14 @@ PYTORCH_COMMIT_SOURCE = {
 
 variable "PYTORCH_REF" {
   type        = string
-  default     = "release/2.12"
-  description = "Human ref PYTORCH_COMMIT was taken from (ROCm/pytorch release/2.12 as of 2026-08-02). Informational; the commit is what is checked out."
+  default     = "release/2.13"
+  description = "The branch PYTORCH_COMMIT is on (ROCm/pytorch release/2.13 as of 09/17, vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 4's comment); an abbreviated PYTORCH_COMMIT is resolved on it."
 }
 
 variable "PYTORCH_VERSION" {
   type        = string
-  default     = "2.12.0"
-  description = "torch version PYTORCH_COMMIT builds: its version.txt; the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.12.0+git6bbd260, as the published vLLM 0.28.0+rocm723 wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_base builds it; the build checks it). Used in tags and labels."
+  default     = "2.13.0"
+  description = "torch version PYTORCH_COMMIT builds: its version.txt; the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.13.0+git733fca1, as vLLM's published ROCm 7.2 images carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_base builds it; the build checks it). Used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -369,8 +378,8 @@ variable "TORCHVISION_REPO" {
 
 variable "TORCHVISION_COMMIT" {
   type        = string
-  default     = "df56172e4d5a8d0cd51384273bc6c5747f5ab931"
-  description = "torchvision commit (tag v0.27.1; vLLM's ROCm wheels ship torchvision 0.27.1+df56172)."
+  default     = "8fb87713a24951e639c494b0f2a8a81b5f8e33a6"
+  description = "torchvision commit of tag v0.28.0 (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 6 PYTORCH_VISION_BRANCH; the commit is torchvision/version.py git_version of PyPI's torchvision-0.28.0 wheels)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHVISION_COMMIT))
     error_message = "TORCHVISION_COMMIT must be a full 40-hex commit."
@@ -385,7 +394,7 @@ TORCHVISION_COMMIT_SOURCE = {
 
 variable "TORCHVISION_REF" {
   type        = string
-  default     = "v0.27.1"
+  default     = "v0.28.0"
   description = "Human ref of TORCHVISION_COMMIT."
 }
 
@@ -398,7 +407,7 @@ variable "TORCHAUDIO_REPO" {
 variable "TORCHAUDIO_COMMIT" {
   type        = string
   default     = "34c52a67e8941bbd8e6adaca0eb0b9eabec11d78"
-  description = "torchaudio commit (tag v2.11.0; vLLM's ROCm wheels ship torchaudio 2.11.0+34c52a6)."
+  description = "torchaudio commit (tag v2.11.0: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 8 PYTORCH_AUDIO_BRANCH; vLLM's ROCm wheels ship torchaudio 2.11.0+34c52a6)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHAUDIO_COMMIT))
     error_message = "TORCHAUDIO_COMMIT must be a full 40-hex commit."
@@ -429,8 +438,8 @@ variable "TRITON_REPO" {
 
 variable "TRITON_COMMIT" {
   type        = string
-  default     = "f0b55c07da61c71775bef6d1a15ebf846430ac75"
-  description = "Triton commit (vLLM Dockerfile.rocm_base TRITON_BRANCH f0b55c0; wheel triton 3.7.1+gitf0b55c07)."
+  default     = "669b31acc1dd1b3fd93286afd5db67f65d9f7557"
+  description = "Triton commit: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 2 TRITON_BRANCH \"669b31a\", in full as the same release pins it (docker/Dockerfile.rocm_72 line 8 ROCM_TRITON_KERNELS_COMMIT, cmake/external_projects/triton_kernels.cmake line 16); wheel triton 3.8.0+git669b31ac."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TRITON_COMMIT))
     error_message = "TRITON_COMMIT must be a full 40-hex commit."
@@ -446,14 +455,14 @@ TRITON_COMMIT_SOURCE = {
 
 variable "TRITON_REF" {
   type        = string
-  default     = "release/internal/3.7.x"
-  description = "Human ref TRITON_COMMIT was taken from (ROCm/triton release/internal/3.7.x as of 2026-08-18)."
+  default     = "release/internal/3.8.x"
+  description = "Human ref TRITON_COMMIT was taken from (ROCm/triton release/internal/3.8.x as of 09/17, vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 2's comment)."
 }
 
 variable "TRITON_VERSION" {
   type        = string
-  default     = "3.7.1"
-  description = "Triton version TRITON_COMMIT builds; used in tags and labels."
+  default     = "3.8.0"
+  description = "Triton version TRITON_COMMIT builds (vLLM v0.33.0 docker/Dockerfile.rocm_base line 7 TRITON_VERSION=3.8.0+git669b31ac, the same commit); used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -463,8 +472,8 @@ TRITON_VERSION_SOURCE = {
 
 variable "TRITON_KERNELS_COMMIT" {
   type        = string
-  default     = "0f380657dbf3ee86eb57558ff71df24f03b5d4e7"
-  description = "ROCm/triton commit whose python/triton_kernels vLLM's CMake builds against (TRITON_KERNELS_SRC_DIR); vLLM v0.28.0 docker/Dockerfile.rocm ROCM_TRITON_KERNELS_COMMIT, which its cmake/external_projects/triton_kernels.cmake names too (the build checks that)."
+  default     = "669b31acc1dd1b3fd93286afd5db67f65d9f7557"
+  description = "ROCm/triton commit whose python/triton_kernels vLLM's CMake builds against (TRITON_KERNELS_SRC_DIR); vLLM v0.33.0 docker/Dockerfile.rocm_72 line 8 ROCM_TRITON_KERNELS_COMMIT, which its cmake/external_projects/triton_kernels.cmake names too (the build checks that)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TRITON_KERNELS_COMMIT))
     error_message = "TRITON_KERNELS_COMMIT must be a full 40-hex commit."
@@ -473,8 +482,8 @@ variable "TRITON_KERNELS_COMMIT" {
 
 variable "TRITON_KERNELS_REF" {
   type        = string
-  default     = "vllm-v0.28.0"
-  description = "Human label for TRITON_KERNELS_COMMIT: the ROCm/triton revision vLLM v0.28.0's docker/Dockerfile.rocm pins (ROCM_TRITON_KERNELS_COMMIT). Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for TRITON_KERNELS_COMMIT: the ROCm/triton revision vLLM v0.33.0's docker/Dockerfile.rocm_72 pins (ROCM_TRITON_KERNELS_COMMIT). Informational only."
 }
 
 # ---------------------------------------------------------------------------
@@ -489,8 +498,8 @@ variable "AITER_REPO" {
 
 variable "AITER_REF" {
   type        = string
-  default     = "v0.1.19"
-  description = "AITER release tag (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base AITER_BRANCH). The clone keeps tags: setuptools_scm derives the wheel version from them."
+  default     = "v0.1.26"
+  description = "AITER release tag (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 12 AITER_BRANCH). The clone keeps tags: setuptools_scm derives the wheel version from them."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", AITER_REF))
     error_message = "AITER_REF must be a release tag vX.Y.Z[.postN] (no branches, no -rc/-longctx tags)."
@@ -561,8 +570,8 @@ variable "UCX_REPO" {
 
 variable "UCX_COMMIT" {
   type        = string
-  default     = "96e58a16039f6d7d213bc967b8069238742c5194"
-  description = "UCX commit (vLLM docker/Dockerfile.rocm UCX_BRANCH, pinned by vllm-project/vllm#49251). Never a branch: NIXL's own default v1.21.x moves."
+  default     = "2ff0b47ce7626584cb9b56c647d08f712c6c3edf"
+  description = "UCX commit (vLLM v0.33.0 docker/Dockerfile.rocm_72 line 387 UCX_BRANCH, a full commit there). Never a branch: NIXL's own default v1.21.x moves."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", UCX_COMMIT))
     error_message = "UCX_COMMIT must be a full 40-hex commit."
@@ -577,8 +586,8 @@ UCX_COMMIT_SOURCE = {
 
 variable "UCX_REF" {
   type        = string
-  default     = "vllm#49251"
-  description = "Human label for UCX_COMMIT: no release tag is known for it; it is the revision vllm-project/vllm#49251 (2026-07-20) pinned. Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for UCX_COMMIT: no release tag is known for it; it is the revision vLLM v0.33.0's docker/Dockerfile.rocm_72 pins. Informational only."
 }
 
 variable "NIXL_REPO" {
@@ -589,8 +598,8 @@ variable "NIXL_REPO" {
 
 variable "NIXL_COMMIT" {
   type        = string
-  default     = "231d56753047c989062a5cb2ac703a1ad761c7d2"
-  description = "NIXL commit (vLLM docker/Dockerfile.rocm NIXL_BRANCH, pinned by vllm-project/vllm#49251)."
+  default     = "1683cf3b7f3d11674c03c5e861cea22339876c96"
+  description = "NIXL commit (vLLM v0.33.0 docker/Dockerfile.rocm_72 line 385 NIXL_BRANCH, a full commit there)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", NIXL_COMMIT))
     error_message = "NIXL_COMMIT must be a full 40-hex commit."
@@ -605,8 +614,8 @@ NIXL_COMMIT_SOURCE = {
 
 variable "NIXL_REF" {
   type        = string
-  default     = "vllm#49251"
-  description = "Human label for NIXL_COMMIT: the release tag containing it is not verified; it is the revision vllm-project/vllm#49251 (2026-07-20) pinned. Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for NIXL_COMMIT: the release tag containing it is not verified; it is the revision vLLM v0.33.0's docker/Dockerfile.rocm_72 pins. Informational only."
 }
 
 # ---------------------------------------------------------------------------
@@ -621,11 +630,11 @@ variable "VLLM_REPO" {
 
 variable "VLLM_COMMIT" {
   type        = string
-  default     = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
-  description = "vLLM commit (the commit of tag v0.28.0)."
+  default     = "4ba787ec9"
+  description = "vLLM commit of tag v0.33.0, in the abbreviated form upstream records it (the sdist's vllm/_version.py commit_id g4ba787ec9; declared in ABBREVIATED): the source built is VLLM_SDIST_URL, pinned by its sha256."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", VLLM_COMMIT))
-    error_message = "VLLM_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", VLLM_COMMIT)) || (contains(ABBREVIATED, "VLLM_COMMIT") && can(regex("^[0-9a-f]{7,39}$", VLLM_COMMIT)))
+    error_message = "VLLM_COMMIT must be a full 40-hex commit (or upstream's abbreviation, declared in ABBREVIATED)."
   }
 }
 
@@ -637,7 +646,7 @@ VLLM_COMMIT_SOURCE = {
 
 variable "VLLM_REF" {
   type        = string
-  default     = "v0.28.0"
+  default     = "v0.33.0"
   description = "vLLM release tag of VLLM_COMMIT; the build fails if the tag does not point at VLLM_COMMIT."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", VLLM_REF))
@@ -663,7 +672,7 @@ VLLM_REF_SOURCE = {
 # and records VLLM_COMMIT's abbreviation (dockerfiles/scripts/unpack-sdist.sh).
 variable "VLLM_SDIST_URL" {
   type        = string
-  default     = "https://files.pythonhosted.org/packages/22/39/096d88cfe34ee43a8b6e7c957d1ad6338fa5256474d6ff9a32008c6f8cd6/vllm-0.28.0.tar.gz"
+  default     = "https://files.pythonhosted.org/packages/f7/25/aa5684e9c59d6fc75f78926b7f15e8d9adc7de2d9e6e7575b80776ad8169/vllm-0.33.0.tar.gz"
   description = "vLLM's release sdist of VLLM_REF on PyPI (https://pypi.org/simple/vllm/), downloaded by ADD --checksum=sha256:VLLM_SDIST_SHA256: the source the vllm stage builds."
   validation {
     condition     = can(regex("^https://files\\.pythonhosted\\.org/packages/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}/vllm-${trimprefix(VLLM_REF, "v")}\\.tar\\.gz$", VLLM_SDIST_URL))
@@ -682,7 +691,7 @@ VLLM_SDIST_URL_SOURCE = {
 
 variable "VLLM_SDIST_SHA256" {
   type        = string
-  default     = "ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d18634a"
+  default     = "f4c33c2503d52bb411146afa9618a4f48bed68912f617e6803ac8d76e4c74112"
   description = "sha256 of VLLM_SDIST_URL, as PyPI lists it (https://pypi.org/simple/vllm/); the build's ADD --checksum verifies it."
   validation {
     condition     = can(regex("^[0-9a-f]{64}$", VLLM_SDIST_SHA256))
@@ -700,12 +709,12 @@ VLLM_SDIST_SHA256_SOURCE = {
 }
 
 # vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): a standalone Rust toolchain by URL +
-# sha256, as vLLM v0.28.0 docker/Dockerfile.rocm's rust-toolchain/rust-build stages install
+# sha256, as vLLM v0.33.0 docker/Dockerfile.rocm_72's rust-toolchain/rust-build stages install
 # through rustup (rust-toolchain.toml channel "1.95").
 variable "RUST_VERSION" {
   type        = string
   default     = "1.95.0"
-  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.28.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
+  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.33.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", RUST_VERSION))
     error_message = "RUST_VERSION must be an exact Rust release X.Y.Z, e.g. 1.95.0."
@@ -778,19 +787,19 @@ LMCACHE_REF_SOURCE = {
 }
 
 # ---------------------------------------------------------------------------
-# FlashAttention and MoRI (vLLM v0.28.0 docker/Dockerfile.rocm_base build_fa, build_mori)
+# FlashAttention and MoRI (vLLM v0.33.0 docker/Dockerfile.rocm_72_base build_fa, build_mori)
 # ---------------------------------------------------------------------------
 
 variable "FA_REPO" {
   type        = string
   default     = "https://github.com/Dao-AILab/flash-attention.git"
-  description = "FlashAttention source repository (vLLM v0.28.0 Dockerfile.rocm_base FA_REPO; its ROCm build is the composable_kernel backend)."
+  description = "FlashAttention source repository (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 11 FA_REPO; its ROCm build is the composable_kernel backend)."
 }
 
 variable "FA_COMMIT" {
   type        = string
   default     = "0e60e39473e8df549a20fb5353760f7a65b30e2d"
-  description = "FlashAttention commit: vLLM v0.28.0 Dockerfile.rocm_base FA_BRANCH \"0e60e394\" (v0.33.0 pins the same), resolved in Dao-AILab/flash-attention (on main, 6 commits after tag v2.8.3; flash_attn __version__ 2.8.3)."
+  description = "FlashAttention commit: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 10 FA_BRANCH \"0e60e394\" (as v0.28.0 pinned it), resolved in Dao-AILab/flash-attention (on main, 6 commits after tag v2.8.3; flash_attn __version__ 2.8.3)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", FA_COMMIT))
     error_message = "FA_COMMIT must be a full 40-hex commit."
@@ -806,8 +815,8 @@ FA_COMMIT_SOURCE = {
 
 variable "FA_REF" {
   type        = string
-  default     = "vllm-v0.28.0"
-  description = "Human label for FA_COMMIT: the revision vLLM v0.28.0's Dockerfile.rocm_base pins (FA_BRANCH is a commit, no tag). Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for FA_COMMIT: the revision vLLM v0.33.0's docker/Dockerfile.rocm_72_base pins (FA_BRANCH is a commit, no tag). Informational only."
 }
 
 variable "FA_VERSION" {
@@ -819,13 +828,13 @@ variable "FA_VERSION" {
 variable "MORI_REPO" {
   type        = string
   default     = "https://github.com/ROCm/mori.git"
-  description = "MoRI source repository (vLLM v0.28.0 Dockerfile.rocm_base MORI_REPO; builds the amd_mori wheel)."
+  description = "MoRI source repository (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 15 MORI_REPO; builds the amd_mori wheel)."
 }
 
 variable "MORI_REF" {
   type        = string
-  default     = "v1.1.0"
-  description = "MoRI release tag (vLLM v0.28.0 Dockerfile.rocm_base MORI_BRANCH)."
+  default     = "v1.2.3.post1"
+  description = "MoRI release tag (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 14 MORI_BRANCH)."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", MORI_REF))
     error_message = "MORI_REF must be a release tag vX.Y.Z[.postN]."
