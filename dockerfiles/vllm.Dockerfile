@@ -332,27 +332,28 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
 # Images built FROM this one (lmcache) keep installing against the cell's wheels.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
-# The runtime environment of vllm-project/vllm's ROCm image at commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a (VLLM_COMMIT): docker/Dockerfile.rocm_base's base
-# sets HSA_NO_SCRATCH_RECLAIM=1 (needed by RCCL on ROCm 7.1 and later), docker/Dockerfile.rocm's
-# final stage the rest, with KINETO_CONFIG naming a file that raises the ROCm profiler's
-# ROCTRACER_MAX_EVENTS limit (upstream writes it to /app/libkineto.conf).
+# The runtime environment of vllm-project/vllm's ROCm 7.2 image at VLLM_REF v0.33.0 (its sdist,
+# VLLM_SDIST_SHA256): docker/Dockerfile.rocm_72_base's base sets HSA_NO_SCRATCH_RECLAIM=1 (line
+# 41: needed by RCCL on ROCm 7.1 and later), docker/Dockerfile.rocm_72's final_common stage the
+# rest (lines 976-997; v0.33.0 drops v0.28.0's UCX_RMA_PPLN_ENABLE=y and adds
+# UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf), with KINETO_CONFIG naming a file that raises the ROCm
+# profiler's ROCTRACER_MAX_EVENTS limit (upstream writes it to /app/libkineto.conf, line 996).
 RUN --network=none printf 'ROCTRACER_MAX_EVENTS=10000000\n' > /opt/rocm-bake/libkineto.conf
 # No secret here: hadolint's DL3064 reads "TOKEN" in TOKENIZERS_PARALLELISM.
 # hadolint ignore=DL3064
 ENV HSA_NO_SCRATCH_RECLAIM=1 \
     HSA_ENABLE_IPC_MODE_LEGACY=1 \
-    UCX_RMA_PPLN_ENABLE=y \
     UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf \
+    UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf \
     TOKENIZERS_PARALLELISM=false \
     SAFETENSORS_FAST_GPU=1 \
     HIP_FORCE_DEV_KERNARG=1 \
     PYTORCH_NVML_BASED_CUDA_CHECK=1 \
     KINETO_CONFIG=/opt/rocm-bake/libkineto.conf
 
-# vLLM's benchmark scripts and examples from the source at VLLM_COMMIT, where
-# vllm-project/vllm docker/Dockerfile.rocm (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a)
-# puts them in its final image (lines 873-875: "Copy over the benchmark scripts as well",
+# vLLM's benchmark scripts and examples from the release's source, where vllm-project/vllm
+# docker/Dockerfile.rocm_72 (v0.33.0 sdist) puts them in its final image (lines 973-975: "Copy
+# over the benchmark scripts as well",
 # ${COMMON_WORKDIR}/vllm/{benchmarks,examples}, COMMON_WORKDIR=/app).
 COPY --from=deps /src/vllm/benchmarks /app/vllm/benchmarks
 COPY --from=deps /src/vllm/examples /app/vllm/examples
