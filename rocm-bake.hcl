@@ -344,6 +344,7 @@ PYTORCH_COMMIT_SOURCE = {
   git    = PYTORCH_REPO
   tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
   branch = PYTORCH_REF
+  pin    = "commit" # abbreviated (ABBREVIATED): a commit all the same
 }
 
 variable "PYTORCH_REF" {
@@ -642,6 +643,7 @@ variable "VLLM_COMMIT" {
 VLLM_COMMIT_SOURCE = {
   git  = VLLM_REPO
   tags = "^v(?P<version>[0-9].*)$"
+  pin  = "commit" # abbreviated (ABBREVIATED): a commit all the same
 }
 
 variable "VLLM_REF" {
