@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rocm_bake.model import bakefile
@@ -82,6 +82,17 @@ def _between(tags: list[tuple[str, str, str]], after: str, count: int,
     return out
 
 
+def _with_pinned_tag(spec: Spec, tag: str) -> Spec:
+    """A fixture's tags end where the stored snapshot of its repository did; a tag pin newer
+    than that (AITER_REF v0.1.26, MORI_REF v1.2.3.post1: vLLM v0.33.0's) is added after them, a
+    fortnight after the last, so the world holds the release the bake file pins."""
+    if not tag or any(row[0] == tag for row in spec.tags) or not spec.tags:
+        return spec
+    year, month, day = (int(p) for p in spec.tags[-1][1].split("-"))
+    later = f"{year + month // 12:04d}-{month % 12 + 1:02d}-{min(day, 28):02d}"
+    return replace(spec, tags=[*spec.tags, (tag, later, "tag")])
+
+
 def plain_repos(bake: Path) -> dict[str, Spec]:
     """owner/repo -> its world, for every GitHub repository a git pin source of the bake file
     names and every fixture of tags (``tests/fixtures/upstream/<owner>__<repo>.dates.tsv``):
@@ -97,6 +108,7 @@ def plain_repos(bake: Path) -> dict[str, Spec]:
             continue
         slug = spec.location.removeprefix(worldpins.GITHUB).removesuffix(".git")
         if slug in out:
+            out[slug] = _with_pinned_tag(out[slug], spec.value if spec.pin == "tag" else "")
             continue
         ref = definition.value(spec.name.rsplit("_", 1)[0] + "_REF")
         tag = ref if isinstance(ref, str) and ref and ref != spec.branch else "v0.1.0"
@@ -198,7 +210,7 @@ def build_web(web: webworld.World) -> None:
     web.pypi("pytorch-triton-rocm", _wheels("pytorch_triton_rocm",
                                             pypi_versions("pytorch-triton-rocm")))
     torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0",
-                                                          "2.12.1", "2.13.0") for t in py_tags]
+                                                          "2.12.1", "2.13.0", "2.13.1") for t in py_tags]
     web.simple("/pytorch/whl/rocm7.2", "torch", torch_rocm)
     web.simple("/pytorch/whl/cu126", "torch",
                [f"torch-{v}+cu126-{t}.whl" for v in ("2.12.0", "2.13.0") for t in py_tags])
