@@ -138,9 +138,9 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     && test -x vllm/vllm-rs \
     && ls -l vllm/vllm-rs vllm/_rust_*.so
 
-# use_existing_torch.py drops vLLM's torch pins so the torch above is kept; drop-requirement.py
-# does the same for the other wheels the cell built (requirements/build/rocm.txt also pins
-# PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
+# tools/use_existing_torch.py (at the source's top in v0.28.0) drops vLLM's torch pins so the
+# torch above is kept; drop-requirement.py does the same for the other wheels the cell built
+# (requirements/build/rocm.txt also pins PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
 # were installed from the vllm lock above.
 # The Rust frontend comes built from the rust stage (vllm-project/vllm docker/Dockerfile.rocm
 # build_vllm: "setup.py detects them and ships them as-is"); VLLM_REQUIRE_RUST_FRONTEND=1
@@ -181,7 +181,7 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
     --mount=type=bind,from=flash-attn,source=/wheels,target=/deps/flash-attn \
     shopt -s nullglob \
-    && python use_existing_torch.py \
+    && python tools/use_existing_torch.py \
     && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
     && mkdir /tmp/rocm-wheels \
     && ln -s /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl /deps/amdsmi/*.whl \
