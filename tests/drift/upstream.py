@@ -209,8 +209,8 @@ def build_web(web: webworld.World) -> None:
                where={f: sdist_where(f) for f in vllm_sdists})   # wheels: not sdists
     web.pypi("pytorch-triton-rocm", _wheels("pytorch_triton_rocm",
                                             pypi_versions("pytorch-triton-rocm")))
-    torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0",
-                                                          "2.12.1", "2.13.0", "2.13.1") for t in py_tags]
+    torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0", "2.12.1",
+                                                          "2.13.0", "2.13.1") for t in py_tags]
     web.simple("/pytorch/whl/rocm7.2", "torch", torch_rocm)
     web.simple("/pytorch/whl/cu126", "torch",
                [f"torch-{v}+cu126-{t}.whl" for v in ("2.12.0", "2.13.0") for t in py_tags])

@@ -1,6 +1,6 @@
 """Issue 30's recipe differences from upstream (vLLM's docker/Dockerfile.rocm_72_base and
-Dockerfile.rocm_72 at VLLM_REF's sdist, replayed from the committed snapshot): the lint finds each on
-the Dockerfiles as they were before the fix (tests/lint/fixtures/issue30-main/, see its
+Dockerfile.rocm_72 of VLLM_REF's sdist, replayed from the committed snapshot): the lint finds
+each on the Dockerfiles as they were before the fix (tests/lint/fixtures/issue30-main/, see its
 README), with no waiver of the committed policy accepted for them; and the waivers' own rules
 (an open question is no reason; a stale [[dockerfiles.implied]] entry; no stale-waiver advice
 when the bake model fails)."""

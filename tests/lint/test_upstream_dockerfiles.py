@@ -207,8 +207,8 @@ CASES: dict[str, tuple[dict[str, str], str]] = {
 OFF_CASE = (replace("dockerfiles/other.Dockerfile", "RUN MAX_JOBS=16 pip wheel",
                     "RUN MAX_JOBS=16 TRITON_BUILD_PROTON=OFF pip wheel"),
             "dockerfiles/other.Dockerfile:1: build-flags: this stage builds with "
-            "TRITON_BUILD_PROTON=OFF (other.Dockerfile:2); upstream's Dockerfile.rocm_72_base stage "
-            "build_triton leaves TRITON_BUILD_PROTON at its source's default: drop "
+            "TRITON_BUILD_PROTON=OFF (other.Dockerfile:2); upstream's Dockerfile.rocm_72_base "
+            "stage build_triton leaves TRITON_BUILD_PROTON at its source's default: drop "
             "TRITON_BUILD_PROTON=OFF")
 
 
