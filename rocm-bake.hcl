@@ -15,11 +15,11 @@
 #                                    +-------------+
 #   wheels-<arch> collects every wheel of the cell (type=local,dest=dist/<arch>).
 #
-# Pins: the set vLLM v0.28.0 builds for ROCm (docker/Dockerfile.rocm_base +
-# docker/Dockerfile.rocm of vllm-project/vllm; the published vllm 0.28.0+rocm723
-# wheels carry exactly torch 2.12.0+git6bbd260, triton 3.7.1+gitf0b55c07,
-# torchvision 0.27.1+df56172, torchaudio 2.11.0+34c52a6, amd-aiter 0.1.19).
-# Commits are full 40-hex; a tag is accepted only where upstream pins a tag.
+# Pins: the set vLLM v0.33.0 builds from source for ROCm 7.2 (docker/Dockerfile.rocm_72_base +
+# docker/Dockerfile.rocm_72 of its release sdist vllm-0.33.0.tar.gz: torch 2.13.0 at 733fca1,
+# triton 3.8.0 at 669b31ac, torchvision 0.28.0, torchaudio 2.11.0, amd-aiter 0.1.26, MoRI
+# 1.2.3.post1).  Commits are full 40-hex, except upstream's own abbreviations where no full
+# commit could be had (declared in ABBREVIATED); a tag is accepted only where upstream pins a tag.
 #
 # Only plain HCL is used here (variables, top-level attributes, targets, groups,
 # for-expressions and a small set of functions) so that a re-implementation of
@@ -326,7 +326,7 @@ variable "ABBREVIATED" {
 variable "PYTORCH_REPO" {
   type        = string
   default     = "https://github.com/ROCm/pytorch.git"
-  description = "PyTorch source repository (AMD's fork, as vLLM's Dockerfile.rocm_base uses)."
+  description = "PyTorch source repository (AMD's fork, as vLLM's Dockerfile.rocm_72_base uses)."
 }
 
 variable "PYTORCH_COMMIT" {
@@ -860,13 +860,13 @@ variable "MORI_COMMIT" {
 }
 
 # MoRI's RDMA NIC provider libraries in the vLLM runtime image, as vllm-project/vllm
-# docker/Dockerfile.rocm (v0.28.0 sdist, the same file at VLLM_COMMIT) installs them in its stage
-# mori_base (lines 516-568), the stage its final image is built FROM, per NIC_BACKEND (line 16,
+# docker/Dockerfile.rocm_72 (v0.33.0 sdist) installs them in its stage
+# mori_base (lines 596-649), the stage its final image is built FROM, per NIC_BACKEND (line 17,
 # default all): AMD AINIC's libionic-dev and ionic-common from
 # https://repo.radeon.com/amdainic/pensando/ubuntu/<AINIC_VERSION> jammy (AINIC_VERSION
-# 1.117.3-hydra, line 20; install_ainic, lines 523-537) and Broadcom Thor-2's
+# 1.117.5-a-77, line 22; install_ainic, lines 602-614) and Broadcom Thor-2's
 # bnxt-rocelib=235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public
-# jammy (install_bnxt, lines 540-553).  Upstream adds the vendors' apt repositories with signing
+# jammy (install_bnxt, lines 618-631).  Upstream adds the vendors' apt repositories with signing
 # keys fetched unverified; here every vendor .deb is pinned by URL and sha256 (NIC_DEBS) and
 # installed from its file (vllm.Dockerfile, stage mori_base).  Neither host could be reached
 # where these pins are recorded, so no vendor .deb (its file name, version or sha256) is
@@ -876,17 +876,17 @@ variable "MORI_COMMIT" {
 variable "NIC_BACKEND" {
   type        = string
   default     = "none"
-  description = "The RDMA NICs whose provider libraries the vLLM runtime image carries for MoRI (vLLM v0.28.0 docker/Dockerfile.rocm NIC_BACKEND): none, ainic (AMD AINIC: libionic-dev, ionic-common), bnxt (Broadcom Thor-2: bnxt-rocelib) or all. Upstream's default is all; here none until NIC_DEBS pins the vendors' .debs, which could not be recorded where the pins are kept (repo.radeon.com and packages.broadcom.com unreachable there)."
+  description = "The RDMA NICs whose provider libraries the vLLM runtime image carries for MoRI (vLLM v0.33.0 docker/Dockerfile.rocm_72 NIC_BACKEND): none, ainic (AMD AINIC: libionic-dev, ionic-common), bnxt (Broadcom Thor-2: bnxt-rocelib) or all. Upstream's default is all; here none until NIC_DEBS pins the vendors' .debs, which could not be recorded where the pins are kept (repo.radeon.com and packages.broadcom.com unreachable there)."
   validation {
     condition     = contains(["none", "ainic", "bnxt", "all"], NIC_BACKEND)
-    error_message = "NIC_BACKEND must be one of none, ainic, bnxt, all (vLLM's docker/Dockerfile.rocm NIC_BACKEND)."
+    error_message = "NIC_BACKEND must be one of none, ainic, bnxt, all (vLLM's docker/Dockerfile.rocm_72 NIC_BACKEND)."
   }
 }
 
 variable "NIC_DEBS" {
   type        = list(string)
   default     = []
-  description = "The vendors' .debs NIC_BACKEND installs, each \"<backend> <sha256> <url>\" (backend ainic or bnxt; env: comma-separated): for ainic libionic-dev, ionic-common and the libionic1 they need from https://repo.radeon.com/amdainic/pensando/ubuntu/1.117.3-hydra/ (vLLM v0.28.0's AINIC_VERSION), for bnxt bnxt-rocelib 235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/. Each is downloaded, checked by its sha256 and installed from its file; the build checks that upstream's packages are then installed. Empty: none recorded yet (see NIC_BACKEND)."
+  description = "The vendors' .debs NIC_BACKEND installs, each \"<backend> <sha256> <url>\" (backend ainic or bnxt; env: comma-separated): for ainic libionic-dev, ionic-common and the libionic1 they need from https://repo.radeon.com/amdainic/pensando/ubuntu/1.117.5-a-77/ (vLLM v0.33.0's AINIC_VERSION), for bnxt bnxt-rocelib 235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/. Each is downloaded, checked by its sha256 and installed from its file; the build checks that upstream's packages are then installed. Empty: none recorded yet (see NIC_BACKEND)."
   validation {
     condition     = length([for d in NIC_DEBS : d if !can(regex("^(ainic [0-9a-f]{64} https://repo\\.radeon\\.com/amdainic/pensando/ubuntu/[^/ ]+/|bnxt [0-9a-f]{64} https://packages\\.broadcom\\.com/artifactory/ethernet-nic-debian-public/)[^ ;]+\\.deb$", d))]) == 0
     error_message = "NIC_DEBS entries must be \"ainic <sha256> https://repo.radeon.com/amdainic/pensando/ubuntu/<bundle>/....deb\" or \"bnxt <sha256> https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/....deb\"."
@@ -902,21 +902,21 @@ variable "NIC_DEBS" {
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
 # gfx1250 is an honest skip, not a real cell: upstream builds nothing for it on a ROCm 7.2.3
-# base.  vLLM v0.28.0's docker/Dockerfile.rocm_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
+# base.  vLLM v0.33.0's docker/Dockerfile.rocm_72_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
 # gfx1150, gfx1151) has no gfx1250; its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt
-# torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14.0a20260623 base and builds
-# AITER JIT-only there (AITER_BRANCH main, ENABLE_CK=0, PREBUILD_KERNELS=0).  On this base every
+# torch 2.11.0+rocm10.1.0a20260822 wheels on a TheRock ROCm SDK 10.1.0a20260822 base and builds
+# AITER JIT-only there (AITER_BRANCH f85b24b, ENABLE_CK=0, PREBUILD_KERNELS=0).  On this base every
 # component that generates GPU code or needs the cell's torch is skipped, each with its reason.
 # What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
 # over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
 #
 # A cell is built as upstream ships it (`inv lint`, rule supported-archs, from upstream's own
 # files: src/rocm_bake_checks/lint/upstream.toml [supported-archs]).  "Upstream ships it on the
-# arch" and "it has GPU kernels for the arch" are two questions: vLLM v0.28.0's release image
-# (docker/Dockerfile.rocm_base, one image for PYTORCH_ROCM_ARCH=gfx90a;...;gfx1201;... at line
-# 30) carries AITER and FlashAttention on every one of its archs, though it compiles AITER's
-# kernels for gfx942;gfx950 only (AITER_ROCM_ARCH, line 32; GPU_ARCHS=${AITER_ROCM_ARCH}, line
-# 267) and FlashAttention's for its gfx9 archs only (line 244: GPU_ARCHS=$(echo
+# arch" and "it has GPU kernels for the arch" are two questions: vLLM v0.33.0's release image
+# (docker/Dockerfile.rocm_72_base, one image for PYTORCH_ROCM_ARCH=gfx90a;...;gfx1201;... at line
+# 35) carries AITER and FlashAttention on every one of its archs, though it compiles AITER's
+# kernels for gfx942;gfx950 only (AITER_ROCM_ARCH, line 37; GPU_ARCHS=${AITER_ROCM_ARCH}, line
+# 272) and FlashAttention's for its gfx9 archs only (line 249: GPU_ARCHS=$(echo
 # ${PYTORCH_ROCM_ARCH} | sed -e 's/;gfx1[0-9]\{3\}//g')).  On gfx1201 they are there for their
 # Triton kernels, which vLLM uses on RDNA4 (vllm/_aiter_ops.py is_rdna_aiter_enabled: "Only
 # aiter's Triton kernels exist on gfx12"; vllm/platforms/rocm.py flash_attn_triton_available:
@@ -928,13 +928,13 @@ variable "NIC_DEBS" {
 
 SKIP = {
   "gfx1201/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; vLLM imports mori only for its MoRI all2all backend"
-  "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER v0.1.19 does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH main) over prebuilt TheRock torch on a ROCm SDK 7.14 base (vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER's GFX_MAP does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH f85b24b) over prebuilt TheRock torch on a ROCm SDK 10.1 base (vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
   "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3; flash-attention's setup.py at FA_COMMIT allows gfx90a, gfx942, gfx950 only (allowed_archs)"
   "gfx1250/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; vLLM imports mori only for its MoRI all2all backend"
-  "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.28.0's Dockerfile.rocm_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14 base instead"
+  "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.33.0's Dockerfile.rocm_72_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm10.1.0a20260822 wheels on a TheRock ROCm SDK 10.1 base instead"
   "gfx1250/triton"  = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch)"
-  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 7.14 base, vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 7.14 base (docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 10.1 base, vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_72_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 10.1 base (docker/Dockerfile.rocm_base_gfx1250)"
   "gfx1250/lmcache" = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
 }
 
@@ -945,8 +945,8 @@ SKIP = {
 # and the vLLM image of the arch sets the same variables where it runs (the runtime imports them
 # so); the cell's label rocm-bake.no-gpu-code gives the reason to the arch audit.
 TRITON_ONLY = {
-  "gfx1201/aiter"      = "AITER's Triton-only build (AITER_TRITON_ONLY=1): upstream's release image ships amd-aiter on gfx1201 with kernels for gfx942;gfx950 only (vLLM v0.28.0 docker/Dockerfile.rocm_base AITER_ROCM_ARCH, line 32); vLLM uses AITER's Triton kernels on gfx12"
-  "gfx1201/flash-attn" = "FlashAttention's Triton backend (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE): upstream's release image ships flash_attn on gfx1201 with composable_kernel kernels for its gfx9 archs only (vLLM v0.28.0 docker/Dockerfile.rocm_base line 244 drops every gfx1xxx arch; flash-attention's setup.py allowed_archs is gfx90a, gfx942, gfx950); vLLM uses its Triton backend on RDNA"
+  "gfx1201/aiter"      = "AITER's Triton-only build (AITER_TRITON_ONLY=1): upstream's release image ships amd-aiter on gfx1201 with kernels for gfx942;gfx950 only (vLLM v0.33.0 docker/Dockerfile.rocm_72_base AITER_ROCM_ARCH, line 37); vLLM uses AITER's Triton kernels on gfx12"
+  "gfx1201/flash-attn" = "FlashAttention's Triton backend (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE): upstream's release image ships flash_attn on gfx1201 with composable_kernel kernels for its gfx9 archs only (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 249 drops every gfx1xxx arch; flash-attention's setup.py allowed_archs is gfx90a, gfx942, gfx950); vLLM uses its Triton backend on RDNA"
 }
 
 ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
@@ -996,7 +996,7 @@ VERSION_TAG = {
 # Each reason becomes the cell's label rocm-bake.no-gpu-code.
 NO_GPU_CODE = {
   base   = "the ROCm base image, Python and build tools: ROCm's own libraries (/opt/rocm*) are left out of the audit"
-  triton = "Triton compiles its kernels at run time: its wheel holds the compiler, no .hip_fatbin (vLLM docker/Dockerfile.rocm_base build_triton)"
+  triton = "Triton compiles its kernels at run time: its wheel holds the compiler, no .hip_fatbin (vLLM docker/Dockerfile.rocm_72_base build_triton)"
   nixl   = "UCX and NIXL are host code over the HIP runtime API (no HIP kernels)"
 }
 
@@ -1319,7 +1319,7 @@ target "nixl" {
 }
 
 # FlashAttention (composable_kernel backend; its Triton backend for a TRITON_ONLY cell) over the
-# cell's torch (vLLM v0.28.0 docker/Dockerfile.rocm_base build_fa).
+# cell's torch (vLLM v0.33.0 docker/Dockerfile.rocm_72_base build_fa).
 target "flash-attn" {
   matrix     = { arch = ARCHS["flash-attn"] }
   name       = "flash-attn-${arch}"
@@ -1345,7 +1345,7 @@ target "flash-attn" {
   }
 }
 
-# MoRI (the amd_mori wheel) over the cell's torch (vLLM v0.28.0 docker/Dockerfile.rocm_base
+# MoRI (the amd_mori wheel) over the cell's torch (vLLM v0.33.0 docker/Dockerfile.rocm_72_base
 # build_mori).
 target "mori" {
   matrix     = { arch = ARCHS["mori"] }
