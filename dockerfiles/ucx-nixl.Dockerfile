@@ -51,7 +51,7 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 # pinned commit also requires torch==2.11.*, which its meson build never imports, and
 # `python -m build --no-isolation` stops on it ("Missing dependencies").  The other build
 # requirements (setuptools>=80.9.0, pytest, types-PyYAML, build, ...) are installed from
-# requirements/nixl-build.txt.  Follows vllm-project/vllm docker/Dockerfile.rocm (build_nixl:
+# requirements/nixl-build.txt.  Follows vllm-project/vllm docker/Dockerfile.rocm_72 (build_nixl, lines 384-486:
 # `uv pip install ... pytest tomlkit "setuptools>=80.9.0"`, then
 # `uv build --wheel --no-build-isolation -Csetup-args=...`).
 WORKDIR /src/nixl

@@ -15,7 +15,7 @@
 #            the contract every consumer (lmcache, wheels-<arch>) bind-mounts
 # amdsmi: vLLM detects ROCm with `import amdsmi` / amdsmi.amdsmi_init(); without it
 # `vllm serve` finds no platform.  Built from the ROCm release of the base image, as
-# vllm-project/vllm docker/Dockerfile.rocm_base does (build_amdsmi: pip wheel in
+# vllm-project/vllm docker/Dockerfile.rocm_72_base does (build_amdsmi: pip wheel in
 # /opt/rocm/share/amd_smi), never PyPI's amdsmi (a different ROCm release).
 # (Pure Python over libamd_smi.so; with-compiler-cache.sh only keeps the cache rule uniform.)
 FROM base AS amdsmi
@@ -70,7 +70,7 @@ RUN unpack-sdist.sh /tmp/vllm-sdist.tar.gz /src/vllm "${VLLM_REF#v}" "${VLLM_COM
 
 # ROCm's triton_kernels for vLLM's CMake (TRITON_KERNELS_SRC_DIR), from the ROCm/triton
 # commit vLLM pins; unset, vLLM's CMake fetches upstream triton-lang/triton's by git tag with
-# no hash.  Follows vllm-project/vllm docker/Dockerfile.rocm (stage rocm-triton-kernels,
+# no hash.  Follows vllm-project/vllm docker/Dockerfile.rocm_72 (stage rocm-triton-kernels,
 # ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels, and its check that
 # cmake/external_projects/triton_kernels.cmake names the same commit).
 RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_KERNELS_REF}" "${TRITON_KERNELS_COMMIT}" \
@@ -142,19 +142,18 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 # torch above is kept; drop-requirement.py does the same for the other wheels the cell built
 # (requirements/build/rocm.txt also pins PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
 # were installed from the vllm lock above.
-# The Rust frontend comes built from the rust stage (vllm-project/vllm docker/Dockerfile.rocm
+# The Rust frontend comes built from the rust stage (vllm-project/vllm docker/Dockerfile.rocm_72
 # build_vllm: "setup.py detects them and ships them as-is"); VLLM_REQUIRE_RUST_FRONTEND=1
 # (read by setup.py's should_require_rust_frontend) makes its extensions non-optional, so a
 # missing artifact fails the build instead of setuptools-rust skipping it, and the wheel is
 # checked to carry both.
 # The wheel requires exactly the cell's own torch, torchvision, torchaudio, triton, amdsmi,
-# amd-aiter and flash-attn, as vllm-project/vllm docker/Dockerfile.rocm (commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT; build_vllm_wheel_release, lines
-# 651-655) makes its release wheel: upstream's own tools/vllm-rocm/pin_rocm_dependencies.py,
+# amd-aiter and flash-attn, as vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist;
+# build_vllm_wheel_release, lines 727-729) makes its release wheel: upstream's own tools/vllm-rocm/pin_rocm_dependencies.py,
 # run from the source tree, writes `name==version` of each wheel in one directory at the top of
 # requirements/rocm.txt (setup.py's install_requires on ROCm); check-requires.py then fails the
 # build unless the wheel's Requires-Dist names every one of them at that version.  That
-# directory is upstream's /install, the base wheels of Dockerfile.rocm_base's debs_wheel_release
+# directory is upstream's /install, the base wheels of Dockerfile.rocm_72_base's debs_wheel_release
 # (build_fa's flash_attn wheel among them; pin_rocm_dependencies.py maps `flash_attn-` to
 # flash-attn), so the flash-attn context goes in too (`empty` where the cell skips it: no pin).
 FROM deps AS build
@@ -199,27 +198,27 @@ assert 'vllm/vllm-rs' in names and any(n.startswith('vllm/_rust_tool_parser') an
 
 # The component's wheels: vllm and the amdsmi wheel it needs, so the wheels export
 # (dist/<arch>) carries amdsmi too and `pip install dist/<arch>/*.whl` gives a vLLM that
-# detects ROCm.  Follows vllm-project/vllm docker/Dockerfile.rocm_base at commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a (VLLM_COMMIT): its debs_wheel_release collects
+# detects ROCm.  Follows vllm-project/vllm docker/Dockerfile.rocm_72_base (v0.33.0 sdist): its
+# debs_wheel_release (line 284) collects
 # build_amdsmi's wheel with torch, triton and aiter.
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
 COPY --from=amdsmi /wheels/amdsmi/ /wheels/
 # flash_attn and amd_mori (`empty` where the cell skips them), as vllm-project/vllm
-# docker/Dockerfile.rocm_base's debs stage carries build_fa's and build_mori's wheels into the
+# docker/Dockerfile.rocm_72_base's debs stage carries build_fa's and build_mori's wheels into the
 # image: the runtime stage installs them with vllm, the wheels export takes them from here.
 COPY --from=flash-attn /wheels/ /wheels/
 COPY --from=mori /wheels/ /wheels/
 COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 
-# MoRI's runtime dependencies, as vllm-project/vllm docker/Dockerfile.rocm (v0.28.0 sdist, the
-# same file at VLLM_COMMIT) installs them in its stage mori_base (lines 516-568), the stage its
-# final image is built FROM (line 828); the runtime stage below is built FROM this one.  Its
-# Python packages (msgpack, quart, blinker: lines 555-557) come from the vllm lock with the rest
-# (the runtime stage).  Its NIC provider libraries, per NIC_BACKEND (upstream's ARG, line 16;
-# none, ainic, bnxt or all: lines 562-567): upstream adds the vendors' apt repositories (signing
+# MoRI's runtime dependencies, as vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist)
+# installs them in its stage mori_base (lines 596-649), the stage its final image is built FROM
+# (final_common, line 924); the runtime stage below is built FROM this one.  Its
+# Python packages (msgpack, quart, blinker: lines 634-635) come from the vllm lock with the rest
+# (the runtime stage).  Its NIC provider libraries, per NIC_BACKEND (upstream's ARG, line 17;
+# none, ainic, bnxt or all: lines 640-645): upstream adds the vendors' apt repositories (signing
 # keys fetched unverified) and installs libionic-dev and ionic-common (install_ainic, lines
-# 523-537) and bnxt-rocelib=235.2.86.0 (install_bnxt, lines 540-553).  Here each vendor .deb of
+# 602-614) and bnxt-rocelib=235.2.86.0 (install_bnxt, lines 618-631).  Here each vendor .deb of
 # NIC_DEBS ("<nic> <sha256> <url>", rocm-bake.hcl) whose NIC is selected is downloaded and
 # checked by its sha256, apt installs them from their files (what they need from Ubuntu, from
 # the base image's archive, as upstream's), and every package upstream names for the NIC must
@@ -297,9 +296,9 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 # amd_mori where the cell builds them), everything else from the vllm lock (locks/vllm.txt), uv
 # among them (requirements/vllm-runtime.txt: upstream's final image has uv from its base
 # stage), and MoRI's proxy dependencies msgpack, quart and blinker (requirements/vllm-runtime.txt),
-# which vllm-project/vllm docker/Dockerfile.rocm (v0.28.0 sdist, the same file at VLLM_COMMIT)
-# installs in its stage mori_base (lines 516-568: pip install at 555-557), the stage its final
-# image is built FROM (line 828).  The runtime check imports what the image must run: those
+# which vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist) installs in its stage
+# mori_base (lines 596-649: pip install at 634-635), the stage its final image is built FROM
+# (final_common, line 924).  The runtime check imports what the image must run: those
 # three (vLLM's MoRIIO connector imports msgpack at module level), and for a build without
 # kernels (AITER_TRITON_ONLY, FLASH_ATTENTION_TRITON_AMD_ENABLE above) the modules vLLM takes
 # from it (aiter.ops.triton; flash_attn.flash_attn_triton_amd).
