@@ -97,10 +97,21 @@ def evaluate(expressions: Sequence[str]) -> list[dict[str, str]]:
     return out
 
 
+class RecordError(Exception):
+    """The recording cannot be made (one line for the user)."""
+
+
 def buildx_version() -> str:
-    proc = subprocess.run(["docker", "buildx", "version"], capture_output=True, text=True,
-                          check=True)
-    return proc.stdout.split()[1]
+    """The installed buildx's version (``0.29.1+ds1``)."""
+    try:
+        proc = subprocess.run(["docker", "buildx", "version"], capture_output=True, text=True,
+                              check=False)
+    except FileNotFoundError:
+        raise RecordError("needs the docker client (bash scripts/engine.sh install)") from None
+    words = proc.stdout.split()
+    if proc.returncode != 0 or len(words) < 2:
+        raise RecordError("needs docker buildx (bash scripts/engine.sh install)")
+    return words[1]
 
 
 def record(cases: Sequence[dict[str, str]]) -> list[dict[str, str]]:
@@ -111,10 +122,13 @@ def record(cases: Sequence[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def main() -> int:
-    data = load()
-    cases = record(data["cases"])
-    text = json.dumps({"buildx": buildx_version(), "cases": cases}, indent=1,
-                      ensure_ascii=False) + "\n"
+    try:
+        version = buildx_version()
+        cases = record(load()["cases"])
+    except (RecordError, OSError, ValueError, KeyError) as exc:
+        print(f"record_functions: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps({"buildx": version, "cases": cases}, indent=1, ensure_ascii=False) + "\n"
     tmp = CASES_FILE.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(CASES_FILE)
