@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import FIXTURES, ROOT, minimal_env
+from tests.conftest import FIXTURES, ROOT, Buildx, minimal_env
 
 CASES_FILE = FIXTURES / "bake" / "functions.json"
 
@@ -58,12 +59,13 @@ def error_message(stderr: str) -> str:
     return _MORE.sub("", _POSITION.sub("", message, count=1).removeprefix("ERROR: "))
 
 
-def _run(home: Path, expressions: Sequence[str], work: Path) -> list[dict[str, str]] | str:
-    """buildx's ``R<i>`` texts for the expressions, or its error message. (Bytes, not text: an
-    error quotes the source line, which may hold bytes that are not UTF-8.)"""
+def _run(buildx: Buildx, expressions: Sequence[str], work: Path) -> list[dict[str, str]] | str:
+    """``buildx``'s ``R<i>`` texts for the expressions, or its error message (its config
+    directory, hence its cli-plugins; bytes, not text: an error quotes the source line, which
+    may hold bytes that are not UTF-8)."""
     (work / "docker-bake.hcl").write_text(bake_file(expressions), encoding="utf-8")
-    env = minimal_env({"DOCKER_CONFIG": str(home / "docker"),
-                       "BUILDX_CONFIG": str(home / "buildx")}, home=home)
+    env = minimal_env({"DOCKER_CONFIG": str(buildx.config),
+                       "BUILDX_CONFIG": str(buildx.home / "buildx")}, home=buildx.home)
     proc = subprocess.run(["docker", "buildx", "bake", "--progress=plain", "--print", "t"],
                           cwd=work, env=env, capture_output=True, timeout=60, check=False)
     if proc.returncode != 0:
@@ -78,21 +80,19 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
         yield items[start:start + BATCH]
 
 
-def evaluate(expressions: Sequence[str]) -> list[dict[str, str]]:
+def evaluate(buildx: Buildx, expressions: Sequence[str]) -> list[dict[str, str]]:
     """For each expression ``{"value": R}`` or ``{"error": MESSAGE}``: expressions run in
     batches; a batch that fails runs again one file per expression (buildx stops at errors)."""
     out: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        home, work = Path(tmp) / "home", Path(tmp) / "work"
-        (home / "docker").mkdir(parents=True)
-        work.mkdir()
+        work = Path(tmp)
         for chunk in _chunks(expressions):
-            batch = _run(home, chunk, work)
+            batch = _run(buildx, chunk, work)
             if isinstance(batch, list):
                 out.extend(batch)
                 continue
             for expression in chunk:
-                one = _run(home, [expression], work)
+                one = _run(buildx, [expression], work)
                 out.append(one[0] if isinstance(one, list) else {"error": one})
     return out
 
@@ -101,33 +101,32 @@ class RecordError(Exception):
     """The recording cannot be made (one line for the user)."""
 
 
-def buildx_version() -> str:
-    """The installed buildx's version (``0.29.1+ds1``)."""
-    try:
-        proc = subprocess.run(["docker", "buildx", "version"], capture_output=True, text=True,
-                              check=False)
-    except FileNotFoundError:
-        raise RecordError("needs the docker client (bash scripts/engine.sh install)") from None
-    words = proc.stdout.split()
-    if proc.returncode != 0 or len(words) < 2:
+def buildx_version(buildx: Buildx) -> str:
+    """``buildx``'s version (``0.29.1+ds1``)."""
+    if shutil.which("docker") is None:
+        raise RecordError("needs the docker client (bash scripts/engine.sh install)")
+    words = buildx.version().split()
+    if len(words) < 2:
         raise RecordError("needs docker buildx (bash scripts/engine.sh install)")
     return words[1]
 
 
-def record(cases: Sequence[dict[str, str]]) -> list[dict[str, str]]:
-    """The cases with the installed buildx's outcome beside each expression."""
-    outcomes = evaluate([case["expression"] for case in cases])
+def record(buildx: Buildx, cases: Sequence[dict[str, str]]) -> list[dict[str, str]]:
+    """The cases with ``buildx``'s outcome beside each expression."""
+    outcomes = evaluate(buildx, [case["expression"] for case in cases])
     return [{"function": case["function"], "expression": case["expression"], **outcome}
             for case, outcome in zip(cases, outcomes, strict=True)]
 
 
 def main() -> int:
-    try:
-        version = buildx_version()
-        cases = record(load()["cases"])
-    except (RecordError, OSError, ValueError, KeyError) as exc:
-        print(f"record_functions: {exc}", file=sys.stderr)
-        return 2
+    with tempfile.TemporaryDirectory() as home:
+        buildx = Buildx(Path(home))
+        try:
+            version = buildx_version(buildx)
+            cases = record(buildx, load()["cases"])
+        except (RecordError, OSError, ValueError, KeyError) as exc:
+            print(f"record_functions: {exc}", file=sys.stderr)
+            return 2
     text = json.dumps({"buildx": version, "cases": cases}, indent=1, ensure_ascii=False) + "\n"
     tmp = CASES_FILE.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")

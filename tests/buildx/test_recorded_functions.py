@@ -1,7 +1,8 @@
-"""The recorded function cases (tests/fixtures/bake/functions.json) are what the installed
-buildx gives: every expression evaluated again (in batches, as the recorder does) and its
-``R`` text or error message compared verbatim. tests/unit/test_functions.py holds the model
-to the same recording. After a deliberate change of cases, record again:
+"""The recorded function cases (tests/fixtures/bake/functions.json) are what the oracle buildx
+gives (the installed one; the nightly's newest with ROCM_BAKE_BUILDX_PLUGINS): every expression
+evaluated again (in batches, as the recorder does) and its ``R`` text or error message compared
+verbatim. tests/unit/test_functions.py holds the model to the same recording. After a
+deliberate change of cases, record again:
 
     python -m tests.buildx.record_functions
 """
@@ -18,10 +19,10 @@ CASES = record_functions.load()["cases"]
 
 @pytest.fixture(scope="module")
 def evaluated(buildx: Buildx) -> dict[str, dict[str, str]]:
-    """Expression -> the installed buildx's outcome (``buildx``: fails naming what is
-    missing when docker buildx is absent)."""
+    """Expression -> the oracle buildx's outcome (the ``buildx`` fixture's: the installed one,
+    or the newest in the nightly; it fails naming what is missing)."""
     expressions = [case["expression"] for case in CASES]
-    return dict(zip(expressions, record_functions.evaluate(expressions), strict=True))
+    return dict(zip(expressions, record_functions.evaluate(buildx, expressions), strict=True))
 
 
 @pytest.mark.buildx
