@@ -164,21 +164,33 @@ def written(path: str, facts: Mapping[str, Mapping[str, Any]]) -> str:
             out += f"\n[project]\nname = \"x\"\ndependencies = {json.dumps(dependencies[0])}\n"
         return out
     lines = ["import os", "from setuptools import setup", ""]
+    requires: dict[tuple[str, str], Any] = {}
     for label, value in values.items():
         if (archs := _ARCHS.fullmatch(label)) is not None:
             lines.append(f"{archs['name']} = {json.dumps(value)}")
         elif (switch := _SWITCH.fullmatch(label)) is not None and value:
             lines.append(f"SWITCH = os.environ.get({switch['env']!r}, '') == {switch['value']!r}")
-        elif (requires := _REQUIRES.fullmatch(label)) is not None:
-            false = requires["false"]
-            if false:
-                lines += [f"{false} = os.environ.get({false!r}, '0') == '1'",
-                          f"if {false}:", "    install_requires = []", "else:",
-                          f"    install_requires = {json.dumps(value)}"]
-            else:
-                lines.append(f"install_requires = {json.dumps(value)}")
-            lines.append("setup(name='x', install_requires=install_requires)")
-    return "\n".join(lines) + "\n"
+        elif (found := _REQUIRES.fullmatch(label)) is not None:
+            requires[(found["false"], found["true"])] = value
+    return "\n".join([*lines, *_setup_call(requires)]) + "\n"
+
+
+def _setup_call(requires: Mapping[tuple[str, str], Any]) -> list[str]:
+    """One ``setup()`` whose ``install_requires`` says each recorded reading: the requirements
+    read with its switch off and (where recorded) on, e.g. AITER's AITER_TRITON_ONLY."""
+    if not requires:
+        return []
+    flags = sorted({flag for pair in requires for flag in pair if flag})
+    if not flags:
+        lines = [f"install_requires = {json.dumps(next(iter(requires.values())))}"]
+    else:
+        flag = flags[0]          # one switch per file: what the recorder reads of AITER's
+        on: Any = next((v for (_, true), v in requires.items() if true == flag), [])
+        off: Any = next((v for (false, _), v in requires.items() if false == flag), [])
+        lines = [f"{flag} = os.environ.get({flag!r}, '0') == '1'", f"if {flag}:",
+                 f"    install_requires = {json.dumps(on)}", "else:",
+                 f"    install_requires = {json.dumps(off)}"]
+    return [*lines, "setup(name='x', install_requires=install_requires)"]
 
 
 def raw(path: str) -> str | None:
