@@ -699,69 +699,65 @@ old_buildx_ok() {
     [ -n "$v" ] && dpkg --compare-versions "$v" lt "$MIN_BUILDX"
 }
 
-cmd_old_buildx() {
-    local dir=${OLD_BUILDX_DIR%/} plugin
-    case "$dir" in
-    /*) ;;
-    *) dir=$PWD/$dir ;;
-    esac
-    plugin=$dir/cli-plugins/docker-buildx
-    if old_buildx_ok "$plugin"; then
-        log "old-buildx: buildx $(plugin_version "$plugin") already in $dir/cli-plugins"
-    else
-        command -v dpkg-deb >/dev/null 2>&1 || die "dpkg-deb not found"
-        if ! mkdir -p "$dir/cli-plugins" 2>/dev/null || [ ! -w "$dir/cli-plugins" ]; then
-            die "cannot write $dir/cli-plugins (run as root or set ROCM_BAKE_OLD_BUILDX_DIR)"
-        fi
-        fetch_debs old-buildx docker-buildx/trixie
-        local debs deb src new
-        debs=("$FETCH_DIR"/debs/docker-buildx_*.deb)
-        deb=${debs[0]}
-        [ -f "$deb" ] || die "old-buildx: no docker-buildx .deb downloaded"
-        dpkg-deb -x "$deb" "$FETCH_DIR/x" || die "dpkg-deb -x ${deb##*/} failed"
-        src=$(find "$FETCH_DIR/x" -path '*/cli-plugins/docker-buildx' -type f | head -n1)
-        [ -n "$src" ] || die "old-buildx: no cli-plugins/docker-buildx in ${deb##*/}"
-        # Copy next to the target, check it, then rename: never a half file.
-        new=$(mktemp "$dir/cli-plugins/.docker-buildx.XXXXXX")
-        TMP_PATHS+=("$new")
-        cp "$src" "$new"
-        chmod 755 "$new"
-        old_buildx_ok "$new" ||
-            die "old-buildx: ${deb##*/} gives buildx '$(plugin_version "$new")', want one that runs and is < $MIN_BUILDX"
-        mv -f "$new" "$plugin"
-        log "old-buildx: buildx $(plugin_version "$plugin") (${deb##*/}) in $dir/cli-plugins"
-    fi
-    printf '%s\n' "$dir"
+# runs_buildx FILE: FILE is an executable buildx plugin that runs.
+runs_buildx() {
+    [ -f "$1" ] && [ -x "$1" ] && [ -n "$(plugin_version "$1")" ]
 }
 
-# newest-buildx: the docker-buildx of Debian's newest suite in NEWEST_DIR/cli-plugins.
-cmd_newest_buildx() {
-    local dir=${NEWEST_BUILDX_DIR%/} plugin
-    case "$dir" in
-    /*) ;;
-    *) dir=$PWD/$dir ;;
-    esac
-    plugin=$dir/cli-plugins/docker-buildx
+# put_buildx WHAT SUITE DIR CHECK WANTED VARIABLE: Debian SUITE's docker-buildx into
+# DIR/cli-plugins/docker-buildx (DIR absolute), copied beside it, checked by the function
+# CHECK (WANTED says what it wants), then renamed into place: never a half file.  VARIABLE
+# names DIR's setting.
+put_buildx() {
+    local what=$1 suite=$2 dir=$3 check=$4 wanted=$5 variable=$6
     command -v dpkg-deb >/dev/null 2>&1 || die "dpkg-deb not found"
     if ! mkdir -p "$dir/cli-plugins" 2>/dev/null || [ ! -w "$dir/cli-plugins" ]; then
-        die "cannot write $dir/cli-plugins (run as root or set ROCM_BAKE_NEWEST_BUILDX_DIR)"
+        die "cannot write $dir/cli-plugins (run as root or set $variable)"
     fi
-    fetch_debs newest-buildx "docker-buildx/$NEWEST_SUITE"
+    fetch_debs "$what" "docker-buildx/$suite"
     local debs deb src new
     debs=("$FETCH_DIR"/debs/docker-buildx_*.deb)
     deb=${debs[0]}
-    [ -f "$deb" ] || die "newest-buildx: no docker-buildx .deb downloaded"
+    [ -f "$deb" ] || die "$what: no docker-buildx .deb downloaded"
     dpkg-deb -x "$deb" "$FETCH_DIR/x" || die "dpkg-deb -x ${deb##*/} failed"
     src=$(find "$FETCH_DIR/x" -path '*/cli-plugins/docker-buildx' -type f | head -n1)
-    [ -n "$src" ] || die "newest-buildx: no cli-plugins/docker-buildx in ${deb##*/}"
-    # Copy next to the target, check it runs, then rename: never a half file.
+    [ -n "$src" ] || die "$what: no cli-plugins/docker-buildx in ${deb##*/}"
     new=$(mktemp "$dir/cli-plugins/.docker-buildx.XXXXXX")
     TMP_PATHS+=("$new")
     cp "$src" "$new"
     chmod 755 "$new"
-    [ -n "$(plugin_version "$new")" ] || die "newest-buildx: ${deb##*/} gives a buildx that does not run"
-    mv -f "$new" "$plugin"
-    log "newest-buildx: buildx $(plugin_version "$plugin") (${deb##*/}, Debian $NEWEST_SUITE) in $dir/cli-plugins"
+    "$check" "$new" ||
+        die "$what: ${deb##*/} gives buildx '$(plugin_version "$new")', want $wanted"
+    mv -f "$new" "$dir/cli-plugins/docker-buildx"
+    log "$what: buildx $(plugin_version "$dir/cli-plugins/docker-buildx") (${deb##*/}, Debian $suite) in $dir/cli-plugins"
+}
+
+absolute() {
+    case "$1" in
+    /*) printf '%s\n' "${1%/}" ;;
+    *) printf '%s\n' "$PWD/${1%/}" ;;
+    esac
+}
+
+cmd_old_buildx() {
+    local dir
+    dir=$(absolute "$OLD_BUILDX_DIR")
+    if old_buildx_ok "$dir/cli-plugins/docker-buildx"; then
+        log "old-buildx: buildx $(plugin_version "$dir/cli-plugins/docker-buildx") already in $dir/cli-plugins"
+    else
+        put_buildx old-buildx trixie "$dir" old_buildx_ok "one that runs and is < $MIN_BUILDX" \
+            ROCM_BAKE_OLD_BUILDX_DIR
+    fi
+    printf '%s\n' "$dir"
+}
+
+# newest-buildx: the docker-buildx of Debian's newest suite in NEWEST_DIR/cli-plugins,
+# fetched anew each time (the newest changes).
+cmd_newest_buildx() {
+    local dir
+    dir=$(absolute "$NEWEST_BUILDX_DIR")
+    put_buildx newest-buildx "$NEWEST_SUITE" "$dir" runs_buildx "one that runs" \
+        ROCM_BAKE_NEWEST_BUILDX_DIR
     printf '%s\n' "$dir"
 }
 

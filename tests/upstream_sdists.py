@@ -3,10 +3,9 @@ downloaded when the tests set up (by URL and sha256, through the project's bound
 into the rehearsal's content-addressed cache) and extracted beside it, never committed.
 
 ``raw(path)`` answers a raw.githubusercontent.com path (``owner/repo/ref/file``) of a release
-the sdists below carry (vLLM v0.33.0 at its sdist's abbreviated commit 4ba787ec9, LMCache v0.5.3
-at 140819c..., CuPy v14.2.0); the files that exist only on GitHub (AITER's and NIXL's at the
-stand-in commits lint/upstream.toml names, FlashAttention's setup.py at 0e60e39...) are in no
-sdist, and
+the sdists below carry (vLLM v0.28.0 at commit 2cf0a69..., LMCache v0.5.3 at 140819c...,
+CuPy v14.2.0); the files that exist only on GitHub (AITER's at tag v0.1.19, NIXL's
+pyproject.toml at 231d567..., FlashAttention's setup.py at 0e60e39...) are in no sdist, and
 the recorder kept only what lint reads of them (src/rocm_bake_checks/lint/upstream-metadata.json:
 requirement lines, arch lists, switches, with the sha256 of the file read): ``raw`` answers
 them with the tests' own small files of their shape saying exactly that (``written``), never
@@ -69,17 +68,16 @@ CUPY = Sdist("cupy", "14.2.0", "dc/10/059a92d40b161ea24607c9e41a75098812ca7021f2
              "9", "cfed725e612178cfbdbf62f4a3a598b60edecbbca718c0d4580c21a16ae4a62c")
 ALL = (*VLLM.values(), LMCACHE, CUPY)
 
-# owner/repo/ref of raw.githubusercontent.com -> the sdist of that release (vLLM 0.33.0's
-# vllm/_version.py names g4ba787ec9, the bake file's VLLM_COMMIT; LMCache 0.5.3 is tag v0.5.3,
-# commit 140819c...)
+# owner/repo/ref of raw.githubusercontent.com -> the sdist of that release (vLLM 0.28.0's
+# vllm/_version.py names g2cf0a6915; LMCache 0.5.3 is tag v0.5.3, commit 140819c...)
 RELEASES = {
-    "vllm-project/vllm/4ba787ec9": VLLM["0.33.0"],
+    "vllm-project/vllm/2cf0a6915ce544dc493a0990f2ea38d81601128a": VLLM["0.28.0"],
     "LMCache/LMCache/140819c9d57a975dbc5678a6459a218e544cb58b": LMCACHE,
     "cupy/cupy/v14.2.0": CUPY,
 }
 # The files of those releases lint reads (lint/upstream.toml, upstream-dockerfiles.toml)
 READ = {
-    "vllm-project/vllm": ("docker/Dockerfile.rocm_72_base", "docker/Dockerfile.rocm_72", "setup.py",
+    "vllm-project/vllm": ("docker/Dockerfile.rocm_base", "docker/Dockerfile.rocm", "setup.py",
                           "pyproject.toml", "requirements/common.txt", "requirements/rocm.txt",
                           "requirements/build/rocm.txt",
                           "tools/vllm-rocm/pin_rocm_dependencies.py"),
@@ -166,27 +164,33 @@ def written(path: str, facts: Mapping[str, Mapping[str, Any]]) -> str:
             out += f"\n[project]\nname = \"x\"\ndependencies = {json.dumps(dependencies[0])}\n"
         return out
     lines = ["import os", "from setuptools import setup", ""]
-    # the requirements read with a condition true (its `if` branch), by condition
-    branches = {m["true"]: v for label, v in values.items()
-                if (m := _REQUIRES.fullmatch(label)) is not None and m["true"] and not m["false"]}
+    requires: dict[tuple[str, str], Any] = {}
     for label, value in values.items():
         if (archs := _ARCHS.fullmatch(label)) is not None:
             lines.append(f"{archs['name']} = {json.dumps(value)}")
         elif (switch := _SWITCH.fullmatch(label)) is not None and value:
             lines.append(f"SWITCH = os.environ.get({switch['env']!r}, '') == {switch['value']!r}")
-        elif (requires := _REQUIRES.fullmatch(label)) is not None:
-            false = requires["false"]
-            if false:
-                lines += [f"{false} = os.environ.get({false!r}, '0') == '1'",
-                          f"if {false}:",
-                          f"    install_requires = {json.dumps(branches.get(false, []))}",
-                          "else:", f"    install_requires = {json.dumps(value)}"]
-            elif requires["true"] in branches:
-                continue   # the `if` branch of the condition's file, written with it
-            else:
-                lines.append(f"install_requires = {json.dumps(value)}")
-            lines.append("setup(name='x', install_requires=install_requires)")
-    return "\n".join(lines) + "\n"
+        elif (found := _REQUIRES.fullmatch(label)) is not None:
+            requires[(found["false"], found["true"])] = value
+    return "\n".join([*lines, *_setup_call(requires)]) + "\n"
+
+
+def _setup_call(requires: Mapping[tuple[str, str], Any]) -> list[str]:
+    """One ``setup()`` whose ``install_requires`` says each recorded reading: the requirements
+    read with its switch off and (where recorded) on, e.g. AITER's AITER_TRITON_ONLY."""
+    if not requires:
+        return []
+    flags = sorted({flag for pair in requires for flag in pair if flag})
+    if not flags:
+        lines = [f"install_requires = {json.dumps(next(iter(requires.values())))}"]
+    else:
+        flag = flags[0]          # one switch per file: what the recorder reads of AITER's
+        on: Any = next((v for (_, true), v in requires.items() if true == flag), [])
+        off: Any = next((v for (false, _), v in requires.items() if false == flag), [])
+        lines = [f"{flag} = os.environ.get({flag!r}, '0') == '1'", f"if {flag}:",
+                 f"    install_requires = {json.dumps(on)}", "else:",
+                 f"    install_requires = {json.dumps(off)}"]
+    return [*lines, "setup(name='x', install_requires=install_requires)"]
 
 
 def raw(path: str) -> str | None:

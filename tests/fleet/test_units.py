@@ -140,7 +140,7 @@ def test_watchdog_stops_the_bakes_of_a_node_that_stops_answering(
     builder.procs["c-x"] = ("a", proc)
     run.busy["a"] = 1
     run.watch_every = 0
-    monkeypatch.setattr(nodes, "reachable", lambda *a, **k: False)
+    monkeypatch.setattr(nodes, "probe", lambda *a, **k: "Cannot connect to the Docker daemon")
     run._watch()
     assert proc.wait(timeout=10) != 0
 

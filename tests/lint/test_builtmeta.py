@@ -160,3 +160,17 @@ def test_the_vllm_wheel_requires_the_wheels_its_build_mounts_as_the_script_pins_
     assert all(p == f"{p.split('==')[0]}=={built[p.split('==')[0]].version}" for p in pins)
     assert built["vllm"].requires[:len(pins)] == tuple(pins)
     assert built["amdsmi"].requires == ()
+
+
+def test_the_snapshot_answers_every_fact_the_rehearsal_reads() -> None:
+    """What `inv rehearse` reads of upstream before it builds (the built wheels' requirements,
+    and each without-kernels variant's: AITER Triton-only for gfx1201) is all in the committed
+    snapshot, replayed offline as the rehearsal replays it; a fact only lint asked for when it
+    was recorded would stop the rehearsal before its first step."""
+    bake_file = ROOT / "rocm-bake.hcl"
+    definition = bakemodel.load([bake_file])
+    metadata = upstream.Metadata(upstream.Settings())
+    built = resolution.built_dists(definition, [bake_file], bakemodel.targets(definition, ROOT),
+                                   ROOT, metadata, runtime_files=False)
+    without = resolution.built_without_kernels(definition, ROOT, metadata)
+    assert built and without

@@ -213,6 +213,10 @@ class _Context:
             return None
         variables = {v.name: v.value for v in definition.variables()}
         built = built_dists(definition, bake_files, targets, root, metadata)
+        # The builds without GPU kernels (AITER Triton-only for gfx1201) must be readable too:
+        # the rehearsal stands them in from the same upstream facts, so `inv lint --online
+        # --record` records them with the rest.
+        built_without_kernels(definition, root, metadata)
         return cls(root, {t.name: t for t in targets},
                    {c.target: c.component for c in cells if c.target}, built,
                    lockmeta.load(root / lockmeta.SNAPSHOT),

@@ -2,7 +2,8 @@
 
 Every function takes its evaluated arguments and returns a value, or raises FunctionError.
 The behaviour is that of cty's stdlib and hashicorp/go-cty-funcs as buildx 0.29 links them,
-checked against the real buildx (see tests/unit/test_functions.py).
+checked against the real buildx (the cases recorded from it: tests/fixtures/bake/functions.json,
+run by tests/unit/test_functions.py).
 
 Scope: buildx 0.29 parity, and the functions this repository's bake files use. The table is
 buildx's whole library, so that any bake file evaluates here as ``docker buildx bake`` evaluates
