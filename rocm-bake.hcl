@@ -898,6 +898,76 @@ variable "NIC_DEBS" {
   }
 }
 
+variable "ROCM_SYSTEMS_REPO" {
+  type        = string
+  default     = "https://github.com/ROCm/rocm-systems.git"
+  description = "ROCm's systems monorepo (ROCr, CLR, HIP, rocprofiler-sdk): upstream's ROCM_SYSTEMS_REPO (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 16)."
+}
+
+variable "ROCM_RUNTIME_COMMIT" {
+  type        = string
+  default     = "af70edc91f1dc5d228fd4c076df99e65e49c4521"
+  description = "rocm-systems commit of ROCr and CLR (libhsa-runtime64, libamdhip64) built over the base image's ROCm: upstream's ROCM_RUNTIME_COMMIT (Dockerfile.rocm_72_base line 18, \"updates to ROCr + clr from ROCm 7.2.4 and beyond\")."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCM_RUNTIME_COMMIT))
+    error_message = "ROCM_RUNTIME_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "ROCM_RUNTIME_REF" {
+  type        = string
+  default     = "develop"
+  description = "The rocm-systems branch ROCM_RUNTIME_COMMIT is followed on (upstream names only the commit); the commit is what is checked out."
+}
+
+# Where this pin comes from (read by `inv version-check`).
+ROCM_RUNTIME_COMMIT_SOURCE = {
+  git    = ROCM_SYSTEMS_REPO
+  branch = ROCM_RUNTIME_REF
+}
+
+variable "ROCPROFILER_SDK_COMMIT" {
+  type        = string
+  default     = "2b22ab0195cc1461cd9abf3b969e9dd7c10af350"
+  description = "rocm-systems commit of rocprofiler-sdk (1.3.2 per upstream's comment) built over the base image's ROCm: upstream's ROCPROFILER_SDK_COMMIT (Dockerfile.rocm_72_base line 17)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_COMMIT))
+    error_message = "ROCPROFILER_SDK_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "ROCPROFILER_SDK_REF" {
+  type        = string
+  default     = "develop"
+  description = "The rocm-systems branch ROCPROFILER_SDK_COMMIT is followed on (upstream names only the commit); the commit is what is checked out."
+}
+
+# Where this pin comes from (read by `inv version-check`).
+ROCPROFILER_SDK_COMMIT_SOURCE = {
+  git    = ROCM_SYSTEMS_REPO
+  branch = ROCPROFILER_SDK_REF
+}
+
+variable "ROCPROFILER_SDK_PR_7796" {
+  type        = string
+  default     = "fae7fd57ffb8a76e811d6410b8a0cee1e94d710a"
+  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7796) are applied over ROCPROFILER_SDK_COMMIT: upstream's ARG of the name (Dockerfile.rocm_72_base line 398)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7796))
+    error_message = "ROCPROFILER_SDK_PR_7796 must be a full 40-hex commit."
+  }
+}
+
+variable "ROCPROFILER_SDK_PR_7924" {
+  type        = string
+  default     = "f8db22adbe17686a9b05ae03367dd1ec73011653"
+  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7924) are applied after ROCPROFILER_SDK_PR_7796: upstream's ARG of the name (Dockerfile.rocm_72_base line 399)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7924))
+    error_message = "ROCPROFILER_SDK_PR_7924 must be a full 40-hex commit."
+  }
+}
+
 # ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
@@ -935,6 +1005,7 @@ SKIP = {
   "gfx1250/triton"  = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch)"
   "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 10.1 base, vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
   "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_72_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 10.1 base (docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/rocm-runtime" = "its one consumer, vLLM, is skipped on gfx1250; upstream rebuilds ROCr, CLR and rocprofiler-sdk only over its ROCm 7.2.3 base (vLLM v0.33.0 docker/Dockerfile.rocm_72_base), which has no gfx1250"
   "gfx1250/lmcache" = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
 }
 
@@ -964,6 +1035,7 @@ ARCHS = {
   mori    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/mori")]
   vllm    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/vllm")]
   lmcache = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/lmcache")]
+  "rocm-runtime" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/rocm-runtime")]
   wheels  = CELL_ARCHS
 }
 
@@ -988,6 +1060,7 @@ VERSION_TAG = {
   "flash-attn" = "${FA_VERSION}-git${substr(FA_COMMIT, 0, 8)}"
   mori    = MORI_COMMIT == "" ? trimprefix(MORI_REF, "v") : "${trimprefix(MORI_REF, "v")}-git${substr(MORI_COMMIT, 0, 8)}"
   vllm    = "${trimprefix(VLLM_REF, "v")}-git${substr(VLLM_COMMIT, 0, 9)}"
+  "rocm-runtime" = "git${substr(ROCM_RUNTIME_COMMIT, 0, 8)}-rocprofiler${substr(ROCPROFILER_SDK_COMMIT, 0, 8)}"
   lmcache = "${trimprefix(LMCACHE_REF, "v")}-git${substr(LMCACHE_COMMIT, 0, 8)}"
 }
 
@@ -997,6 +1070,7 @@ VERSION_TAG = {
 NO_GPU_CODE = {
   base   = "the ROCm base image, Python and build tools: ROCm's own libraries (/opt/rocm*) are left out of the audit"
   triton = "Triton compiles its kernels at run time: its wheel holds the compiler, no .hip_fatbin (vLLM docker/Dockerfile.rocm_72_base build_triton)"
+  "rocm-runtime" = "ROCr, CLR and rocprofiler-sdk are host code: upstream's build_rocm_runtime and build_rocprofiler_sdk pass no GPU arch (vLLM v0.33.0 docker/Dockerfile.rocm_72_base)"
   nixl   = "UCX and NIXL are host code over the HIP runtime API (no HIP kernels)"
 }
 
@@ -1027,12 +1101,16 @@ WHEELS = {
   mori   = ["amd-mori"]
   vllm   = ["vllm", "amdsmi"]
 }
+LIBRARIES = {
+  "rocm-runtime" = ["libhsa-runtime64", "libamdhip64", "librocprofiler-sdk"]
+}
 UPSTREAM_STAGE = {
   base    = []
   torch   = ["rocm_base:build_pytorch", "rocm_base:build_torchvision", "rocm_base:build_torchaudio"]
   cupy    = []
   "flash-attn" = ["rocm_base:build_fa"]
   vllm    = ["rocm:build_vllm_wheel_release"]
+  "rocm-runtime" = ["rocm_base:build_rocm_runtime", "rocm_base:build_rocprofiler_sdk"]
   lmcache = []
 }
 CONSUMERS = {
@@ -1043,6 +1121,7 @@ CONSUMERS = {
   nixl   = ["vllm"]
   "flash-attn" = ["vllm"]
   mori   = ["vllm"]
+  "rocm-runtime" = ["vllm"]
   vllm   = ["lmcache"]
 }
 STATIC_SECONDS = {
@@ -1056,6 +1135,7 @@ STATIC_SECONDS = {
   mori    = 900
   vllm    = 1800
   lmcache = 600
+  "rocm-runtime" = 1200
   wheels  = 60
 }
 
@@ -1072,6 +1152,7 @@ CACHE_KEY = {
   mori    = VERSION_TAG["mori"]
   vllm    = VLLM_COMMIT
   lmcache = LMCACHE_COMMIT
+  "rocm-runtime" = "${ROCM_RUNTIME_COMMIT}-rocprofiler-${ROCPROFILER_SDK_COMMIT}"
 }
 # The base image keeps only its final layers in the registry cache; compile stages keep all.
 CACHE_MODE = { base = "min" }
@@ -1117,6 +1198,13 @@ PINS = {
   NIC_BACKEND        = NIC_BACKEND
   NIC_DEBS           = join(";", NIC_DEBS)
   LMCACHE_COMMIT     = LMCACHE_COMMIT
+  ROCM_SYSTEMS_REPO  = ROCM_SYSTEMS_REPO
+  ROCM_RUNTIME_COMMIT = ROCM_RUNTIME_COMMIT
+  ROCM_RUNTIME_REF   = ROCM_RUNTIME_REF
+  ROCPROFILER_SDK_COMMIT = ROCPROFILER_SDK_COMMIT
+  ROCPROFILER_SDK_REF = ROCPROFILER_SDK_REF
+  ROCPROFILER_SDK_PR_7796 = ROCPROFILER_SDK_PR_7796
+  ROCPROFILER_SDK_PR_7924 = ROCPROFILER_SDK_PR_7924
   LMCACHE_REF        = LMCACHE_REF
 }
 
@@ -1385,6 +1473,7 @@ target "vllm" {
     "flash-attn" = contains(ARCHS["flash-attn"], arch) ? "target:flash-attn-${arch}" : "target:empty"
     mori   = contains(ARCHS["mori"], arch) ? "target:mori-${arch}" : "target:empty"
     nixl   = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
+    "rocm-runtime" = contains(ARCHS["rocm-runtime"], arch) ? "target:rocm-runtime-${arch}" : "target:empty"
   }
   args = merge(ARCH_ARGS[arch], {
     VLLM_COMMIT       = VLLM_COMMIT
@@ -1443,6 +1532,33 @@ target "lmcache" {
   }
 }
 
+# ROCr + CLR and rocprofiler-sdk rebuilt over the base image's ROCm 7.2.3, a library prefix the
+# vLLM image installs into /opt/rocm (vLLM v0.33.0 docker/Dockerfile.rocm_72_base stages
+# build_rocm_runtime and build_rocprofiler_sdk, and its final stage).
+target "rocm-runtime" {
+  matrix     = { arch = ARCHS["rocm-runtime"] }
+  name       = "rocm-runtime-${arch}"
+  inherits   = ["_compile", "_cell-rocm-runtime-${arch}"]
+  dockerfile = "rocm-runtime.Dockerfile"
+  target     = "staging"
+  contexts = {
+    base = "target:base-${arch}"
+  }
+  args = {
+    ROCM_SYSTEMS_REPO       = ROCM_SYSTEMS_REPO
+    ROCM_RUNTIME_COMMIT     = ROCM_RUNTIME_COMMIT
+    ROCM_RUNTIME_REF        = ROCM_RUNTIME_REF
+    ROCPROFILER_SDK_COMMIT  = ROCPROFILER_SDK_COMMIT
+    ROCPROFILER_SDK_REF     = ROCPROFILER_SDK_REF
+    ROCPROFILER_SDK_PR_7796 = ROCPROFILER_SDK_PR_7796
+    ROCPROFILER_SDK_PR_7924 = ROCPROFILER_SDK_PR_7924
+  }
+  labels = {
+    "org.opencontainers.image.source"   = ROCM_SYSTEMS_REPO
+    "org.opencontainers.image.revision" = ROCM_RUNTIME_COMMIT
+  }
+}
+
 # Every wheel of one cell, plus rocm-bake-pins.txt, into dist/<arch>/.
 target "wheels" {
   matrix     = { arch = ARCHS["wheels"] }
@@ -1495,6 +1611,7 @@ group "all" {
     [for a in ARCHS["mori"] : "mori-${a}"],
     [for a in ARCHS["vllm"] : "vllm-${a}"],
     [for a in ARCHS["lmcache"] : "lmcache-${a}"],
+    [for a in ARCHS["rocm-runtime"] : "rocm-runtime-${a}"],
     [for a in ARCHS["wheels"] : "wheels-${a}"],
   )
 }
@@ -1547,6 +1664,11 @@ group "vllm" {
 group "lmcache" {
   description = "LMCache (HIP) wheel"
   targets     = [for a in ARCHS["lmcache"] : "lmcache-${a}"]
+}
+
+group "rocm-runtime" {
+  description = "ROCr, CLR and rocprofiler-sdk (libhsa-runtime64, libamdhip64, librocprofiler-sdk) from ROCm/rocm-systems"
+  targets     = [for a in ARCHS["rocm-runtime"] : "rocm-runtime-${a}"]
 }
 
 group "wheels" {

@@ -1,8 +1,7 @@
 # vllm.Dockerfile - the vLLM runtime image of one cell (target vllm-<arch>, stage runtime).
-# Named contexts: base, torch, triton, aiter, nixl, flash-attn, mori.  aiter, nixl, flash-attn
-# and mori may be the `empty`
-# target for cells that skip them; their /wheels is then empty and the installs below
-# simply find nothing there.
+# Named contexts: base, torch, triton, aiter, nixl, flash-attn, mori, rocm-runtime.  aiter, nixl,
+# flash-attn, mori and rocm-runtime may be the `empty` target for cells that skip them; their
+# /wheels (/staging) is then empty and the installs below simply find nothing there.
 #   amdsmi   the amdsmi wheel of the base image's ROCm (/opt/rocm/share/amd_smi)
 #   deps     the build's Python environment (the vllm lock + the cell's wheels) and the sources
 #   rust     builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser) with a pinned Rust
@@ -291,6 +290,25 @@ ENV AITER_TRITON_ONLY=${AITER_TRITON_ONLY} \
     FLASH_ATTENTION_TRITON_AMD_ENABLE=${FLASH_ATTENTION_TRITON_AMD_ENABLE}
 
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+# ROCm's runtime libraries rebuilt over the base image's (the rocm-runtime cell's /staging:
+# rocprofiler-sdk, then ROCr + CLR over it), as vllm-project/vllm docker/Dockerfile.rocm_72_base
+# (v0.33.0 sdist) installs them in its final stage (lines 425-442), the image its
+# Dockerfile.rocm_72 final_common is built FROM: rocprofiler-sdk with its queue interposition
+# off, then each rebuilt library hard-linked onto every stock file name of it (the SONAME
+# lookup and the paths ROCm's other libraries hard-code both reach it), then ldconfig.
+COPY --from=rocm-runtime /staging/ /opt/rocm/
+ENV ROCPROFILER_QUEUE_INTERPOSITION=0
+RUN cd /opt/rocm/lib \
+    && ours_hsa="$(readlink -f libhsa-runtime64.so.1)" \
+    && ours_hip="$(readlink -f libamdhip64.so.7)" \
+    && for f in libhsa-runtime64.so.1.*; do \
+        [ "$f" = "${ours_hsa##*/}" ] || ln -f "$ours_hsa" "$f"; \
+    done \
+    && for f in libamdhip64.so.7.*; do \
+        [ "$f" = "${ours_hip##*/}" ] || ln -f "$ours_hip" "$f"; \
+    done
+RUN ldconfig
 
 # The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi, and flash_attn and
 # amd_mori where the cell builds them), everything else from the vllm lock (locks/vllm.txt), uv
