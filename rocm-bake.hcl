@@ -898,16 +898,16 @@ variable "NIC_DEBS" {
   }
 }
 
-variable "ROCM_SYSTEMS_REPO" {
+variable "ROCM_RUNTIME_REPO" {
   type        = string
   default     = "https://github.com/ROCm/rocm-systems.git"
-  description = "ROCm's systems monorepo (ROCr, CLR, HIP, rocprofiler-sdk): upstream's ROCM_SYSTEMS_REPO (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 16)."
+  description = "ROCm's systems monorepo (ROCr, CLR, HIP, rocprofiler-sdk): upstream's ROCM_SYSTEMS_REPO (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 16). One clone holds every rocm-runtime commit below."
 }
 
 variable "ROCM_RUNTIME_COMMIT" {
   type        = string
   default     = "af70edc91f1dc5d228fd4c076df99e65e49c4521"
-  description = "rocm-systems commit of ROCr and CLR (libhsa-runtime64, libamdhip64) built over the base image's ROCm: upstream's ROCM_RUNTIME_COMMIT (Dockerfile.rocm_72_base line 18, \"updates to ROCr + clr from ROCm 7.2.4 and beyond\")."
+  description = "rocm-systems commit of ROCr and CLR (libhsa-runtime64, libamdhip64) built over the base image's ROCm: upstream's ROCM_RUNTIME_COMMIT (Dockerfile.rocm_72_base line 18: updates to ROCr + clr from ROCm 7.2.4 and beyond)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", ROCM_RUNTIME_COMMIT))
     error_message = "ROCM_RUNTIME_COMMIT must be a full 40-hex commit."
@@ -916,20 +916,20 @@ variable "ROCM_RUNTIME_COMMIT" {
 
 variable "ROCM_RUNTIME_REF" {
   type        = string
-  default     = "develop"
-  description = "The rocm-systems branch ROCM_RUNTIME_COMMIT is followed on (upstream names only the commit); the commit is what is checked out."
+  default     = "vllm-v0.33.0"
+  description = "Human label for ROCM_RUNTIME_COMMIT: upstream names only the commit (vLLM v0.33.0's docker/Dockerfile.rocm_72_base pins it). Informational only."
 }
 
 # Where this pin comes from (read by `inv version-check`).
 ROCM_RUNTIME_COMMIT_SOURCE = {
-  git    = ROCM_SYSTEMS_REPO
-  branch = ROCM_RUNTIME_REF
+  git    = ROCM_RUNTIME_REPO
+  branch = "develop"
 }
 
 variable "ROCPROFILER_SDK_COMMIT" {
   type        = string
   default     = "2b22ab0195cc1461cd9abf3b969e9dd7c10af350"
-  description = "rocm-systems commit of rocprofiler-sdk (1.3.2 per upstream's comment) built over the base image's ROCm: upstream's ROCPROFILER_SDK_COMMIT (Dockerfile.rocm_72_base line 17)."
+  description = "rocm-systems commit of rocprofiler-sdk (1.3.2, upstream's comment) built over the base image's ROCm: upstream's ROCPROFILER_SDK_COMMIT (Dockerfile.rocm_72_base line 17)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_COMMIT))
     error_message = "ROCPROFILER_SDK_COMMIT must be a full 40-hex commit."
@@ -938,34 +938,46 @@ variable "ROCPROFILER_SDK_COMMIT" {
 
 variable "ROCPROFILER_SDK_REF" {
   type        = string
-  default     = "develop"
-  description = "The rocm-systems branch ROCPROFILER_SDK_COMMIT is followed on (upstream names only the commit); the commit is what is checked out."
+  default     = "vllm-v0.33.0"
+  description = "Human label for ROCPROFILER_SDK_COMMIT: upstream names only the commit. Informational only."
 }
 
 # Where this pin comes from (read by `inv version-check`).
 ROCPROFILER_SDK_COMMIT_SOURCE = {
-  git    = ROCM_SYSTEMS_REPO
-  branch = ROCPROFILER_SDK_REF
+  git    = ROCM_RUNTIME_REPO
+  branch = "develop"
 }
 
-variable "ROCPROFILER_SDK_PR_7796" {
+variable "ROCPROFILER_SDK_PR_7796_COMMIT" {
   type        = string
   default     = "fae7fd57ffb8a76e811d6410b8a0cee1e94d710a"
-  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7796) are applied over ROCPROFILER_SDK_COMMIT: upstream's ARG of the name (Dockerfile.rocm_72_base line 398)."
+  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7796) are applied over ROCPROFILER_SDK_COMMIT: upstream's ROCPROFILER_SDK_PR_7796 (Dockerfile.rocm_72_base line 398)."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7796))
-    error_message = "ROCPROFILER_SDK_PR_7796 must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7796_COMMIT))
+    error_message = "ROCPROFILER_SDK_PR_7796_COMMIT must be a full 40-hex commit."
   }
 }
 
-variable "ROCPROFILER_SDK_PR_7924" {
+variable "ROCPROFILER_SDK_PR_7796_REF" {
+  type        = string
+  default     = "ROCm/rocm-systems#7796"
+  description = "Human label for ROCPROFILER_SDK_PR_7796_COMMIT (the pull request it comes from). Informational only."
+}
+
+variable "ROCPROFILER_SDK_PR_7924_COMMIT" {
   type        = string
   default     = "f8db22adbe17686a9b05ae03367dd1ec73011653"
-  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7924) are applied after ROCPROFILER_SDK_PR_7796: upstream's ARG of the name (Dockerfile.rocm_72_base line 399)."
+  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7924) are applied after ROCPROFILER_SDK_PR_7796_COMMIT's: upstream's ROCPROFILER_SDK_PR_7924 (Dockerfile.rocm_72_base line 399)."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7924))
-    error_message = "ROCPROFILER_SDK_PR_7924 must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7924_COMMIT))
+    error_message = "ROCPROFILER_SDK_PR_7924_COMMIT must be a full 40-hex commit."
   }
+}
+
+variable "ROCPROFILER_SDK_PR_7924_REF" {
+  type        = string
+  default     = "ROCm/rocm-systems#7924"
+  description = "Human label for ROCPROFILER_SDK_PR_7924_COMMIT (the pull request it comes from). Informational only."
 }
 
 # ---------------------------------------------------------------------------
@@ -1198,13 +1210,15 @@ PINS = {
   NIC_BACKEND        = NIC_BACKEND
   NIC_DEBS           = join(";", NIC_DEBS)
   LMCACHE_COMMIT     = LMCACHE_COMMIT
-  ROCM_SYSTEMS_REPO  = ROCM_SYSTEMS_REPO
+  ROCM_RUNTIME_REPO  = ROCM_RUNTIME_REPO
   ROCM_RUNTIME_COMMIT = ROCM_RUNTIME_COMMIT
   ROCM_RUNTIME_REF   = ROCM_RUNTIME_REF
   ROCPROFILER_SDK_COMMIT = ROCPROFILER_SDK_COMMIT
   ROCPROFILER_SDK_REF = ROCPROFILER_SDK_REF
-  ROCPROFILER_SDK_PR_7796 = ROCPROFILER_SDK_PR_7796
-  ROCPROFILER_SDK_PR_7924 = ROCPROFILER_SDK_PR_7924
+  ROCPROFILER_SDK_PR_7796_COMMIT = ROCPROFILER_SDK_PR_7796_COMMIT
+  ROCPROFILER_SDK_PR_7796_REF = ROCPROFILER_SDK_PR_7796_REF
+  ROCPROFILER_SDK_PR_7924_COMMIT = ROCPROFILER_SDK_PR_7924_COMMIT
+  ROCPROFILER_SDK_PR_7924_REF = ROCPROFILER_SDK_PR_7924_REF
   LMCACHE_REF        = LMCACHE_REF
 }
 
@@ -1545,16 +1559,15 @@ target "rocm-runtime" {
     base = "target:base-${arch}"
   }
   args = {
-    ROCM_SYSTEMS_REPO       = ROCM_SYSTEMS_REPO
-    ROCM_RUNTIME_COMMIT     = ROCM_RUNTIME_COMMIT
-    ROCM_RUNTIME_REF        = ROCM_RUNTIME_REF
-    ROCPROFILER_SDK_COMMIT  = ROCPROFILER_SDK_COMMIT
-    ROCPROFILER_SDK_REF     = ROCPROFILER_SDK_REF
-    ROCPROFILER_SDK_PR_7796 = ROCPROFILER_SDK_PR_7796
-    ROCPROFILER_SDK_PR_7924 = ROCPROFILER_SDK_PR_7924
+    ROCM_RUNTIME_REPO              = ROCM_RUNTIME_REPO
+    ROCM_RUNTIME_COMMIT            = ROCM_RUNTIME_COMMIT
+    ROCM_RUNTIME_REF               = ROCM_RUNTIME_REF
+    ROCPROFILER_SDK_COMMIT         = ROCPROFILER_SDK_COMMIT
+    ROCPROFILER_SDK_PR_7796_COMMIT = ROCPROFILER_SDK_PR_7796_COMMIT
+    ROCPROFILER_SDK_PR_7924_COMMIT = ROCPROFILER_SDK_PR_7924_COMMIT
   }
   labels = {
-    "org.opencontainers.image.source"   = ROCM_SYSTEMS_REPO
+    "org.opencontainers.image.source"   = ROCM_RUNTIME_REPO
     "org.opencontainers.image.revision" = ROCM_RUNTIME_COMMIT
   }
 }

@@ -289,8 +289,6 @@ ARG FLASH_ATTENTION_TRITON_AMD_ENABLE=FALSE
 ENV AITER_TRITON_ONLY=${AITER_TRITON_ONLY} \
     FLASH_ATTENTION_TRITON_AMD_ENABLE=${FLASH_ATTENTION_TRITON_AMD_ENABLE}
 
-SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
-
 # ROCm's runtime libraries rebuilt over the base image's (the rocm-runtime cell's /staging:
 # rocprofiler-sdk, then ROCr + CLR over it), as vllm-project/vllm docker/Dockerfile.rocm_72_base
 # (v0.33.0 sdist) installs them in its final stage (lines 425-442), the image its
@@ -299,8 +297,8 @@ SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 # lookup and the paths ROCm's other libraries hard-code both reach it), then ldconfig.
 COPY --from=rocm-runtime /staging/ /opt/rocm/
 ENV ROCPROFILER_QUEUE_INTERPOSITION=0
-RUN cd /opt/rocm/lib \
-    && ours_hsa="$(readlink -f libhsa-runtime64.so.1)" \
+WORKDIR /opt/rocm/lib
+RUN ours_hsa="$(readlink -f libhsa-runtime64.so.1)" \
     && ours_hip="$(readlink -f libamdhip64.so.7)" \
     && for f in libhsa-runtime64.so.1.*; do \
         [ "$f" = "${ours_hsa##*/}" ] || ln -f "$ours_hsa" "$f"; \
@@ -309,6 +307,9 @@ RUN cd /opt/rocm/lib \
         [ "$f" = "${ours_hip##*/}" ] || ln -f "$ours_hip" "$f"; \
     done
 RUN ldconfig
+WORKDIR /
+
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi, and flash_attn and
 # amd_mori where the cell builds them), everything else from the vllm lock (locks/vllm.txt), uv
