@@ -160,6 +160,12 @@ def build_repos(base: Path, bake: Path = BAKE) -> tuple[dict[str, Repo], dict[st
     lmcache = make("LMCache/LMCache", Spec([*fixture_tags("LMCache__LMCache"),
                                             *_tags(LMCACHE_TAGS, "2024-11-01")]))
     pins["LMCACHE_COMMIT"] = lmcache.commits["v0.5.3"]
+    # rocm-runtime: two commits of ROCm/rocm-systems behind its develop branch (ROCr + CLR,
+    # then rocprofiler-sdk), as vLLM v0.33.0 pins two (docker/Dockerfile.rocm_72_base 17-18)
+    systems = make("ROCm/rocm-systems", Spec(_tags(["rocm-7.2.0", "rocm-7.2.3"], "2026-01-01"),
+                                             branches={"develop": ("rocm-7.2.3", 5)}))
+    pins["ROCM_RUNTIME_COMMIT"] = systems.rev("rev-parse", "develop~2")
+    pins["ROCPROFILER_SDK_COMMIT"] = systems.rev("rev-parse", "develop~3")
     # Every other repository the bake file's git pin sources name, or the fixtures name
     # (owner__repo.dates.tsv): derived, so a new component's repository needs no line here.
     for slug, spec in plain_repos(bake).items():

@@ -249,8 +249,9 @@ def test_the_repositorys_lock_inputs_follow_its_stages() -> None:
     every = {i.component: i for i in lockinputs.derive(
         definition, [bake_file], bakemodel.targets(definition, ROOT), ROOT,
         upstream.Metadata(upstream.Settings()))}
-    # the bake file's component table, in its order (the wheels export runs no pip install)
-    assert list(every) == components.names(definition)
+    # the bake file's component table, in its order (the wheels export runs no pip install;
+    # rocm-runtime installs no Python distribution: its CppHeaderParser is by sha256)
+    assert list(every) == [c for c in components.names(definition) if c != "rocm-runtime"]
     variables = {v.name: v.value for v in definition.variables()}
     assert f"cmake=={variables['CMAKE_VERSION']}" in every["base"].requirements
     aiter = every["aiter"].requirements
