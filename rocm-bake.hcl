@@ -15,11 +15,11 @@
 #                                    +-------------+
 #   wheels-<arch> collects every wheel of the cell (type=local,dest=dist/<arch>).
 #
-# Pins: the set vLLM v0.28.0 builds for ROCm (docker/Dockerfile.rocm_base +
-# docker/Dockerfile.rocm of vllm-project/vllm; the published vllm 0.28.0+rocm723
-# wheels carry exactly torch 2.12.0+git6bbd260, triton 3.7.1+gitf0b55c07,
-# torchvision 0.27.1+df56172, torchaudio 2.11.0+34c52a6, amd-aiter 0.1.19).
-# Commits are full 40-hex; a tag is accepted only where upstream pins a tag.
+# Pins: the set vLLM v0.33.0 builds from source for ROCm 7.2 (docker/Dockerfile.rocm_72_base +
+# docker/Dockerfile.rocm_72 of its release sdist vllm-0.33.0.tar.gz: torch 2.13.0 at 733fca1,
+# triton 3.8.0 at 669b31ac, torchvision 0.28.0, torchaudio 2.11.0, amd-aiter 0.1.26, MoRI
+# 1.2.3.post1).  Commits are full 40-hex, except upstream's own abbreviations where no full
+# commit could be had (declared in ABBREVIATED); a tag is accepted only where upstream pins a tag.
 #
 # Only plain HCL is used here (variables, top-level attributes, targets, groups,
 # for-expressions and a small set of functions) so that a re-implementation of
@@ -103,7 +103,7 @@ variable "CACHE_EXPORT" {
 variable "ROCM_VERSION" {
   type        = string
   default     = "7.2.3"
-  description = "ROCm release of the base image (vLLM v0.28.0 builds on rocm/dev-ubuntu-22.04:7.2.3-complete; its wheels are tagged +rocm723)."
+  description = "ROCm release of the base image (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 1 builds on rocm/dev-ubuntu-22.04:7.2.3-complete; its wheels are tagged +rocm723)."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", ROCM_VERSION))
     error_message = "ROCM_VERSION must be X.Y.Z, e.g. 7.2.3."
@@ -302,8 +302,8 @@ variable "NINJA_VERSION" {
 
 variable "SOURCE_DATE_EPOCH" {
   type        = string
-  default     = "1787011200"
-  description = "Unix time every build stamps on files and images (reproducible builds, `inv verify-repro`): 2026-08-18T00:00:00Z, the date of the newest pin recorded in this file (TRITON_REF). Move it forward with the pins."
+  default     = "1793577600"
+  description = "Unix time every build stamps on files and images (reproducible builds, `inv verify-repro`): 2026-11-02T00:00:00Z, the date of the newest pin recorded in this file (VLLM_SDIST_URL: vLLM v0.33.0's sdist, uploaded to PyPI 2026-11-02). Move it forward with the pins."
   validation {
     condition     = can(regex("^[0-9]+$", SOURCE_DATE_EPOCH))
     error_message = "SOURCE_DATE_EPOCH must be a Unix time in seconds."
@@ -314,19 +314,28 @@ variable "SOURCE_DATE_EPOCH" {
 # PyTorch, torchvision, torchaudio
 # ---------------------------------------------------------------------------
 
+# Commit pins kept in upstream's abbreviated form, where no full commit could be had (docs/upstream.md
+# "Abbreviated pins"): PYTORCH_COMMIT is vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 4's "733fca1"
+# (ROCm/pytorch unreachable and too large to bring where it was pinned); VLLM_COMMIT is the
+# sdist's g4ba787ec9 (the source itself is pinned by VLLM_SDIST_SHA256).
+variable "ABBREVIATED" {
+  type    = list(string)
+  default = ["PYTORCH_COMMIT", "VLLM_COMMIT"]
+}
+
 variable "PYTORCH_REPO" {
   type        = string
   default     = "https://github.com/ROCm/pytorch.git"
-  description = "PyTorch source repository (AMD's fork, as vLLM's Dockerfile.rocm_base uses)."
+  description = "PyTorch source repository (AMD's fork, as vLLM's Dockerfile.rocm_72_base uses)."
 }
 
 variable "PYTORCH_COMMIT" {
   type        = string
-  default     = "6bbd26020da1c6dc198625dfcdd968b1e4e6b1c5"
-  description = "PyTorch commit built (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base PYTORCH_BRANCH 6bbd260; wheels report 2.12.0+git6bbd260)."
+  default     = "733fca1"
+  description = "PyTorch commit built: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 4 PYTORCH_BRANCH \"733fca1\" (# release/2.13 as of 09/17), kept in upstream's abbreviated form and declared in ABBREVIATED (ROCm/pytorch is unreachable where it was pinned; the build resolves it on PYTORCH_REF and records the full commit); wheels report 2.13.0+git733fca1."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT))
-    error_message = "PYTORCH_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", PYTORCH_COMMIT)) || (contains(ABBREVIATED, "PYTORCH_COMMIT") && can(regex("^[0-9a-f]{7,39}$", PYTORCH_COMMIT)))
+    error_message = "PYTORCH_COMMIT must be a full 40-hex commit (or upstream's abbreviation, declared in ABBREVIATED)."
   }
 }
 
@@ -335,18 +344,19 @@ PYTORCH_COMMIT_SOURCE = {
   git    = PYTORCH_REPO
   tags   = "^v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)$"
   branch = PYTORCH_REF
+  pin    = "commit" # abbreviated (ABBREVIATED): a commit all the same
 }
 
 variable "PYTORCH_REF" {
   type        = string
-  default     = "release/2.12"
-  description = "Human ref PYTORCH_COMMIT was taken from (ROCm/pytorch release/2.12 as of 2026-08-02). Informational; the commit is what is checked out."
+  default     = "release/2.13"
+  description = "The branch PYTORCH_COMMIT is on (ROCm/pytorch release/2.13 as of 09/17, vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 4's comment); an abbreviated PYTORCH_COMMIT is resolved on it."
 }
 
 variable "PYTORCH_VERSION" {
   type        = string
-  default     = "2.12.0"
-  description = "torch version PYTORCH_COMMIT builds: its version.txt; the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.12.0+git6bbd260, as the published vLLM 0.28.0+rocm723 wheels carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_base builds it; the build checks it). Used in tags and labels."
+  default     = "2.13.0"
+  description = "torch version PYTORCH_COMMIT builds: its version.txt; the wheel is <PYTORCH_VERSION>+git<7 hex of PYTORCH_COMMIT>, 2.13.0+git733fca1, as vLLM's published ROCm 7.2 images carry (no PYTORCH_BUILD_VERSION, as vLLM's Dockerfile.rocm_base builds it; the build checks it). Used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -369,8 +379,8 @@ variable "TORCHVISION_REPO" {
 
 variable "TORCHVISION_COMMIT" {
   type        = string
-  default     = "df56172e4d5a8d0cd51384273bc6c5747f5ab931"
-  description = "torchvision commit (tag v0.27.1; vLLM's ROCm wheels ship torchvision 0.27.1+df56172)."
+  default     = "8fb87713a24951e639c494b0f2a8a81b5f8e33a6"
+  description = "torchvision commit of tag v0.28.0 (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 6 PYTORCH_VISION_BRANCH; the commit is torchvision/version.py git_version of PyPI's torchvision-0.28.0 wheels)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHVISION_COMMIT))
     error_message = "TORCHVISION_COMMIT must be a full 40-hex commit."
@@ -385,7 +395,7 @@ TORCHVISION_COMMIT_SOURCE = {
 
 variable "TORCHVISION_REF" {
   type        = string
-  default     = "v0.27.1"
+  default     = "v0.28.0"
   description = "Human ref of TORCHVISION_COMMIT."
 }
 
@@ -398,7 +408,7 @@ variable "TORCHAUDIO_REPO" {
 variable "TORCHAUDIO_COMMIT" {
   type        = string
   default     = "34c52a67e8941bbd8e6adaca0eb0b9eabec11d78"
-  description = "torchaudio commit (tag v2.11.0; vLLM's ROCm wheels ship torchaudio 2.11.0+34c52a6)."
+  description = "torchaudio commit (tag v2.11.0: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 8 PYTORCH_AUDIO_BRANCH; vLLM's ROCm wheels ship torchaudio 2.11.0+34c52a6)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TORCHAUDIO_COMMIT))
     error_message = "TORCHAUDIO_COMMIT must be a full 40-hex commit."
@@ -429,8 +439,8 @@ variable "TRITON_REPO" {
 
 variable "TRITON_COMMIT" {
   type        = string
-  default     = "f0b55c07da61c71775bef6d1a15ebf846430ac75"
-  description = "Triton commit (vLLM Dockerfile.rocm_base TRITON_BRANCH f0b55c0; wheel triton 3.7.1+gitf0b55c07)."
+  default     = "669b31acc1dd1b3fd93286afd5db67f65d9f7557"
+  description = "Triton commit: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 2 TRITON_BRANCH \"669b31a\", in full as the same release pins it (docker/Dockerfile.rocm_72 line 8 ROCM_TRITON_KERNELS_COMMIT, cmake/external_projects/triton_kernels.cmake line 16); wheel triton 3.8.0+git669b31ac."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TRITON_COMMIT))
     error_message = "TRITON_COMMIT must be a full 40-hex commit."
@@ -446,14 +456,14 @@ TRITON_COMMIT_SOURCE = {
 
 variable "TRITON_REF" {
   type        = string
-  default     = "release/internal/3.7.x"
-  description = "Human ref TRITON_COMMIT was taken from (ROCm/triton release/internal/3.7.x as of 2026-08-18)."
+  default     = "release/internal/3.8.x"
+  description = "Human ref TRITON_COMMIT was taken from (ROCm/triton release/internal/3.8.x as of 09/17, vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 2's comment)."
 }
 
 variable "TRITON_VERSION" {
   type        = string
-  default     = "3.7.1"
-  description = "Triton version TRITON_COMMIT builds; used in tags and labels."
+  default     = "3.8.0"
+  description = "Triton version TRITON_COMMIT builds (vLLM v0.33.0 docker/Dockerfile.rocm_base line 7 TRITON_VERSION=3.8.0+git669b31ac, the same commit); used in tags and labels."
 }
 
 # Where this pin comes from (read by `inv version-check`; see src/rocm_bake_checks/drift/declarations.py).
@@ -463,8 +473,8 @@ TRITON_VERSION_SOURCE = {
 
 variable "TRITON_KERNELS_COMMIT" {
   type        = string
-  default     = "0f380657dbf3ee86eb57558ff71df24f03b5d4e7"
-  description = "ROCm/triton commit whose python/triton_kernels vLLM's CMake builds against (TRITON_KERNELS_SRC_DIR); vLLM v0.28.0 docker/Dockerfile.rocm ROCM_TRITON_KERNELS_COMMIT, which its cmake/external_projects/triton_kernels.cmake names too (the build checks that)."
+  default     = "669b31acc1dd1b3fd93286afd5db67f65d9f7557"
+  description = "ROCm/triton commit whose python/triton_kernels vLLM's CMake builds against (TRITON_KERNELS_SRC_DIR); vLLM v0.33.0 docker/Dockerfile.rocm_72 line 8 ROCM_TRITON_KERNELS_COMMIT, which its cmake/external_projects/triton_kernels.cmake names too (the build checks that)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", TRITON_KERNELS_COMMIT))
     error_message = "TRITON_KERNELS_COMMIT must be a full 40-hex commit."
@@ -473,8 +483,8 @@ variable "TRITON_KERNELS_COMMIT" {
 
 variable "TRITON_KERNELS_REF" {
   type        = string
-  default     = "vllm-v0.28.0"
-  description = "Human label for TRITON_KERNELS_COMMIT: the ROCm/triton revision vLLM v0.28.0's docker/Dockerfile.rocm pins (ROCM_TRITON_KERNELS_COMMIT). Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for TRITON_KERNELS_COMMIT: the ROCm/triton revision vLLM v0.33.0's docker/Dockerfile.rocm_72 pins (ROCM_TRITON_KERNELS_COMMIT). Informational only."
 }
 
 # ---------------------------------------------------------------------------
@@ -489,8 +499,8 @@ variable "AITER_REPO" {
 
 variable "AITER_REF" {
   type        = string
-  default     = "v0.1.19"
-  description = "AITER release tag (vLLM v0.28.0/v0.29.0 Dockerfile.rocm_base AITER_BRANCH). The clone keeps tags: setuptools_scm derives the wheel version from them."
+  default     = "v0.1.26"
+  description = "AITER release tag (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 12 AITER_BRANCH). The clone keeps tags: setuptools_scm derives the wheel version from them."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", AITER_REF))
     error_message = "AITER_REF must be a release tag vX.Y.Z[.postN] (no branches, no -rc/-longctx tags)."
@@ -561,8 +571,8 @@ variable "UCX_REPO" {
 
 variable "UCX_COMMIT" {
   type        = string
-  default     = "96e58a16039f6d7d213bc967b8069238742c5194"
-  description = "UCX commit (vLLM docker/Dockerfile.rocm UCX_BRANCH, pinned by vllm-project/vllm#49251). Never a branch: NIXL's own default v1.21.x moves."
+  default     = "2ff0b47ce7626584cb9b56c647d08f712c6c3edf"
+  description = "UCX commit (vLLM v0.33.0 docker/Dockerfile.rocm_72 line 387 UCX_BRANCH, a full commit there). Never a branch: NIXL's own default v1.21.x moves."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", UCX_COMMIT))
     error_message = "UCX_COMMIT must be a full 40-hex commit."
@@ -577,8 +587,8 @@ UCX_COMMIT_SOURCE = {
 
 variable "UCX_REF" {
   type        = string
-  default     = "vllm#49251"
-  description = "Human label for UCX_COMMIT: no release tag is known for it; it is the revision vllm-project/vllm#49251 (2026-07-20) pinned. Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for UCX_COMMIT: no release tag is known for it; it is the revision vLLM v0.33.0's docker/Dockerfile.rocm_72 pins. Informational only."
 }
 
 variable "NIXL_REPO" {
@@ -589,8 +599,8 @@ variable "NIXL_REPO" {
 
 variable "NIXL_COMMIT" {
   type        = string
-  default     = "231d56753047c989062a5cb2ac703a1ad761c7d2"
-  description = "NIXL commit (vLLM docker/Dockerfile.rocm NIXL_BRANCH, pinned by vllm-project/vllm#49251)."
+  default     = "1683cf3b7f3d11674c03c5e861cea22339876c96"
+  description = "NIXL commit (vLLM v0.33.0 docker/Dockerfile.rocm_72 line 385 NIXL_BRANCH, a full commit there)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", NIXL_COMMIT))
     error_message = "NIXL_COMMIT must be a full 40-hex commit."
@@ -605,8 +615,8 @@ NIXL_COMMIT_SOURCE = {
 
 variable "NIXL_REF" {
   type        = string
-  default     = "vllm#49251"
-  description = "Human label for NIXL_COMMIT: the release tag containing it is not verified; it is the revision vllm-project/vllm#49251 (2026-07-20) pinned. Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for NIXL_COMMIT: the release tag containing it is not verified; it is the revision vLLM v0.33.0's docker/Dockerfile.rocm_72 pins. Informational only."
 }
 
 # ---------------------------------------------------------------------------
@@ -621,11 +631,11 @@ variable "VLLM_REPO" {
 
 variable "VLLM_COMMIT" {
   type        = string
-  default     = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
-  description = "vLLM commit (the commit of tag v0.28.0)."
+  default     = "4ba787ec9"
+  description = "vLLM commit of tag v0.33.0, in the abbreviated form upstream records it (the sdist's vllm/_version.py commit_id g4ba787ec9; declared in ABBREVIATED): the source built is VLLM_SDIST_URL, pinned by its sha256."
   validation {
-    condition     = can(regex("^[0-9a-f]{40}$", VLLM_COMMIT))
-    error_message = "VLLM_COMMIT must be a full 40-hex commit."
+    condition     = can(regex("^[0-9a-f]{40}$", VLLM_COMMIT)) || (contains(ABBREVIATED, "VLLM_COMMIT") && can(regex("^[0-9a-f]{7,39}$", VLLM_COMMIT)))
+    error_message = "VLLM_COMMIT must be a full 40-hex commit (or upstream's abbreviation, declared in ABBREVIATED)."
   }
 }
 
@@ -633,11 +643,12 @@ variable "VLLM_COMMIT" {
 VLLM_COMMIT_SOURCE = {
   git  = VLLM_REPO
   tags = "^v(?P<version>[0-9].*)$"
+  pin  = "commit" # abbreviated (ABBREVIATED): a commit all the same
 }
 
 variable "VLLM_REF" {
   type        = string
-  default     = "v0.28.0"
+  default     = "v0.33.0"
   description = "vLLM release tag of VLLM_COMMIT; the build fails if the tag does not point at VLLM_COMMIT."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", VLLM_REF))
@@ -663,7 +674,7 @@ VLLM_REF_SOURCE = {
 # and records VLLM_COMMIT's abbreviation (dockerfiles/scripts/unpack-sdist.sh).
 variable "VLLM_SDIST_URL" {
   type        = string
-  default     = "https://files.pythonhosted.org/packages/22/39/096d88cfe34ee43a8b6e7c957d1ad6338fa5256474d6ff9a32008c6f8cd6/vllm-0.28.0.tar.gz"
+  default     = "https://files.pythonhosted.org/packages/f7/25/aa5684e9c59d6fc75f78926b7f15e8d9adc7de2d9e6e7575b80776ad8169/vllm-0.33.0.tar.gz"
   description = "vLLM's release sdist of VLLM_REF on PyPI (https://pypi.org/simple/vllm/), downloaded by ADD --checksum=sha256:VLLM_SDIST_SHA256: the source the vllm stage builds."
   validation {
     condition     = can(regex("^https://files\\.pythonhosted\\.org/packages/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}/vllm-${trimprefix(VLLM_REF, "v")}\\.tar\\.gz$", VLLM_SDIST_URL))
@@ -682,7 +693,7 @@ VLLM_SDIST_URL_SOURCE = {
 
 variable "VLLM_SDIST_SHA256" {
   type        = string
-  default     = "ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d18634a"
+  default     = "f4c33c2503d52bb411146afa9618a4f48bed68912f617e6803ac8d76e4c74112"
   description = "sha256 of VLLM_SDIST_URL, as PyPI lists it (https://pypi.org/simple/vllm/); the build's ADD --checksum verifies it."
   validation {
     condition     = can(regex("^[0-9a-f]{64}$", VLLM_SDIST_SHA256))
@@ -700,12 +711,12 @@ VLLM_SDIST_SHA256_SOURCE = {
 }
 
 # vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): a standalone Rust toolchain by URL +
-# sha256, as vLLM v0.28.0 docker/Dockerfile.rocm's rust-toolchain/rust-build stages install
+# sha256, as vLLM v0.33.0 docker/Dockerfile.rocm_72's rust-toolchain/rust-build stages install
 # through rustup (rust-toolchain.toml channel "1.95").
 variable "RUST_VERSION" {
   type        = string
   default     = "1.95.0"
-  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.28.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
+  description = "Rust release that builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser): vLLM v0.33.0's rust-toolchain.toml names channel \"1.95\", whose only release is 1.95.0 (2026-04-16); the build checks that the two agree."
   validation {
     condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", RUST_VERSION))
     error_message = "RUST_VERSION must be an exact Rust release X.Y.Z, e.g. 1.95.0."
@@ -778,19 +789,19 @@ LMCACHE_REF_SOURCE = {
 }
 
 # ---------------------------------------------------------------------------
-# FlashAttention and MoRI (vLLM v0.28.0 docker/Dockerfile.rocm_base build_fa, build_mori)
+# FlashAttention and MoRI (vLLM v0.33.0 docker/Dockerfile.rocm_72_base build_fa, build_mori)
 # ---------------------------------------------------------------------------
 
 variable "FA_REPO" {
   type        = string
   default     = "https://github.com/Dao-AILab/flash-attention.git"
-  description = "FlashAttention source repository (vLLM v0.28.0 Dockerfile.rocm_base FA_REPO; its ROCm build is the composable_kernel backend)."
+  description = "FlashAttention source repository (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 11 FA_REPO; its ROCm build is the composable_kernel backend)."
 }
 
 variable "FA_COMMIT" {
   type        = string
   default     = "0e60e39473e8df549a20fb5353760f7a65b30e2d"
-  description = "FlashAttention commit: vLLM v0.28.0 Dockerfile.rocm_base FA_BRANCH \"0e60e394\" (v0.33.0 pins the same), resolved in Dao-AILab/flash-attention (on main, 6 commits after tag v2.8.3; flash_attn __version__ 2.8.3)."
+  description = "FlashAttention commit: vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 10 FA_BRANCH \"0e60e394\" (as v0.28.0 pinned it), resolved in Dao-AILab/flash-attention (on main, 6 commits after tag v2.8.3; flash_attn __version__ 2.8.3)."
   validation {
     condition     = can(regex("^[0-9a-f]{40}$", FA_COMMIT))
     error_message = "FA_COMMIT must be a full 40-hex commit."
@@ -806,8 +817,8 @@ FA_COMMIT_SOURCE = {
 
 variable "FA_REF" {
   type        = string
-  default     = "vllm-v0.28.0"
-  description = "Human label for FA_COMMIT: the revision vLLM v0.28.0's Dockerfile.rocm_base pins (FA_BRANCH is a commit, no tag). Informational only."
+  default     = "vllm-v0.33.0"
+  description = "Human label for FA_COMMIT: the revision vLLM v0.33.0's docker/Dockerfile.rocm_72_base pins (FA_BRANCH is a commit, no tag). Informational only."
 }
 
 variable "FA_VERSION" {
@@ -819,13 +830,13 @@ variable "FA_VERSION" {
 variable "MORI_REPO" {
   type        = string
   default     = "https://github.com/ROCm/mori.git"
-  description = "MoRI source repository (vLLM v0.28.0 Dockerfile.rocm_base MORI_REPO; builds the amd_mori wheel)."
+  description = "MoRI source repository (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 15 MORI_REPO; builds the amd_mori wheel)."
 }
 
 variable "MORI_REF" {
   type        = string
-  default     = "v1.1.0"
-  description = "MoRI release tag (vLLM v0.28.0 Dockerfile.rocm_base MORI_BRANCH)."
+  default     = "v1.2.3.post1"
+  description = "MoRI release tag (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 14 MORI_BRANCH)."
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(\\.post[0-9]+)?$", MORI_REF))
     error_message = "MORI_REF must be a release tag vX.Y.Z[.postN]."
@@ -849,13 +860,13 @@ variable "MORI_COMMIT" {
 }
 
 # MoRI's RDMA NIC provider libraries in the vLLM runtime image, as vllm-project/vllm
-# docker/Dockerfile.rocm (v0.28.0 sdist, the same file at VLLM_COMMIT) installs them in its stage
-# mori_base (lines 516-568), the stage its final image is built FROM, per NIC_BACKEND (line 16,
+# docker/Dockerfile.rocm_72 (v0.33.0 sdist) installs them in its stage
+# mori_base (lines 596-649), the stage its final image is built FROM, per NIC_BACKEND (line 17,
 # default all): AMD AINIC's libionic-dev and ionic-common from
 # https://repo.radeon.com/amdainic/pensando/ubuntu/<AINIC_VERSION> jammy (AINIC_VERSION
-# 1.117.3-hydra, line 20; install_ainic, lines 523-537) and Broadcom Thor-2's
+# 1.117.5-a-77, line 22; install_ainic, lines 602-614) and Broadcom Thor-2's
 # bnxt-rocelib=235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public
-# jammy (install_bnxt, lines 540-553).  Upstream adds the vendors' apt repositories with signing
+# jammy (install_bnxt, lines 618-631).  Upstream adds the vendors' apt repositories with signing
 # keys fetched unverified; here every vendor .deb is pinned by URL and sha256 (NIC_DEBS) and
 # installed from its file (vllm.Dockerfile, stage mori_base).  Neither host could be reached
 # where these pins are recorded, so no vendor .deb (its file name, version or sha256) is
@@ -865,17 +876,17 @@ variable "MORI_COMMIT" {
 variable "NIC_BACKEND" {
   type        = string
   default     = "none"
-  description = "The RDMA NICs whose provider libraries the vLLM runtime image carries for MoRI (vLLM v0.28.0 docker/Dockerfile.rocm NIC_BACKEND): none, ainic (AMD AINIC: libionic-dev, ionic-common), bnxt (Broadcom Thor-2: bnxt-rocelib) or all. Upstream's default is all; here none until NIC_DEBS pins the vendors' .debs, which could not be recorded where the pins are kept (repo.radeon.com and packages.broadcom.com unreachable there)."
+  description = "The RDMA NICs whose provider libraries the vLLM runtime image carries for MoRI (vLLM v0.33.0 docker/Dockerfile.rocm_72 NIC_BACKEND): none, ainic (AMD AINIC: libionic-dev, ionic-common), bnxt (Broadcom Thor-2: bnxt-rocelib) or all. Upstream's default is all; here none until NIC_DEBS pins the vendors' .debs, which could not be recorded where the pins are kept (repo.radeon.com and packages.broadcom.com unreachable there)."
   validation {
     condition     = contains(["none", "ainic", "bnxt", "all"], NIC_BACKEND)
-    error_message = "NIC_BACKEND must be one of none, ainic, bnxt, all (vLLM's docker/Dockerfile.rocm NIC_BACKEND)."
+    error_message = "NIC_BACKEND must be one of none, ainic, bnxt, all (vLLM's docker/Dockerfile.rocm_72 NIC_BACKEND)."
   }
 }
 
 variable "NIC_DEBS" {
   type        = list(string)
   default     = []
-  description = "The vendors' .debs NIC_BACKEND installs, each \"<backend> <sha256> <url>\" (backend ainic or bnxt; env: comma-separated): for ainic libionic-dev, ionic-common and the libionic1 they need from https://repo.radeon.com/amdainic/pensando/ubuntu/1.117.3-hydra/ (vLLM v0.28.0's AINIC_VERSION), for bnxt bnxt-rocelib 235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/. Each is downloaded, checked by its sha256 and installed from its file; the build checks that upstream's packages are then installed. Empty: none recorded yet (see NIC_BACKEND)."
+  description = "The vendors' .debs NIC_BACKEND installs, each \"<backend> <sha256> <url>\" (backend ainic or bnxt; env: comma-separated): for ainic libionic-dev, ionic-common and the libionic1 they need from https://repo.radeon.com/amdainic/pensando/ubuntu/1.117.5-a-77/ (vLLM v0.33.0's AINIC_VERSION), for bnxt bnxt-rocelib 235.2.86.0 from https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/. Each is downloaded, checked by its sha256 and installed from its file; the build checks that upstream's packages are then installed. Empty: none recorded yet (see NIC_BACKEND)."
   validation {
     condition     = length([for d in NIC_DEBS : d if !can(regex("^(ainic [0-9a-f]{64} https://repo\\.radeon\\.com/amdainic/pensando/ubuntu/[^/ ]+/|bnxt [0-9a-f]{64} https://packages\\.broadcom\\.com/artifactory/ethernet-nic-debian-public/)[^ ;]+\\.deb$", d))]) == 0
     error_message = "NIC_DEBS entries must be \"ainic <sha256> https://repo.radeon.com/amdainic/pensando/ubuntu/<bundle>/....deb\" or \"bnxt <sha256> https://packages.broadcom.com/artifactory/ethernet-nic-debian-public/....deb\"."
@@ -887,25 +898,107 @@ variable "NIC_DEBS" {
   }
 }
 
+variable "ROCM_RUNTIME_REPO" {
+  type        = string
+  default     = "https://github.com/ROCm/rocm-systems.git"
+  description = "ROCm's systems monorepo (ROCr, CLR, HIP, rocprofiler-sdk): upstream's ROCM_SYSTEMS_REPO (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 16). One clone holds every rocm-runtime commit below."
+}
+
+variable "ROCM_RUNTIME_COMMIT" {
+  type        = string
+  default     = "af70edc91f1dc5d228fd4c076df99e65e49c4521"
+  description = "rocm-systems commit of ROCr and CLR (libhsa-runtime64, libamdhip64) built over the base image's ROCm: upstream's ROCM_RUNTIME_COMMIT (Dockerfile.rocm_72_base line 18: updates to ROCr + clr from ROCm 7.2.4 and beyond)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCM_RUNTIME_COMMIT))
+    error_message = "ROCM_RUNTIME_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "ROCM_RUNTIME_REF" {
+  type        = string
+  default     = "vllm-v0.33.0"
+  description = "Human label for ROCM_RUNTIME_COMMIT: upstream names only the commit (vLLM v0.33.0's docker/Dockerfile.rocm_72_base pins it). Informational only."
+}
+
+# Where this pin comes from (read by `inv version-check`).
+ROCM_RUNTIME_COMMIT_SOURCE = {
+  git    = ROCM_RUNTIME_REPO
+  branch = "develop"
+}
+
+variable "ROCPROFILER_SDK_COMMIT" {
+  type        = string
+  default     = "2b22ab0195cc1461cd9abf3b969e9dd7c10af350"
+  description = "rocm-systems commit of rocprofiler-sdk (1.3.2, upstream's comment) built over the base image's ROCm: upstream's ROCPROFILER_SDK_COMMIT (Dockerfile.rocm_72_base line 17)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_COMMIT))
+    error_message = "ROCPROFILER_SDK_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "ROCPROFILER_SDK_REF" {
+  type        = string
+  default     = "vllm-v0.33.0"
+  description = "Human label for ROCPROFILER_SDK_COMMIT: upstream names only the commit. Informational only."
+}
+
+# Where this pin comes from (read by `inv version-check`).
+ROCPROFILER_SDK_COMMIT_SOURCE = {
+  git    = ROCM_RUNTIME_REPO
+  branch = "develop"
+}
+
+variable "ROCPROFILER_SDK_PR_7796_COMMIT" {
+  type        = string
+  default     = "fae7fd57ffb8a76e811d6410b8a0cee1e94d710a"
+  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7796) are applied over ROCPROFILER_SDK_COMMIT: upstream's ROCPROFILER_SDK_PR_7796 (Dockerfile.rocm_72_base line 398)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7796_COMMIT))
+    error_message = "ROCPROFILER_SDK_PR_7796_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "ROCPROFILER_SDK_PR_7796_REF" {
+  type        = string
+  default     = "ROCm/rocm-systems#7796"
+  description = "Human label for ROCPROFILER_SDK_PR_7796_COMMIT (the pull request it comes from). Informational only."
+}
+
+variable "ROCPROFILER_SDK_PR_7924_COMMIT" {
+  type        = string
+  default     = "f8db22adbe17686a9b05ae03367dd1ec73011653"
+  description = "rocm-systems commit whose rocprofiler-sdk hsa/ changes (queue-interposition fixes, PR 7924) are applied after ROCPROFILER_SDK_PR_7796_COMMIT's: upstream's ROCPROFILER_SDK_PR_7924 (Dockerfile.rocm_72_base line 399)."
+  validation {
+    condition     = can(regex("^[0-9a-f]{40}$", ROCPROFILER_SDK_PR_7924_COMMIT))
+    error_message = "ROCPROFILER_SDK_PR_7924_COMMIT must be a full 40-hex commit."
+  }
+}
+
+variable "ROCPROFILER_SDK_PR_7924_REF" {
+  type        = string
+  default     = "ROCm/rocm-systems#7924"
+  description = "Human label for ROCPROFILER_SDK_PR_7924_COMMIT (the pull request it comes from). Informational only."
+}
+
 # ---------------------------------------------------------------------------
 # Per-arch reality: what each cell skips, and why (flat "<arch>/<component>" map)
 # ---------------------------------------------------------------------------
 # gfx1250 is an honest skip, not a real cell: upstream builds nothing for it on a ROCm 7.2.3
-# base.  vLLM v0.28.0's docker/Dockerfile.rocm_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
+# base.  vLLM v0.33.0's docker/Dockerfile.rocm_72_base (PYTORCH_ROCM_ARCH gfx90a ... gfx1201,
 # gfx1150, gfx1151) has no gfx1250; its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt
-# torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14.0a20260623 base and builds
-# AITER JIT-only there (AITER_BRANCH main, ENABLE_CK=0, PREBUILD_KERNELS=0).  On this base every
+# torch 2.11.0+rocm10.1.0a20260822 wheels on a TheRock ROCm SDK 10.1.0a20260822 base and builds
+# AITER JIT-only there (AITER_BRANCH f85b24b, ENABLE_CK=0, PREBUILD_KERNELS=0).  On this base every
 # component that generates GPU code or needs the cell's torch is skipped, each with its reason.
 # What remains for gfx1250 is what has no GPU code: the base image and UCX + NIXL (host code
 # over the HIP runtime API).  A per-arch TheRock base is the way to make it a real cell.
 #
 # A cell is built as upstream ships it (`inv lint`, rule supported-archs, from upstream's own
 # files: src/rocm_bake_checks/lint/upstream.toml [supported-archs]).  "Upstream ships it on the
-# arch" and "it has GPU kernels for the arch" are two questions: vLLM v0.28.0's release image
-# (docker/Dockerfile.rocm_base, one image for PYTORCH_ROCM_ARCH=gfx90a;...;gfx1201;... at line
-# 30) carries AITER and FlashAttention on every one of its archs, though it compiles AITER's
-# kernels for gfx942;gfx950 only (AITER_ROCM_ARCH, line 32; GPU_ARCHS=${AITER_ROCM_ARCH}, line
-# 267) and FlashAttention's for its gfx9 archs only (line 244: GPU_ARCHS=$(echo
+# arch" and "it has GPU kernels for the arch" are two questions: vLLM v0.33.0's release image
+# (docker/Dockerfile.rocm_72_base, one image for PYTORCH_ROCM_ARCH=gfx90a;...;gfx1201;... at line
+# 35) carries AITER and FlashAttention on every one of its archs, though it compiles AITER's
+# kernels for gfx942;gfx950 only (AITER_ROCM_ARCH, line 37; GPU_ARCHS=${AITER_ROCM_ARCH}, line
+# 272) and FlashAttention's for its gfx9 archs only (line 249: GPU_ARCHS=$(echo
 # ${PYTORCH_ROCM_ARCH} | sed -e 's/;gfx1[0-9]\{3\}//g')).  On gfx1201 they are there for their
 # Triton kernels, which vLLM uses on RDNA4 (vllm/_aiter_ops.py is_rdna_aiter_enabled: "Only
 # aiter's Triton kernels exist on gfx12"; vllm/platforms/rocm.py flash_attn_triton_available:
@@ -917,13 +1010,14 @@ variable "NIC_DEBS" {
 
 SKIP = {
   "gfx1201/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; vLLM imports mori only for its MoRI all2all backend"
-  "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER v0.1.19 does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH main) over prebuilt TheRock torch on a ROCm SDK 7.14 base (vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/aiter"   = "needs the cell's torch (AITER's build and its JIT kernels compile against it), which gfx1250 has no build of here; AITER's GFX_MAP does list gfx1250, but upstream's only gfx1250 AITER is JIT-only (ENABLE_CK=0, PREBUILD_KERNELS=0, AITER_BRANCH f85b24b) over prebuilt TheRock torch on a ROCm SDK 10.1 base (vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
   "gfx1250/flash-attn" = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3; flash-attention's setup.py at FA_COMMIT allows gfx90a, gfx942, gfx950 only (allowed_archs)"
   "gfx1250/mori"       = "MoRI's setup.py _supported_arch_list is gfx942, gfx950; vLLM imports mori only for its MoRI all2all backend"
-  "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.28.0's Dockerfile.rocm_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm7.14.0a20260623 wheels on a TheRock ROCm SDK 7.14 base instead"
+  "gfx1250/torch"   = "upstream builds no PyTorch for gfx1250 on ROCm 7.2.3: vLLM v0.33.0's Dockerfile.rocm_72_base arch list has no gfx1250, and its docker/Dockerfile.rocm_base_gfx1250 installs prebuilt torch 2.11.0+rocm10.1.0a20260822 wheels on a TheRock ROCm SDK 10.1 base instead"
   "gfx1250/triton"  = "needs the cell's torch, which gfx1250 has no build of on ROCm 7.2.3 (see gfx1250/torch)"
-  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 7.14 base, vLLM v0.28.0 docker/Dockerfile.rocm_base_gfx1250)"
-  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 7.14 base (docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/cupy"    = "no upstream CuPy build for gfx1250 on ROCm 7.2.3 (cupy-rocm wheels stop at the 7.x arch lists; upstream's gfx1250 stack is on a TheRock ROCm SDK 10.1 base, vLLM v0.33.0 docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/vllm"    = "vLLM's ROCm 7.2.3 arch list (docker/Dockerfile.rocm_72_base) has no gfx1250; it builds gfx1250 only on a TheRock ROCm SDK 10.1 base (docker/Dockerfile.rocm_base_gfx1250)"
+  "gfx1250/rocm-runtime" = "its one consumer, vLLM, is skipped on gfx1250; upstream rebuilds ROCr, CLR and rocprofiler-sdk only over its ROCm 7.2.3 base (vLLM v0.33.0 docker/Dockerfile.rocm_72_base), which has no gfx1250"
   "gfx1250/lmcache" = "needs the cell's vLLM and torch, which gfx1250 has no build of on ROCm 7.2.3"
 }
 
@@ -934,8 +1028,8 @@ SKIP = {
 # and the vLLM image of the arch sets the same variables where it runs (the runtime imports them
 # so); the cell's label rocm-bake.no-gpu-code gives the reason to the arch audit.
 TRITON_ONLY = {
-  "gfx1201/aiter"      = "AITER's Triton-only build (AITER_TRITON_ONLY=1): upstream's release image ships amd-aiter on gfx1201 with kernels for gfx942;gfx950 only (vLLM v0.28.0 docker/Dockerfile.rocm_base AITER_ROCM_ARCH, line 32); vLLM uses AITER's Triton kernels on gfx12"
-  "gfx1201/flash-attn" = "FlashAttention's Triton backend (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE): upstream's release image ships flash_attn on gfx1201 with composable_kernel kernels for its gfx9 archs only (vLLM v0.28.0 docker/Dockerfile.rocm_base line 244 drops every gfx1xxx arch; flash-attention's setup.py allowed_archs is gfx90a, gfx942, gfx950); vLLM uses its Triton backend on RDNA"
+  "gfx1201/aiter"      = "AITER's Triton-only build (AITER_TRITON_ONLY=1): upstream's release image ships amd-aiter on gfx1201 with kernels for gfx942;gfx950 only (vLLM v0.33.0 docker/Dockerfile.rocm_72_base AITER_ROCM_ARCH, line 37); vLLM uses AITER's Triton kernels on gfx12"
+  "gfx1201/flash-attn" = "FlashAttention's Triton backend (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE): upstream's release image ships flash_attn on gfx1201 with composable_kernel kernels for its gfx9 archs only (vLLM v0.33.0 docker/Dockerfile.rocm_72_base line 249 drops every gfx1xxx arch; flash-attention's setup.py allowed_archs is gfx90a, gfx942, gfx950); vLLM uses its Triton backend on RDNA"
 }
 
 ALL_ARCHS  = ["gfx950", "gfx1201", "gfx1250"]
@@ -953,6 +1047,7 @@ ARCHS = {
   mori    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/mori")]
   vllm    = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/vllm")]
   lmcache = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/lmcache")]
+  "rocm-runtime" = [for a in CELL_ARCHS : a if !contains(keys(SKIP), "${a}/rocm-runtime")]
   wheels  = CELL_ARCHS
 }
 
@@ -977,6 +1072,7 @@ VERSION_TAG = {
   "flash-attn" = "${FA_VERSION}-git${substr(FA_COMMIT, 0, 8)}"
   mori    = MORI_COMMIT == "" ? trimprefix(MORI_REF, "v") : "${trimprefix(MORI_REF, "v")}-git${substr(MORI_COMMIT, 0, 8)}"
   vllm    = "${trimprefix(VLLM_REF, "v")}-git${substr(VLLM_COMMIT, 0, 9)}"
+  "rocm-runtime" = "git${substr(ROCM_RUNTIME_COMMIT, 0, 8)}-rocprofiler${substr(ROCPROFILER_SDK_COMMIT, 0, 8)}"
   lmcache = "${trimprefix(LMCACHE_REF, "v")}-git${substr(LMCACHE_COMMIT, 0, 8)}"
 }
 
@@ -985,7 +1081,8 @@ VERSION_TAG = {
 # Each reason becomes the cell's label rocm-bake.no-gpu-code.
 NO_GPU_CODE = {
   base   = "the ROCm base image, Python and build tools: ROCm's own libraries (/opt/rocm*) are left out of the audit"
-  triton = "Triton compiles its kernels at run time: its wheel holds the compiler, no .hip_fatbin (vLLM docker/Dockerfile.rocm_base build_triton)"
+  triton = "Triton compiles its kernels at run time: its wheel holds the compiler, no .hip_fatbin (vLLM docker/Dockerfile.rocm_72_base build_triton)"
+  "rocm-runtime" = "ROCr, CLR and rocprofiler-sdk are host code: upstream's build_rocm_runtime and build_rocprofiler_sdk pass no GPU arch (vLLM v0.33.0 docker/Dockerfile.rocm_72_base)"
   nixl   = "UCX and NIXL are host code over the HIP runtime API (no HIP kernels)"
 }
 
@@ -1016,12 +1113,16 @@ WHEELS = {
   mori   = ["amd-mori"]
   vllm   = ["vllm", "amdsmi"]
 }
+LIBRARIES = {
+  "rocm-runtime" = ["libhsa-runtime64", "libamdhip64", "librocprofiler-sdk"]
+}
 UPSTREAM_STAGE = {
   base    = []
   torch   = ["rocm_base:build_pytorch", "rocm_base:build_torchvision", "rocm_base:build_torchaudio"]
   cupy    = []
   "flash-attn" = ["rocm_base:build_fa"]
   vllm    = ["rocm:build_vllm_wheel_release"]
+  "rocm-runtime" = ["rocm_base:build_rocm_runtime", "rocm_base:build_rocprofiler_sdk"]
   lmcache = []
 }
 CONSUMERS = {
@@ -1032,6 +1133,7 @@ CONSUMERS = {
   nixl   = ["vllm"]
   "flash-attn" = ["vllm"]
   mori   = ["vllm"]
+  "rocm-runtime" = ["vllm"]
   vllm   = ["lmcache"]
 }
 STATIC_SECONDS = {
@@ -1045,6 +1147,7 @@ STATIC_SECONDS = {
   mori    = 900
   vllm    = 1800
   lmcache = 600
+  "rocm-runtime" = 1200
   wheels  = 60
 }
 
@@ -1061,6 +1164,7 @@ CACHE_KEY = {
   mori    = VERSION_TAG["mori"]
   vllm    = VLLM_COMMIT
   lmcache = LMCACHE_COMMIT
+  "rocm-runtime" = "${ROCM_RUNTIME_COMMIT}-rocprofiler-${ROCPROFILER_SDK_COMMIT}"
 }
 # The base image keeps only its final layers in the registry cache; compile stages keep all.
 CACHE_MODE = { base = "min" }
@@ -1106,6 +1210,15 @@ PINS = {
   NIC_BACKEND        = NIC_BACKEND
   NIC_DEBS           = join(";", NIC_DEBS)
   LMCACHE_COMMIT     = LMCACHE_COMMIT
+  ROCM_RUNTIME_REPO  = ROCM_RUNTIME_REPO
+  ROCM_RUNTIME_COMMIT = ROCM_RUNTIME_COMMIT
+  ROCM_RUNTIME_REF   = ROCM_RUNTIME_REF
+  ROCPROFILER_SDK_COMMIT = ROCPROFILER_SDK_COMMIT
+  ROCPROFILER_SDK_REF = ROCPROFILER_SDK_REF
+  ROCPROFILER_SDK_PR_7796_COMMIT = ROCPROFILER_SDK_PR_7796_COMMIT
+  ROCPROFILER_SDK_PR_7796_REF = ROCPROFILER_SDK_PR_7796_REF
+  ROCPROFILER_SDK_PR_7924_COMMIT = ROCPROFILER_SDK_PR_7924_COMMIT
+  ROCPROFILER_SDK_PR_7924_REF = ROCPROFILER_SDK_PR_7924_REF
   LMCACHE_REF        = LMCACHE_REF
 }
 
@@ -1308,7 +1421,7 @@ target "nixl" {
 }
 
 # FlashAttention (composable_kernel backend; its Triton backend for a TRITON_ONLY cell) over the
-# cell's torch (vLLM v0.28.0 docker/Dockerfile.rocm_base build_fa).
+# cell's torch (vLLM v0.33.0 docker/Dockerfile.rocm_72_base build_fa).
 target "flash-attn" {
   matrix     = { arch = ARCHS["flash-attn"] }
   name       = "flash-attn-${arch}"
@@ -1334,7 +1447,7 @@ target "flash-attn" {
   }
 }
 
-# MoRI (the amd_mori wheel) over the cell's torch (vLLM v0.28.0 docker/Dockerfile.rocm_base
+# MoRI (the amd_mori wheel) over the cell's torch (vLLM v0.33.0 docker/Dockerfile.rocm_72_base
 # build_mori).
 target "mori" {
   matrix     = { arch = ARCHS["mori"] }
@@ -1374,6 +1487,7 @@ target "vllm" {
     "flash-attn" = contains(ARCHS["flash-attn"], arch) ? "target:flash-attn-${arch}" : "target:empty"
     mori   = contains(ARCHS["mori"], arch) ? "target:mori-${arch}" : "target:empty"
     nixl   = contains(ARCHS["nixl"], arch) ? "target:nixl-${arch}" : "target:empty"
+    "rocm-runtime" = contains(ARCHS["rocm-runtime"], arch) ? "target:rocm-runtime-${arch}" : "target:empty"
   }
   args = merge(ARCH_ARGS[arch], {
     VLLM_COMMIT       = VLLM_COMMIT
@@ -1432,6 +1546,32 @@ target "lmcache" {
   }
 }
 
+# ROCr + CLR and rocprofiler-sdk rebuilt over the base image's ROCm 7.2.3, a library prefix the
+# vLLM image installs into /opt/rocm (vLLM v0.33.0 docker/Dockerfile.rocm_72_base stages
+# build_rocm_runtime and build_rocprofiler_sdk, and its final stage).
+target "rocm-runtime" {
+  matrix     = { arch = ARCHS["rocm-runtime"] }
+  name       = "rocm-runtime-${arch}"
+  inherits   = ["_compile", "_cell-rocm-runtime-${arch}"]
+  dockerfile = "rocm-runtime.Dockerfile"
+  target     = "staging"
+  contexts = {
+    base = "target:base-${arch}"
+  }
+  args = {
+    ROCM_RUNTIME_REPO              = ROCM_RUNTIME_REPO
+    ROCM_RUNTIME_COMMIT            = ROCM_RUNTIME_COMMIT
+    ROCM_RUNTIME_REF               = ROCM_RUNTIME_REF
+    ROCPROFILER_SDK_COMMIT         = ROCPROFILER_SDK_COMMIT
+    ROCPROFILER_SDK_PR_7796_COMMIT = ROCPROFILER_SDK_PR_7796_COMMIT
+    ROCPROFILER_SDK_PR_7924_COMMIT = ROCPROFILER_SDK_PR_7924_COMMIT
+  }
+  labels = {
+    "org.opencontainers.image.source"   = ROCM_RUNTIME_REPO
+    "org.opencontainers.image.revision" = ROCM_RUNTIME_COMMIT
+  }
+}
+
 # Every wheel of one cell, plus rocm-bake-pins.txt, into dist/<arch>/.
 target "wheels" {
   matrix     = { arch = ARCHS["wheels"] }
@@ -1484,6 +1624,7 @@ group "all" {
     [for a in ARCHS["mori"] : "mori-${a}"],
     [for a in ARCHS["vllm"] : "vllm-${a}"],
     [for a in ARCHS["lmcache"] : "lmcache-${a}"],
+    [for a in ARCHS["rocm-runtime"] : "rocm-runtime-${a}"],
     [for a in ARCHS["wheels"] : "wheels-${a}"],
   )
 }
@@ -1536,6 +1677,11 @@ group "vllm" {
 group "lmcache" {
   description = "LMCache (HIP) wheel"
   targets     = [for a in ARCHS["lmcache"] : "lmcache-${a}"]
+}
+
+group "rocm-runtime" {
+  description = "ROCr, CLR and rocprofiler-sdk (libhsa-runtime64, libamdhip64, librocprofiler-sdk) from ROCm/rocm-systems"
+  targets     = [for a in ARCHS["rocm-runtime"] : "rocm-runtime-${a}"]
 }
 
 group "wheels" {

@@ -45,11 +45,11 @@ RUN fetch-source.sh "${AITER_REPO}" "${AITER_REF}" "${AITER_COMMIT}" /src/aiter 
 # `python setup.py bdist_wheel`, not `pip wheel .`: pip first runs setup.py for metadata only
 # (egg_info/dist_info), where ROCm/aiter setup.py skips its sys.path insert of aiter/ but its
 # PREBUILD_KERNELS block still imports jit.utils... ("No module named 'jit'").  Follows
-# vllm-project/vllm docker/Dockerfile.rocm_base (build_aiter, line 267: PREBUILD_KERNELS=1
+# vllm-project/vllm docker/Dockerfile.rocm_72_base (build_aiter, line 272: PREBUILD_KERNELS=1
 # AITER_USE_SYSTEM_TRITON=1 GPU_ARCHS=${AITER_ROCM_ARCH} python3 setup.py bdist_wheel) and
 # aiter's release workflow.
-# Upstream compiles AITER's kernels for AITER_ROCM_ARCH=gfx942;gfx950 (Dockerfile.rocm_base line
-# 32) and ships the wheel in its one image for every arch of PYTORCH_ROCM_ARCH (line 30,
+# Upstream compiles AITER's kernels for AITER_ROCM_ARCH=gfx942;gfx950 (Dockerfile.rocm_72_base
+# line 37) and ships the wheel in its one image for every arch of PYTORCH_ROCM_ARCH (line 35,
 # gfx1201 among them): on gfx1201 it is there for its Triton kernels.  That cell
 # (rocm-bake.hcl TRITON_ONLY) passes AITER_TRITON_ONLY=1, which this same setup.py call reads
 # (ROCm/aiter setup.py at AITER_REF, lines 24-27: CK and PREBUILD_KERNELS off; lines 164-167:

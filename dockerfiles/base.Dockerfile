@@ -45,20 +45,20 @@ RUN --network=none test "$(cut -d- -f1 /opt/rocm/.info/version)" = "${ROCM_VERSI
     && test -z "$(printf '%s' "${HCC_AMDGPU_TARGET}" | tr -dc ';')"
 
 # OS build dependencies, CPython from the deadsnakes PPA (22.04 ships 3.10), ccache, and
-# gcc-13/g++-13 from the ubuntu-toolchain-r/test PPA: vllm-project/vllm docker/Dockerfile.rocm_base
-# (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) adds both PPAs at lines 48-50
-# and installs gcc-13 g++-13 at line 54 for its torch builds ("torch 2.12 emits float->__bf16
-# libcalls (__truncsfbf2) absent from gcc-11 libgcc", line 141); torch.Dockerfile switches to
+# gcc-13/g++-13 from the ubuntu-toolchain-r/test PPA: vllm-project/vllm
+# docker/Dockerfile.rocm_72_base (v0.33.0 sdist) adds both PPAs at lines 53-55 and installs
+# gcc-13 g++-13 at line 59 for its torch builds ("torch 2.12 emits float->__bf16 libcalls
+# (__truncsfbf2) absent from gcc-11 libgcc", line 146); torch.Dockerfile switches to
 # them for torch, torchvision and torchaudio only, as upstream does; every other build keeps
 # jammy's gcc-11.
 # Not version-pinned (DL3008; lint apt-pin and apt-repository, waived in lint/policy.toml),
 # deliberately: the base image digest fixes the Ubuntu release and the PPAs drop old builds,
 # so exact apt pins would break on every PPA update; the exact Python and every wheel land in
 # the runtime images' versions.json instead.  The PPA step is tried three times, as vLLM's
-# docker/Dockerfile.rocm_base does (Launchpad's key server fails now and then); the third
+# docker/Dockerfile.rocm_72_base does (Launchpad's key server fails now and then); the third
 # failure fails the build.
-# libopenmpi-dev and libpci-dev as vllm-project/vllm docker/Dockerfile.rocm_base installs them
-# in its base (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT): with MPI found,
+# libopenmpi-dev and libpci-dev as vllm-project/vllm docker/Dockerfile.rocm_72_base (v0.33.0)
+# installs them in its base: with MPI found,
 # torch builds torch.distributed's MPI backend as upstream's wheel has it (torch.Dockerfile).
 # hadolint ignore=DL3008
 RUN apt-get update \

@@ -2,7 +2,7 @@
 # Named contexts: base, torch.  Cells listed in SKIP (gfx1250) never reach this file: their
 # consumers get the `empty` target instead.  A cell in TRITON_ONLY (gfx1201) passes
 # FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE and builds FlashAttention's Triton backend.
-# Follows vllm-project/vllm docker/Dockerfile.rocm_base stage build_fa (VLLM_REF v0.28.0):
+# Follows vllm-project/vllm docker/Dockerfile.rocm_72_base stage build_fa (VLLM_REF v0.33.0):
 # the cell's torch installed, Dao-AILab/flash-attention at FA_COMMIT with its submodules
 # (composable_kernel: the ROCm backend), `python3 setup.py bdist_wheel` with GPU_ARCHS.
 FROM base AS build
@@ -39,7 +39,7 @@ RUN fetch-source.sh "${FA_REPO}" "${FA_REF}" "${FA_COMMIT}" /src/flash-attention
 # archs from PYTORCH_ROCM_ARCH for it, and flash-attention's own default "native" would mean
 # the build host's GPU.  FLASH_ATTENTION_FORCE_BUILD=TRUE: setup.py's bdist_wheel otherwise
 # first tries to download a prebuilt wheel from GitHub (a build must not depend on that).
-# The cell's composable_kernel archs are upstream's (Dockerfile.rocm_base line 244:
+# The cell's composable_kernel archs are upstream's (Dockerfile.rocm_72_base line 249:
 # GPU_ARCHS=$(echo ${PYTORCH_ROCM_ARCH} | sed -e 's/;gfx1[0-9]\{3\}//g'), the cell's one arch
 # read with a ';' before it, as each arch after upstream's first is).  None (gfx1201): upstream
 # ships this wheel there without kernels for it, in its one image for every arch of

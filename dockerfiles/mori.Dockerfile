@@ -1,7 +1,7 @@
 # mori.Dockerfile - the amd_mori wheel for one cell (target mori-<arch>).
 # Named contexts: base, torch.  Cells listed in SKIP (gfx1201, gfx1250: outside MoRI's
 # setup.py _supported_arch_list) never reach this file: their consumers get `empty`.
-# Follows vllm-project/vllm docker/Dockerfile.rocm_base stage build_mori (VLLM_REF v0.28.0):
+# Follows vllm-project/vllm docker/Dockerfile.rocm_72_base stage build_mori (VLLM_REF v0.33.0):
 # the cell's torch installed, ROCm/mori at MORI_REF with its submodules, `python3 setup.py
 # bdist_wheel`.
 FROM base AS build

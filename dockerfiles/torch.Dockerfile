@@ -24,10 +24,10 @@ ARG CACHE_TYPE
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # torch, torchvision and torchaudio are built with gcc-13 (installed by base.Dockerfile from
-# the ubuntu-toolchain-r/test PPA), as vllm-project/vllm docker/Dockerfile.rocm_base (commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) switches to it in build_pytorch
-# (line 142: "torch 2.12 emits float->__bf16 libcalls (__truncsfbf2) absent from gcc-11
-# libgcc") and in build_pytorch_runtime (line 163), which torchvision and torchaudio build on.
+# the ubuntu-toolchain-r/test PPA), as vllm-project/vllm docker/Dockerfile.rocm_72_base (v0.33.0
+# sdist) switches to it in build_pytorch (line 147, after its comment "torch 2.12 emits
+# float->__bf16 libcalls (__truncsfbf2) absent from gcc-11 libgcc") and in
+# build_pytorch_runtime (line 168), which torchvision and torchaudio build on.
 # The compiler caches see the switch: with-compiler-cache.sh keys ccache on the compiler that
 # runs at each call and updates the host wrappers' identity (written in the base with gcc-11's)
 # before each command, for sccache.
@@ -45,15 +45,14 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 # The import check runs with `python -P`: plain `python -c` puts the working directory first
 # on sys.path, and in /src/pytorch the source tree's torch/ would shadow the installed wheel
 # (torch/__init__.py: "...loaded the torch/_C folder of the PyTorch repository...").  Follows
-# vllm-project/vllm docker/Dockerfile.rocm_base, which imports torch only outside the source
+# vllm-project/vllm docker/Dockerfile.rocm_72_base, which imports torch only outside the source
 # tree (its build_pytorch_runtime stage).
 # The torch wheel is installed with its requirements from the torch lock (locks/torch.txt,
 # `inv lock`), the wheel itself by its sha256 (write-constraints.py --wheels).
 # USE_MPI=1 with the base's libopenmpi-dev: torch.distributed's MPI backend, as the torch of
-# vllm-project/vllm docker/Dockerfile.rocm_base (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a)
-# has it; the import check fails if CMake did not find MPI (it would otherwise drop it silently).
+# vllm-project/vllm docker/Dockerfile.rocm_72_base (v0.33.0 sdist) has it; the import check fails if CMake did not find MPI (it would otherwise drop it silently).
 # torch's own requirements (requirements.txt, which may include requirements-build.txt) are
-# installed first, as vllm-project/vllm docker/Dockerfile.rocm_base (v0.28.0, line 146) does
+# installed first, as vllm-project/vllm docker/Dockerfile.rocm_72_base (v0.33.0, line 151) does
 # after its `pip install -U 'cmake<4' ninja`; ROCm/pytorch's requirements-build.txt pins
 # cmake==4.0.0 on some branches, which would replace the base's cmake.  Their cmake and ninja
 # lines go first (drop-requirement.py), so torch builds with CMAKE_VERSION and NINJA_VERSION,
@@ -62,8 +61,8 @@ RUN fetch-source.sh "${PYTORCH_REPO}" "${PYTORCH_REF}" "${PYTORCH_COMMIT}" /src/
 # installed; a requirement the lock lacks (or pins otherwise) fails this step with pip's
 # "ERROR: No matching distribution found for <requirement>" (add it to the lock: `inv lock`).
 # The wheel's version is version.txt + "+git<7 hex>" (no PYTORCH_BUILD_VERSION, as upstream
-# builds it): checked to be PYTORCH_VERSION+git<PYTORCH_COMMIT>, what the published vLLM
-# 0.28.0+rocm723 wheels carry (2.12.0+git6bbd260).
+# builds it): checked to be PYTORCH_VERSION+git<PYTORCH_COMMIT>, what vLLM's published ROCm 7.2
+# images carry (2.13.0+git733fca1).
 COPY locks/torch.txt /opt/rocm-bake/locks/torch.txt
 WORKDIR /src/pytorch
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
@@ -100,10 +99,10 @@ ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 # at build time, and without it torchvision skips its HIP extension).
 # Both built with PYTORCH_VERSION out of the environment (`env -u`): pytorch/vision setup.py
 # (get_requirements) and pytorch/audio setup.py (_get_pytorch_version) turn it into their
-# wheels' Requires-Dist torch==PYTORCH_VERSION, which no cell's torch (2.12.0+git<hex>) meets.
-# vllm-project/vllm docker/Dockerfile.rocm_base (commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT) builds them in build_torchvision (line
-# 171) and build_torchaudio (line 191), stages on build_pytorch_runtime that declare no
+# wheels' Requires-Dist torch==PYTORCH_VERSION, which no cell's torch (2.13.0+git<hex>) meets.
+# vllm-project/vllm docker/Dockerfile.rocm_72_base (v0.33.0 sdist) builds them in
+# build_torchvision (line 176) and build_torchaudio (line 196), stages on
+# build_pytorch_runtime that declare no
 # PYTORCH_VERSION, so its wheels require plain `torch`.
 WORKDIR /src/vision
 RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \

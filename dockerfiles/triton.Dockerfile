@@ -27,8 +27,8 @@ RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_REF}" "${TRITON_COMMIT}" /src/tri
 # setup.py moved from python/ to the repository root in Triton 3.x; the older layout is
 # built from ./python (a bare `python` is read by pip as a requirement's name, not a
 # directory: `inv rehearse` found it, "No matching distribution found for python").
-# Built with Triton's profiler (Proton), as vllm-project/vllm docker/Dockerfile.rocm_base
-# (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT; stage build_triton, line 118)
+# Built with Triton's profiler (Proton), as vllm-project/vllm docker/Dockerfile.rocm_72_base
+# (v0.33.0 sdist; stage build_triton, line 123)
 # builds it: TRITON_BUILD_PROTON left at Triton's default (ON), so the wheel carries
 # triton/profiler (checked below).
 # Note: Triton's setup downloads its LLVM build at this step, with no sha256 check (lint

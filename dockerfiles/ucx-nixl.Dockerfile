@@ -51,9 +51,11 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
 # pinned commit also requires torch==2.11.*, which its meson build never imports, and
 # `python -m build --no-isolation` stops on it ("Missing dependencies").  The other build
 # requirements (setuptools>=80.9.0, pytest, types-PyYAML, build, ...) are installed from
-# requirements/nixl-build.txt.  Follows vllm-project/vllm docker/Dockerfile.rocm (build_nixl:
+# requirements/nixl-build.txt.  Follows vllm-project/vllm docker/Dockerfile.rocm_72 (build_nixl, lines 384-486:
 # `uv pip install ... pytest tomlkit "setuptools>=80.9.0"`, then
-# `uv build --wheel --no-build-isolation -Csetup-args=...`).
+# `uv build --wheel --no-build-isolation -Csetup-args=...`), and tagged manylinux_2_35 as
+# upstream tags it (lines 462-463, 479: NIXL >= 1.5 links GLIBCXX_3.4.30 symbols, which
+# manylinux_2_34 does not allow; the Ubuntu 22.04 base has glibc 2.35).
 WORKDIR /src/nixl
 # The single quotes are deliberate: the inner bash expands COMPILER_LAUNCHER.
 # hadolint ignore=SC2016
@@ -72,7 +74,7 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
             -Csetup-args=-Dbuild_tests=false -Csetup-args=-Dbuild_examples=false .' \
     && LD_LIBRARY_PATH="${UCX_HOME}/lib:${LD_LIBRARY_PATH}" auditwheel repair \
         --exclude 'libamdhip64*' --exclude 'libcore*' --exclude 'libpull*' \
-        --plat "manylinux_2_34_$(uname -m)" --wheel-dir /wheels /tmp/nixl-dist/nixl_rocm*.whl \
+        --plat "manylinux_2_35_$(uname -m)" --wheel-dir /wheels /tmp/nixl-dist/nixl_rocm*.whl \
     && ./contrib/wheel_add_ucx_plugins.py --ucx-plugins-dir "${UCX_HOME}/lib/ucx" \
         --nixl-plugins-dir "${NIXL_HOME}/lib/$(uname -m)-linux-gnu/plugins" /wheels/nixl_rocm*.whl \
     && ls -l /wheels/nixl_rocm-*.whl

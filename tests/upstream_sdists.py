@@ -3,9 +3,10 @@ downloaded when the tests set up (by URL and sha256, through the project's bound
 into the rehearsal's content-addressed cache) and extracted beside it, never committed.
 
 ``raw(path)`` answers a raw.githubusercontent.com path (``owner/repo/ref/file``) of a release
-the sdists below carry (vLLM v0.28.0 at commit 2cf0a69..., LMCache v0.5.3 at 140819c...,
-CuPy v14.2.0); the files that exist only on GitHub (AITER's at tag v0.1.19, NIXL's
-pyproject.toml at 231d567..., FlashAttention's setup.py at 0e60e39...) are in no sdist, and
+the sdists below carry (vLLM v0.33.0 at its sdist's abbreviated commit 4ba787ec9, LMCache v0.5.3
+at 140819c..., CuPy v14.2.0); the files that exist only on GitHub (AITER's and NIXL's at the
+stand-in commits lint/upstream.toml names, FlashAttention's setup.py at 0e60e39...) are in no
+sdist, and
 the recorder kept only what lint reads of them (src/rocm_bake_checks/lint/upstream-metadata.json:
 requirement lines, arch lists, switches, with the sha256 of the file read): ``raw`` answers
 them with the tests' own small files of their shape saying exactly that (``written``), never
@@ -68,16 +69,17 @@ CUPY = Sdist("cupy", "14.2.0", "dc/10/059a92d40b161ea24607c9e41a75098812ca7021f2
              "9", "cfed725e612178cfbdbf62f4a3a598b60edecbbca718c0d4580c21a16ae4a62c")
 ALL = (*VLLM.values(), LMCACHE, CUPY)
 
-# owner/repo/ref of raw.githubusercontent.com -> the sdist of that release (vLLM 0.28.0's
-# vllm/_version.py names g2cf0a6915; LMCache 0.5.3 is tag v0.5.3, commit 140819c...)
+# owner/repo/ref of raw.githubusercontent.com -> the sdist of that release (vLLM 0.33.0's
+# vllm/_version.py names g4ba787ec9, the bake file's VLLM_COMMIT; LMCache 0.5.3 is tag v0.5.3,
+# commit 140819c...)
 RELEASES = {
-    "vllm-project/vllm/2cf0a6915ce544dc493a0990f2ea38d81601128a": VLLM["0.28.0"],
+    "vllm-project/vllm/4ba787ec9": VLLM["0.33.0"],
     "LMCache/LMCache/140819c9d57a975dbc5678a6459a218e544cb58b": LMCACHE,
     "cupy/cupy/v14.2.0": CUPY,
 }
 # The files of those releases lint reads (lint/upstream.toml, upstream-dockerfiles.toml)
 READ = {
-    "vllm-project/vllm": ("docker/Dockerfile.rocm_base", "docker/Dockerfile.rocm", "setup.py",
+    "vllm-project/vllm": ("docker/Dockerfile.rocm_72_base", "docker/Dockerfile.rocm_72", "setup.py",
                           "pyproject.toml", "requirements/common.txt", "requirements/rocm.txt",
                           "requirements/build/rocm.txt",
                           "tools/vllm-rocm/pin_rocm_dependencies.py"),

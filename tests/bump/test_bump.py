@@ -229,7 +229,7 @@ def test_the_snapshot_step_records_the_release_files(clone: Checkout) -> None:
                           .read_text())
     commit = "eb92cadbe97727901db1af7ed206c51a6effa1d5"
     key = (f"GET https://raw.githubusercontent.com/vllm-project/vllm/{commit}/docker/"
-           "Dockerfile.rocm_base [text/plain] [instructions]")
+           "Dockerfile.rocm_72_base [text/plain] [instructions]")
     read = snapshot["answers"][key]["value"]
     assert ["ARG", 'PYTORCH_BRANCH="1a1bb5f" # release/2.13 as of 09/17'] in \
         [i[1:] for i in read["value"]]
@@ -276,8 +276,8 @@ def test_the_sdist_pins_move_with_vllm(checkout: Checkout, world: World) -> None
     body = world.sdists[RELEASE]
     assert after.value("VLLM_SDIST_URL") == sdist_url(RELEASE, body)   # PyPI's, not rewritten
     assert after.value("VLLM_SDIST_SHA256") == hashlib.sha256(body).hexdigest()
-    assert "| `VLLM_SDIST_SHA256` | `ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d1" \
-           "8634a` | `" in result.out
+    assert "| `VLLM_SDIST_SHA256` | `f4c33c2503d52bb411146afa9618a4f48bed68912f617e6803ac8d76e4c7" \
+           "4112` | `" in result.out        # rocm-bake.hcl's, v0.33.0's real sdist
 
 
 def test_a_git_bump_cannot_move_the_sdist_pins(checkout: Checkout) -> None:

@@ -1,5 +1,5 @@
 """ARCHITECTURE.md's "A component" for a library (not a wheel), in a copy of the bake file and
-the Dockerfiles: ``rocm-runtime`` (newlibrary.py: ROCr + CLR, upstream's build_rocm_runtime,
+the Dockerfiles: ``rocm-smi`` (newlibrary.py: ROCr + CLR, upstream's build_rocm_runtime,
 installed by the vLLM image) is three hand-edited files -- the bake file, its own Dockerfile,
 the consumer's Dockerfile -- and ``inv lint``'s families that read this tree (consistency,
 pins, downloads, caching, recipes: everything but hadolint's binary and the families that
@@ -41,26 +41,26 @@ def test_a_library_is_three_hand_edits_and_the_lint_passes(tmp_path: Path) -> No
                                       newlibrary.CONSUMER])
     assert lint(tmp_path) == []
     definition = bakefile.load([tmp_path / "rocm-bake.hcl"], {"GPU_ARCHS": ARCHES})
-    assert components.libraries(definition) == {newlibrary.NAME: newlibrary.LIBRARIES}
+    assert components.libraries(definition)[newlibrary.NAME] == newlibrary.LIBRARIES
     assert components.wheels(definition)[newlibrary.NAME] == ()      # no wheel
     targets = definition.plan(["all"]).targets
-    assert targets["rocm-runtime-gfx950"].get("target") == "staging"
+    assert targets["rocm-smi-gfx950"].get("target") == "staging"
     assert (targets["vllm-gfx950"].get("contexts") or {})[newlibrary.NAME] == \
-        "target:rocm-runtime-gfx950"
+        "target:rocm-smi-gfx950"
     # a library reaches no dist/: the wheels export does not take it
     assert newlibrary.NAME not in (targets["wheels-gfx950"].get("contexts") or {})
-    assert "rocm-runtime-gfx1250" not in targets
+    assert "rocm-smi-gfx1250" not in targets
 
 
 def test_a_skipped_library_cell_is_the_placeholder_with_an_empty_staging(
         tmp_path: Path) -> None:
     # the library form of the placeholder: `empty` holds /staging, so the consumer's
-    # COPY --from=rocm-runtime /staging/ /opt/rocm/ resolves where the cell is skipped
+    # COPY --from=rocm-smi /staging/ /opt/rocm/ resolves where the cell is skipped
     checkout(tmp_path)
     bake = tmp_path / "rocm-bake.hcl"
     bake.write_text(bake.read_text().replace(
-        '  "gfx1250/rocm-runtime" =',
-        f'  "gfx1201/rocm-runtime" = "{newlibrary.SKIP_REASON}"\n  "gfx1250/rocm-runtime" ='))
+        '  "gfx1250/rocm-smi" =',
+        f'  "gfx1201/rocm-smi" = "{newlibrary.SKIP_REASON}"\n  "gfx1250/rocm-smi" ='))
     assert lint(tmp_path) == []
     targets = bakefile.load([bake], {"GPU_ARCHS": ARCHES}).plan(["all"]).targets
     assert (targets["vllm-gfx1201"].get("contexts") or {})[newlibrary.NAME] == "target:empty"
@@ -71,36 +71,36 @@ def test_a_skipped_library_cell_is_the_placeholder_with_an_empty_staging(
 OMISSIONS = [
     # (edits left out, the Dockerfile's fault, where, what the one line says)
     (("consumer-installs",), "", "dockerfiles/vllm.Dockerfile:",
-     "component-consumer: stage runtime (the vllm image) mounts library 'rocm-runtime' "
+     "component-consumer: stage runtime (the vllm image) mounts library 'rocm-smi' "
      "(line {line}) but never installs it, which CONSUMERS says it does: COPY "
-     "--from=rocm-runtime /staging/ /opt/rocm/ into it (its prefix; a mount is gone after its "
+     "--from=rocm-smi /staging/ /opt/rocm/ into it (its prefix; a mount is gone after its "
      "RUN), then RUN ldconfig"),
     (("consumer-ldconfig",), "", "dockerfiles/vllm.Dockerfile:",
-     "component-consumer: stage runtime (the vllm image) copies library 'rocm-runtime' into "
+     "component-consumer: stage runtime (the vllm image) copies library 'rocm-smi' into "
      "/opt/rocm but never registers it with the dynamic linker: RUN ldconfig after the COPY "
      "(or ENV LD_LIBRARY_PATH=/opt/rocm/lib)"),
-    ((), "fetch-branch", "dockerfiles/rocm-runtime.Dockerfile:",
-     "git-commit: git fetch of ${ROCM_RUNTIME_REF}: a branch or tag, not the pinned commit, "
+    ((), "fetch-branch", "dockerfiles/rocm-smi.Dockerfile:",
+     "git-commit: git fetch of ${ROCM_SMI_REF}: a branch or tag, not the pinned commit, "
      "and the step checks out no commit: fetch the commit (git fetch --depth 1 origin "
-     "${ROCM_RUNTIME_COMMIT}, then git checkout FETCH_HEAD, as upstream does) or use "
+     "${ROCM_SMI_COMMIT}, then git checkout FETCH_HEAD, as upstream does) or use "
      "fetch-source.sh REPO REF COMMIT DEST"),
-    ((), "fetch-no-commit", "dockerfiles/rocm-runtime.Dockerfile:",
+    ((), "fetch-no-commit", "dockerfiles/rocm-smi.Dockerfile:",
      "git-commit: fetch-source.sh is given an empty string as its COMMIT, not the pinned "
-     "commit: pass ${ROCM_RUNTIME_COMMIT} (fetch-source.sh REPO REF COMMIT DEST; the REF is "
+     "commit: pass ${ROCM_SMI_COMMIT} (fetch-source.sh REPO REF COMMIT DEST; the REF is "
      "only checked against it)"),
     (("consumers",), "", "dockerfiles/vllm.Dockerfile:",
-     "component-consumer: stage runtime (the vllm image) installs 'rocm-runtime', but "
-     'CONSUMERS["rocm-runtime"] does not name vllm: add "vllm" to it in the bake file'),
+     "component-consumer: stage runtime (the vllm image) installs 'rocm-smi', but "
+     'CONSUMERS["rocm-smi"] does not name vllm: add "vllm" to it in the bake file'),
     (("skip",), "", "rocm-bake.hcl:",
-     "component-skip: SKIP entry 'gfx1250/rocm-runtime' gives no reason: say why rocm-runtime "
-     "cannot be built for gfx1250 (\"gfx1250/rocm-runtime\" = \"<why, from upstream's "
+     "component-skip: SKIP entry 'gfx1250/rocm-smi' gives no reason: say why rocm-smi "
+     "cannot be built for gfx1250 (\"gfx1250/rocm-smi\" = \"<why, from upstream's "
      "files>\"); the images' rocm-bake.skipped label and the wheels export carry it"),
     (("libraries",), "", "dockerfiles/vllm.Dockerfile:",
-     "component-consumer: stage runtime (the vllm image) copies 'rocm-runtime''s /staging as "
-     "a library's, but the bake file gives it no libraries: add \"rocm-runtime\" = "
+     "component-consumer: stage runtime (the vllm image) copies 'rocm-smi''s /staging as "
+     "a library's, but the bake file gives it no libraries: add \"rocm-smi\" = "
      "[\"<lib>\", ...] (its shared libraries under /staging/lib) to LIBRARIES"),
-    ((), "no-staging", "dockerfiles/rocm-runtime.Dockerfile:",
-     "component-export: 'rocm-runtime' is a library (LIBRARIES), but its stage staging "
+    ((), "no-staging", "dockerfiles/rocm-smi.Dockerfile:",
+     "component-export: 'rocm-smi' is a library (LIBRARIES), but its stage staging "
      "exports no /staging, which its consumers copy: COPY --from=<its build stage> /staging/ "
      "/staging/ (its libraries under /staging/lib, as upstream's build_rocm_runtime stages "
      "them)"),
@@ -126,35 +126,35 @@ def test_a_library_no_image_takes_names_consumers(tmp_path: Path) -> None:
     consumer.write_text((ROOT / newlibrary.CONSUMER).read_text(encoding="utf-8"))
     found = lint(tmp_path)
     assert len(found) == 1, found
-    assert "component-export: library 'rocm-runtime' is installed by no image: add " \
-           '"rocm-runtime" = ["<image>"] to CONSUMERS and it to each image\'s contexts' in found[0]
+    assert "component-export: library 'rocm-smi' is installed by no image: add " \
+           '"rocm-smi" = ["<image>"] to CONSUMERS and it to each image\'s contexts' in found[0]
 
 
 def test_a_shared_library_undeclared(tmp_path: Path) -> None:
     checkout(tmp_path)
     dockerfile = tmp_path / newlibrary.DOCKERFILE
     dockerfile.write_text(dockerfile.read_text().replace(
-        "/staging/lib/libamdhip64.so*", "/staging/lib/libamdhip64.so* /staging/lib/libhiprtc.so*"))
+        "/staging/lib/liboam.so*", "/staging/lib/liboam.so* /staging/lib/librdc.so*"))
     found = lint(tmp_path)
     assert len(found) == 1, found
     assert found[0].startswith(f"{newlibrary.DOCKERFILE}:")
-    assert "component-libraries: library 'rocm-runtime' builds libhiprtc, which the bake file " \
-           "does not give it (its libraries: libhsa-runtime64, libamdhip64): add " \
-           '"rocm-runtime" = ["libhsa-runtime64", "libamdhip64", "libhiprtc"] to LIBRARIES' \
+    assert "component-libraries: library 'rocm-smi' builds librdc, which the bake file " \
+           "does not give it (its libraries: librocm_smi64, liboam): add " \
+           '"rocm-smi" = ["librocm_smi64", "liboam", "librdc"] to LIBRARIES' \
            in found[0]
 
 
 def test_the_drift_world_has_its_repository_from_the_bake_file(tmp_path: Path) -> None:
     # inv regen records the drift snapshot against the test world: the library's repository
-    # (ROCm/rocm-systems, no fixture of tags) and its pin come from the bake file, no list
+    # (ROCm/rocm_smi_lib, no fixture of tags) and its pin come from the bake file, no list
     (tmp_path / "checkout").mkdir()
     checkout(tmp_path / "checkout")
     bake = tmp_path / "checkout" / "rocm-bake.hcl"
-    assert "ROCm/rocm-systems" in upstream.plain_repos(bake)
+    assert "ROCm/rocm_smi_lib" in upstream.plain_repos(bake)
     repos, chosen = upstream.build_repos(tmp_path / "git", bake)
-    world = repos["ROCm/rocm-systems"]
+    world = repos["ROCm/rocm_smi_lib"]
     pins = worldpins.derive(bake, repos, chosen)
-    assert pins["ROCM_RUNTIME_COMMIT"] == world.rev("rev-parse", "refs/heads/release/rocm-rel-7.2")
+    assert pins["ROCM_SMI_COMMIT"] == world.rev("rev-parse", "refs/heads/release/rocm-rel-7.2")
 
 
 def test_regen_names_the_pin_and_the_file_a_step_could_not_check(tmp_path: Path) -> None:
@@ -166,8 +166,8 @@ def test_regen_names_the_pin_and_the_file_a_step_could_not_check(tmp_path: Path)
     with pytest.raises(RocmBakeError) as failed:
         regen.regenerate_variables_page(tmp_path)
     line = (tmp_path / "rocm-bake.hcl").read_text().splitlines().index(
-        'variable "ROCM_RUNTIME_COMMIT" {') + 1
+        'variable "ROCM_SMI_COMMIT" {') + 1
     assert str(failed.value) == (
         f"inv version-check --offline {regen.SNAPSHOT} --docs failed (exit 2): "
-        f"ROCM_RUNTIME_COMMIT (rocm-bake.hcl:{line}): offline: the snapshot has no answer for "
-        "git ls-remote https://github.com/ROCm/rocm-systems.git")
+        f"ROCM_SMI_COMMIT (rocm-bake.hcl:{line}): offline: the snapshot has no answer for "
+        "git ls-remote https://github.com/ROCm/rocm_smi_lib.git")

@@ -31,10 +31,10 @@ def test_commit_behind_newest_release_names_the_tags(checker: Checker) -> None:
 def test_commit_on_a_release_branch_whose_head_moved(checker: Checker) -> None:
     commit = checker.world.pins["PYTORCH_COMMIT"]
     text = pin("PYTORCH_COMMIT", commit, git=f"{GH}/ROCm/pytorch.git",
-               tags=r"^v(?P<version>2\.12\.0)$", branch="release/2.12")
+               tags=r"^v(?P<version>2\.13\.0)$", branch="release/2.13")
     finding = checker.run(text).pin("PYTORCH_COMMIT")
     assert finding["status"] == "behind", finding
-    assert finding["behind"] == "release/2.12 head moved: 2 commits since the pin"
+    assert finding["behind"] == "release/2.13 head moved: 2 commits since the pin"
 
 
 def test_a_first_fetch_lists_the_refs_and_a_cached_repository_asks_ls_remote(
@@ -42,7 +42,7 @@ def test_a_first_fetch_lists_the_refs_and_a_cached_repository_asks_ls_remote(
     """One connection per repository: the blob-less fetch's refs, or ls-remote once cached."""
     commit = checker.world.pins["PYTORCH_COMMIT"]
     text = pin("PYTORCH_COMMIT", commit, git=f"{GH}/ROCm/pytorch.git",
-               tags=r"^v(?P<version>2\.12\.0)$", branch="release/2.12")
+               tags=r"^v(?P<version>2\.13\.0)$", branch="release/2.13")
     listing = f"git ls-remote {GH}/ROCm/pytorch.git  ->  "
     first = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
     again = checker.run(text, explain="PYTORCH_COMMIT", output="table").out
@@ -57,19 +57,19 @@ def test_a_first_fetch_lists_the_refs_and_a_cached_repository_asks_ls_remote(
 def test_a_commit_pins_branch_that_does_not_exist(checker: Checker) -> None:
     commit = checker.world.pins["PYTORCH_COMMIT"]
     finding = checker.run(pin("PYTORCH_COMMIT", commit, git=f"{GH}/ROCm/pytorch.git",
-                              tags=r"^v(?P<version>2\.12\.0)$", branch="release/9.99")
+                              tags=r"^v(?P<version>2\.13\.0)$", branch="release/9.99")
                           ).pin("PYTORCH_COMMIT")
     assert finding["status"] == "pin not found upstream", finding
     assert finding["detail"] == "branch release/9.99 does not exist upstream"
 
 
 def test_commit_at_branch_head_is_up_to_date(checker: Checker) -> None:
-    head = checker.world.repos["ROCm/pytorch"].heads["release/2.12"]
+    head = checker.world.repos["ROCm/pytorch"].heads["release/2.13"]
     finding = checker.run(pin("PYTORCH_COMMIT", head, git=f"{GH}/ROCm/pytorch.git",
-                              tags=r"^v(?P<version>2\.12\.0)$", branch="release/2.12")
+                              tags=r"^v(?P<version>2\.13\.0)$", branch="release/2.13")
                           ).pin("PYTORCH_COMMIT")
     assert finding["status"] == "up to date", finding
-    assert finding["detail"].startswith("head of release/2.12"), finding
+    assert finding["detail"].startswith("head of release/2.13"), finding
 
 
 def test_unknown_commit_is_not_found_without_a_full_clone(checker: Checker) -> None:
@@ -97,10 +97,10 @@ def coherent_world(world: Upstream, **overrides: str) -> str:
     values = {"PYTORCH_REPO": f"{GH}/ROCm/pytorch.git", "PYTORCH_COMMIT": world.pins[
         "PYTORCH_COMMIT"], "TRITON_COMMIT": world.pins["TRITON_COMMIT"],
         "VLLM_REPO": f"{GH}/vllm-project/vllm.git", "VLLM_COMMIT": world.pins["VLLM_COMMIT"],
-        "PYTORCH_VERSION": "2.12.0", "ROCM_VERSION": "7.2.3"}
+        "PYTORCH_VERSION": "2.13.0", "ROCM_VERSION": "7.2.3"}
     values.update(overrides)
     return "".join(variable(k, v) for k, v in values.items()) + pin(
-        "TORCH_PIN", "2.12.0", pypi="torch",
+        "TORCH_PIN", "2.13.0", pypi="torch",
         wheels='{ index = ["https://download.pytorch.org/whl/rocm7.2"], variant = "rocm7.2" }')
 
 
@@ -121,7 +121,7 @@ def test_vllm_wants_another_torch(checker: Checker) -> None:
     finding = checker.run(coherent_world(checker.world, PYTORCH_VERSION="2.11.0")
                           ).pin("vllm-torch")
     assert finding["status"] == "incoherent"
-    assert "wants torch==2.12.0; PYTORCH_VERSION is 2.11.0" in finding["detail"]
+    assert "wants torch==2.13.0; PYTORCH_VERSION is 2.11.0" in finding["detail"]
 
 
 def test_rocm_label_disagrees_with_rocm_version(checker: Checker) -> None:
@@ -192,11 +192,11 @@ def test_explain_shows_queries_candidates_rules_and_winner(checker: Checker) -> 
                tags=r"^v(?P<version>[0-9].*)$")
     out = checker.run(text, output="table", explain="AITER_REF").out
     assert "AITER_REF = v0.1.19" in out
-    assert "git ls-remote https://github.com/ROCm/aiter.git  ->  182 tags, " in out
+    assert "git ls-remote https://github.com/ROCm/aiter.git  ->  183 tags, " in out
     assert f"listed by ls-remote of {checker.world.git_url}ROCm/aiter.git (sent there by " \
         "--rewrite https://github.com/=)" in out
-    assert "candidates (182 seen, " in out
-    assert "winner: v0.1.20.post1 (0.1.20.post1): highest by PEP 440 public version" in out
+    assert "candidates (183 seen, " in out
+    assert "winner: v0.1.26 (0.1.26): highest by PEP 440 public version" in out
 
 
 def test_explain_unknown_name_is_one_line_exit_2(checker: Checker) -> None:

@@ -128,8 +128,8 @@ def test_offline_newest_is_in_each_pins_own_spelling_and_rows_of_a_component_agr
     assert newest == {"VLLM_REF": "v0.33.0",             # a v-tag pin read from PyPI
                       "ROCM_VERSION": "7.3.0",           # a version read from rocm-7.3.0
                       "SCCACHE_VERSION": "0.14.0",       # a version read from release v0.14.0
-                      "AITER_REF": "v0.1.20.post1",      # a tag, as tagged
-                      "PYTORCH_VERSION[wheel]": "2.12.1+rocm7.2"}   # version and variant
+                      "AITER_REF": "v0.1.26",            # a tag, as tagged
+                      "PYTORCH_VERSION[wheel]": "2.13.1+rocm7.2"}   # version and variant
     assert pins["PYTORCH_VERSION[wheel]"]["status"] == "wheel available"   # not "up to date"
     assert pins["LMCACHE_REF"]["story"] == ("v0.5.4 (LMCACHE_COMMIT, from git tags) is not "
                                             "among GitHub releases of LMCache/LMCache")

@@ -18,7 +18,7 @@ URL, SHA256 = VLLM_SDIST
 OTHER_URL, OTHER_SHA256 = sdist_where("vllm-0.27.0.tar.gz")
 
 
-def bake(url: str = URL, sha256: str = SHA256, ref: str = "v0.28.0",
+def bake(url: str = URL, sha256: str = SHA256, ref: str = "v0.33.0",
          root: str = "https://pypi.org/simple") -> str:
     """The sdist pins as rocm-bake.hcl declares them (version from VLLM_REF)."""
     source = (f'  sdist   = "{root}"\n  package = "vllm"\n'
@@ -44,9 +44,9 @@ def test_the_right_pins_are_no_drift(checker: Checker, accept: str,
     result, url, sha = checked(checker, bake())
     assert result.code == 0, result
     assert url["status"] == "up to date" and url["newest"] == URL, url
-    assert url["detail"] == "the index's vllm-0.28.0.tar.gz"
+    assert url["detail"] == "the index's vllm-0.33.0.tar.gz"
     assert sha["status"] == "up to date" and sha["newest"] == SHA256, sha
-    assert sha["detail"] == "the index's sha256 of vllm-0.28.0.tar.gz"
+    assert sha["detail"] == "the index's sha256 of vllm-0.33.0.tar.gz"
 
 
 def test_a_wrong_sha256_is_drift_naming_the_variable_and_both_values(checker: Checker) -> None:
@@ -56,7 +56,7 @@ def test_a_wrong_sha256_is_drift_naming_the_variable_and_both_values(checker: Ch
     assert url["status"] == "up to date"
     assert sha["status"] == "differs from upstream" and sha["drift"], sha
     assert sha["detail"] == (f"VLLM_SDIST_SHA256 is {wrong}; the index lists sha256 {SHA256} "
-                             "for vllm-0.28.0.tar.gz")
+                             "for vllm-0.33.0.tar.gz")
 
 
 def test_another_releases_sha256_is_drift(checker: Checker) -> None:
@@ -66,22 +66,22 @@ def test_another_releases_sha256_is_drift(checker: Checker) -> None:
 
 
 def test_a_url_that_is_not_pypis_for_the_release_is_drift(checker: Checker) -> None:
-    mirror = "https://files.pythonhosted.org/packages/00/00/" + "0" * 60 + "/vllm-0.28.0.tar.gz"
+    mirror = "https://files.pythonhosted.org/packages/00/00/" + "0" * 60 + "/vllm-0.33.0.tar.gz"
     result, url, sha = checked(checker, bake(url=mirror))
     assert result.code == 1, result
     assert url["status"] == "differs from upstream" and url["drift"], url
-    assert url["detail"] == (f"VLLM_SDIST_URL is {mirror}; the index lists vllm-0.28.0.tar.gz "
+    assert url["detail"] == (f"VLLM_SDIST_URL is {mirror}; the index lists vllm-0.33.0.tar.gz "
                              f"at {URL}")
     assert sha["status"] == "up to date"
 
 
 def test_another_releases_sdist_is_drift(checker: Checker) -> None:
-    """VLLM_SDIST_URL names 0.27.0's sdist while VLLM_REF is v0.28.0: not the release's."""
+    """VLLM_SDIST_URL names 0.27.0's sdist while VLLM_REF is v0.33.0: not the release's."""
     result, url, _ = checked(checker, bake(url=OTHER_URL))
     assert result.code == 1, result
     assert url["status"] == "pin not found upstream", url
-    assert url["detail"] == ("VLLM_SDIST_URL names vllm-0.27.0.tar.gz, not vllm-0.28.0.tar.gz, "
-                             f"the sdist of vllm 0.28.0: VLLM_SDIST_URL is {OTHER_URL}; the "
+    assert url["detail"] == ("VLLM_SDIST_URL names vllm-0.27.0.tar.gz, not vllm-0.33.0.tar.gz, "
+                             f"the sdist of vllm 0.33.0: VLLM_SDIST_URL is {OTHER_URL}; the "
                              f"index lists {URL}")
 
 
@@ -108,12 +108,12 @@ def test_an_unreachable_index_is_could_not_check(checker: Checker) -> None:
 
 
 def test_a_yanked_sdist_is_taken_for_its_exact_release_and_said_so(checker: Checker) -> None:
-    checker.world.web.simple("/yanked", "vllm", ["vllm-0.28.0.tar.gz"],
-                             yanked={"vllm-0.28.0.tar.gz": "broken build"},
-                             where={"vllm-0.28.0.tar.gz": VLLM_SDIST})
+    checker.world.web.simple("/yanked", "vllm", ["vllm-0.33.0.tar.gz"],
+                             yanked={"vllm-0.33.0.tar.gz": "broken build"},
+                             where={"vllm-0.33.0.tar.gz": VLLM_SDIST})
     result, url, sha = checked(checker, bake(root="https://pypi.org/yanked"))
     assert result.code == 0, result
-    assert url["detail"] == ("the index's vllm-0.28.0.tar.gz (yanked (broken build): taken "
+    assert url["detail"] == ("the index's vllm-0.33.0.tar.gz (yanked (broken build): taken "
                              "only for the exact pin, as pip takes it)"), url
     assert sha["status"] == "up to date", sha
 
@@ -136,6 +136,6 @@ def test_the_variables_page_shows_sdist_pins_short_and_links_the_file() -> None:
     report = Report(rows, [], "2026-08-20T12:00:00+00:00", "offline",
                     values={"VLLM_SDIST_URL": URL, "VLLM_SDIST_SHA256": SHA256})
     page = docs.render(report)
-    assert f"| [vllm-0.28.0.tar.gz]({URL}) | ok: up to date | [vllm-0.28.0.tar.gz]({URL}) |" \
+    assert f"| [vllm-0.33.0.tar.gz]({URL}) | ok: up to date | [vllm-0.33.0.tar.gz]({URL}) |" \
         in " ".join(page.split()), page   # the cells as rendered, padding aside
     assert f"`{SHA256[:12]}`" in page and f"`{SHA256}`" not in page

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rocm_bake.model import bakefile
@@ -82,6 +82,17 @@ def _between(tags: list[tuple[str, str, str]], after: str, count: int,
     return out
 
 
+def _with_pinned_tag(spec: Spec, tag: str) -> Spec:
+    """A fixture's tags end where the stored snapshot of its repository did; a tag pin newer
+    than that (AITER_REF v0.1.26, MORI_REF v1.2.3.post1: vLLM v0.33.0's) is added after them, a
+    fortnight after the last, so the world holds the release the bake file pins."""
+    if not tag or any(row[0] == tag for row in spec.tags) or not spec.tags:
+        return spec
+    year, month, day = (int(p) for p in spec.tags[-1][1].split("-"))
+    later = f"{year + month // 12:04d}-{month % 12 + 1:02d}-{min(day, 28):02d}"
+    return replace(spec, tags=[*spec.tags, (tag, later, "tag")])
+
+
 def plain_repos(bake: Path) -> dict[str, Spec]:
     """owner/repo -> its world, for every GitHub repository a git pin source of the bake file
     names and every fixture of tags (``tests/fixtures/upstream/<owner>__<repo>.dates.tsv``):
@@ -97,6 +108,7 @@ def plain_repos(bake: Path) -> dict[str, Spec]:
             continue
         slug = spec.location.removeprefix(worldpins.GITHUB).removesuffix(".git")
         if slug in out:
+            out[slug] = _with_pinned_tag(out[slug], spec.value if spec.pin == "tag" else "")
             continue
         ref = definition.value(spec.name.rsplit("_", 1)[0] + "_REF")
         tag = ref if isinstance(ref, str) and ref and ref != spec.branch else "v0.1.0"
@@ -124,12 +136,12 @@ def build_repos(base: Path, bake: Path = BAKE) -> tuple[dict[str, Repo], dict[st
     pins["FA_COMMIT"] = fa.rev("rev-parse", "HEAD")
     make("ROCm/ROCm", Spec([*fixture_tags("ROCm__ROCm"), *_tags(ROCM_EXTRA, "2025-04-01")]))
     triton = make("ROCm/triton", Spec(fixture_tags("ROCm__triton"), tail=3,
-                                      branches={"release/internal/3.7.x": ("ifu-231117-2", 6)}))
-    pins["TRITON_COMMIT"] = triton.rev("rev-parse", "release/internal/3.7.x~2")
+                                      branches={"release/internal/3.8.x": ("ifu-231117-2", 6)}))
+    pins["TRITON_COMMIT"] = triton.rev("rev-parse", "release/internal/3.8.x~2")
     torch = make("ROCm/pytorch", Spec(
-        _tags(TORCH_TAGS, "2025-10-01"), branches={"release/2.12": ("v2.12.0", 5)},
+        _tags(TORCH_TAGS, "2025-10-01"), branches={"release/2.13": ("v2.13.0", 5)},
         files={".ci/docker/ci_commit_pins/triton.txt": pins["TRITON_COMMIT"] + "\n"}))
-    pins["PYTORCH_COMMIT"] = torch.rev("rev-parse", "release/2.12~2")
+    pins["PYTORCH_COMMIT"] = torch.rev("rev-parse", "release/2.13~2")
     nixl_tags = _between(fixture_tags("ai-dynamo__nixl"), "v1.3.2", 4)
     nixl = make("ai-dynamo/nixl", Spec(nixl_tags))
     pins["NIXL_COMMIT"] = nixl.commits["_c/v1.3.2/1"]
@@ -137,17 +149,23 @@ def build_repos(base: Path, bake: Path = BAKE) -> tuple[dict[str, Repo], dict[st
                                             "v1.20.0", 5)))
     pins["UCX_COMMIT"] = ucx.commits["_c/v1.20.0/2"]
     vision = make("pytorch/vision", Spec(_tags(VISION_TAGS, "2025-10-01")))
-    pins["TORCHVISION_COMMIT"] = vision.commits["v0.27.1"]
+    pins["TORCHVISION_COMMIT"] = vision.commits["v0.28.0"]
     audio = make("pytorch/audio", Spec(_tags(AUDIO_TAGS, "2025-10-01")))
     pins["TORCHAUDIO_COMMIT"] = audio.commits["v2.11.0"]
     make("cupy/cupy", Spec(_tags(CUPY_TAGS, "2025-06-01")))
     vllm = make("vllm-project/vllm", Spec(_tags(VLLM_TAGS, "2025-06-01"), files={
         "requirements/rocm-build.txt": "--extra-index-url https://download.pytorch.org/whl/"
-                                       "rocm7.2\ntorch==2.12.0\ntriton==3.7.1\n"}))
-    pins["VLLM_COMMIT"] = vllm.commits["v0.28.0"]
+                                       "rocm7.2\ntorch==2.13.0\ntriton==3.8.0\n"}))
+    pins["VLLM_COMMIT"] = vllm.commits["v0.33.0"]
     lmcache = make("LMCache/LMCache", Spec([*fixture_tags("LMCache__LMCache"),
                                             *_tags(LMCACHE_TAGS, "2024-11-01")]))
     pins["LMCACHE_COMMIT"] = lmcache.commits["v0.5.3"]
+    # rocm-runtime: two commits of ROCm/rocm-systems behind its develop branch (ROCr + CLR,
+    # then rocprofiler-sdk), as vLLM v0.33.0 pins two (docker/Dockerfile.rocm_72_base 17-18)
+    systems = make("ROCm/rocm-systems", Spec(_tags(["rocm-7.2.0", "rocm-7.2.3"], "2026-01-01"),
+                                             branches={"develop": ("rocm-7.2.3", 5)}))
+    pins["ROCM_RUNTIME_COMMIT"] = systems.rev("rev-parse", "develop~2")
+    pins["ROCPROFILER_SDK_COMMIT"] = systems.rev("rev-parse", "develop~3")
     # Every other repository the bake file's git pin sources name, or the fixtures name
     # (owner__repo.dates.tsv): derived, so a new component's repository needs no line here.
     for slug, spec in plain_repos(bake).items():
@@ -169,14 +187,14 @@ def _wheels(name: str, versions: Sequence[str], tags: Sequence[str] = (PY,)) -> 
 # vLLM's release sdist as PyPI's simple index lists it (rocm-bake.hcl VLLM_SDIST_URL and
 # VLLM_SDIST_SHA256, the real file's): the other releases' sdists get addresses and sha256s of
 # the same shape, made up from their names.
-VLLM_SDIST = ("https://files.pythonhosted.org/packages/22/39/096d88cfe34ee43a8b6e7c957d1ad6338f"
-              "a5256474d6ff9a32008c6f8cd6/vllm-0.28.0.tar.gz",
-              "ac96dd0ec5be9c13f2aa4bfb50498c4727110406f6e4980b58a4097e4d18634a")
+VLLM_SDIST = ("https://files.pythonhosted.org/packages/f7/25/aa5684e9c59d6fc75f78926b7f15e8d9ad"
+              "c7de2d9e6e7575b80776ad8169/vllm-0.33.0.tar.gz",
+              "f4c33c2503d52bb411146afa9618a4f48bed68912f617e6803ac8d76e4c74112")
 
 
 def sdist_where(filename: str) -> tuple[str, str]:
     """(PyPI's address, sha256) of a vllm sdist of the world."""
-    if filename == "vllm-0.28.0.tar.gz":
+    if filename == "vllm-0.33.0.tar.gz":
         return VLLM_SDIST
     made = hashlib.sha256(filename.encode()).hexdigest()
     path = hashlib.sha256(made.encode()).hexdigest()
@@ -197,13 +215,13 @@ def build_web(web: webworld.World) -> None:
                where={f: sdist_where(f) for f in vllm_sdists})   # wheels: not sdists
     web.pypi("pytorch-triton-rocm", _wheels("pytorch_triton_rocm",
                                             pypi_versions("pytorch-triton-rocm")))
-    torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0",
-                                                          "2.12.1") for t in py_tags]
+    torch_rocm = [f"torch-{v}+rocm7.2-{t}.whl" for v in ("2.10.0", "2.11.0", "2.12.0", "2.12.1",
+                                                          "2.13.0", "2.13.1") for t in py_tags]
     web.simple("/pytorch/whl/rocm7.2", "torch", torch_rocm)
     web.simple("/pytorch/whl/cu126", "torch",
                [f"torch-{v}+cu126-{t}.whl" for v in ("2.12.0", "2.13.0") for t in py_tags])
-    web.simple("/vllm-wheels/rocm/0.28.0/rocm723", "vllm",
-               ["vllm-0.28.0+rocm723-cp312-cp312-manylinux_2_28_x86_64.whl"])
+    web.simple("/vllm-wheels/rocm/0.33.0/rocm723", "vllm",
+               ["vllm-0.33.0+rocm723-cp312-cp312-manylinux_2_28_x86_64.whl"])
     web.github_releases("mozilla/sccache", [
         {"tag_name": f"v0.{n}.0", "draft": False, "prerelease": False,
          "assets": [{"name": f"sccache-v0.{n}.0-x86_64-unknown-linux-musl.tar.gz"}]}

@@ -5,7 +5,8 @@ commit of its world repository, then renames those commits to the real pins.  Th
 world does not choose itself (``Upstream.pins``) are derived here, so a new component's pin
 needs no entry: the commit of the world tag named by its ``<PREFIX>_REF`` when the world has
 that tag, else the head of the branch its source follows (``branch``) when the world has that
-branch, else the head of the world repository's default branch.
+branch, else the head of the world repository's default branch -- the first of those no other
+pin has taken (two pins of one repository stand for two commits).
 """
 
 from __future__ import annotations
@@ -36,7 +37,12 @@ def derive(bake: Path, repos: Mapping[str, Repo], chosen: Mapping[str, str]) -> 
             continue
         ref = definition.value(spec.name.removesuffix("_COMMIT") + "_REF") \
             if spec.name.endswith("_COMMIT") else None
-        out[spec.name] = repo.commits[ref] if isinstance(ref, str) and ref in repo.commits \
-            else repo.rev("rev-parse", f"refs/heads/{spec.branch}") if spec.branch in repo.heads \
-            else repo.rev("rev-parse", "HEAD")
+        candidates = [repo.commits[ref]] if isinstance(ref, str) and ref in repo.commits else []
+        if spec.branch in repo.heads:
+            candidates.append(repo.rev("rev-parse", f"refs/heads/{spec.branch}"))
+        candidates.append(repo.rev("rev-parse", "HEAD"))
+        # two pins of one repository (rocm-runtime's ROCr and rocprofiler-sdk commits) stand
+        # for two commits: the snapshot's commits are renamed back to each pin
+        taken = set(out.values())
+        out[spec.name] = next((c for c in candidates if c not in taken), candidates[0])
     return out

@@ -139,11 +139,11 @@ def test_a_pin_missing_from_the_snapshot_is_one_line_error(tmp_path: Path) -> No
 # -- a bad and a good case per rule, on a small repository ----------------------------------
 BAKE = """variable "PYTHON_VERSION" {{ default = "3.12" }}
 variable "CMAKE_VERSION" {{ default = "3.31.10" }}
-variable "PYTORCH_VERSION" {{ default = "2.12.0" }}
-variable "TRITON_VERSION" {{ default = "3.7.1" }}
+variable "PYTORCH_VERSION" {{ default = "2.13.0" }}
+variable "TRITON_VERSION" {{ default = "3.8.0" }}
 variable "CUPY_REF" {{ default = "v14.2.0" }}
-variable "NIXL_COMMIT" {{ default = "231d56753047c989062a5cb2ac703a1ad761c7d2" }}
-variable "VLLM_COMMIT" {{ default = "2cf0a6915ce544dc493a0990f2ea38d81601128a" }}
+variable "NIXL_COMMIT" {{ default = "8770b655a6b17b5cdf7d2b56b6e0be5392496df5" }}
+variable "VLLM_COMMIT" {{ default = "4ba787ec9" }}
 variable "LMCACHE_COMMIT" {{ default = "140819c9d57a975dbc5678a6459a218e544cb58b" }}
 target "app" {{
   context = "dockerfiles"

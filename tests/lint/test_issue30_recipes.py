@@ -1,6 +1,6 @@
-"""Issue 30's recipe differences from upstream (vLLM's docker/Dockerfile.rocm_base and
-Dockerfile.rocm at VLLM_COMMIT, replayed from the committed snapshot): the lint finds each on
-the Dockerfiles as they were before the fix (tests/lint/fixtures/issue30-main/, see its
+"""Issue 30's recipe differences from upstream (vLLM's docker/Dockerfile.rocm_72_base and
+Dockerfile.rocm_72 of VLLM_REF's sdist, replayed from the committed snapshot): the lint finds
+each on the Dockerfiles as they were before the fix (tests/lint/fixtures/issue30-main/, see its
 README), with no waiver of the committed policy accepted for them; and the waivers' own rules
 (an open question is no reason; a stale [[dockerfiles.implied]] entry; no stale-waiver advice
 when the bake model fails)."""
@@ -47,19 +47,19 @@ def test_conformance_finds_gcc13_the_pin_script_and_proton_before_the_fix(tmp_pa
     wanted = [
         # fix 3: gcc-13 from the toolchain PPA, switched to for the torch builds
         "dockerfiles/base.Dockerfile:58: apt-base: upstream's base installs gcc-13 "
-        "(Dockerfile.rocm_base stage base:46); this base does not",
+        "(Dockerfile.rocm_72_base stage base:51); this base does not",
         "dockerfiles/base.Dockerfile:58: apt-base: upstream's base installs g++-13 "
-        "(Dockerfile.rocm_base stage base:46); this base does not",
-        "dockerfiles/torch.Dockerfile:4: build-toolchain: upstream's Dockerfile.rocm_base stage "
+        "(Dockerfile.rocm_72_base stage base:51); this base does not",
+        "dockerfiles/torch.Dockerfile:4: build-toolchain: upstream's Dockerfile.rocm_72_base stage "
         "build_pytorch builds with /usr/bin/gcc switched to /usr/bin/gcc-13 "
-        "(update-alternatives, Dockerfile.rocm_base:142); here it is not switched",
+        "(update-alternatives, Dockerfile.rocm_72_base:147); here it is not switched",
         # fix 4: the wheel pinned to the cell's own wheels by upstream's script
-        "dockerfiles/vllm.Dockerfile:141: build-scripts: upstream's Dockerfile.rocm stage "
+        "dockerfiles/vllm.Dockerfile:141: build-scripts: upstream's Dockerfile.rocm_72 stage "
         "build_vllm_wheel_release runs the source's tools/vllm-rocm/pin_rocm_dependencies.py "
-        "(Dockerfile.rocm:654); this stage does not",
+        "(Dockerfile.rocm_72:728); this stage does not",
         # fix 5: Triton's profiler at Triton's default
         "dockerfiles/triton.Dockerfile:5: build-flags: this stage builds with "
-        "TRITON_BUILD_PROTON=OFF (triton.Dockerfile:33); upstream's Dockerfile.rocm_base stage "
+        "TRITON_BUILD_PROTON=OFF (triton.Dockerfile:33); upstream's Dockerfile.rocm_72_base stage "
         "build_triton leaves TRITON_BUILD_PROTON at its source's default: drop "
         "TRITON_BUILD_PROTON=OFF",
     ]
@@ -98,7 +98,7 @@ def test_an_open_waiver_waives_nothing_and_is_a_finding_at_its_line(tmp_path: Pa
                        'reason = "OPEN: no build here has shown the link error yet"\n')
     assert found == [
         "dockerfiles/base.Dockerfile:4: apt-base: upstream's base installs gcc-13 "
-        "(Dockerfile.rocm_base stage base:46); this base does not",
+        "(Dockerfile.rocm_72_base stage base:51); this base does not",
         "policy.toml:3: lint-policy: exception for apt-base in dockerfiles/base.Dockerfile "
         "gives an open question ('OPEN') as its reason, so it waives nothing: fix what it "
         "waives, or state the deliberate difference and why it is kept"]

@@ -249,8 +249,9 @@ def test_the_repositorys_lock_inputs_follow_its_stages() -> None:
     every = {i.component: i for i in lockinputs.derive(
         definition, [bake_file], bakemodel.targets(definition, ROOT), ROOT,
         upstream.Metadata(upstream.Settings()))}
-    # the bake file's component table, in its order (the wheels export runs no pip install)
-    assert list(every) == components.names(definition)
+    # the bake file's component table, in its order (the wheels export runs no pip install;
+    # rocm-runtime installs no Python distribution: its CppHeaderParser is by sha256)
+    assert list(every) == [c for c in components.names(definition) if c != "rocm-runtime"]
     variables = {v.name: v.value for v in definition.variables()}
     assert f"cmake=={variables['CMAKE_VERSION']}" in every["base"].requirements
     aiter = every["aiter"].requirements
@@ -267,7 +268,7 @@ def test_the_repositorys_lock_inputs_follow_its_stages() -> None:
     # locks follow images: lmcache's extends vllm's, vllm's honours LMCache's caps
     assert "numpy==2.3.5" in every["lmcache"].constraints
     assert "opentelemetry-api >= 1.20.0, <= 1.40.0" in every["vllm"].constraints
-    assert "flydsl==0.2.4" in vllm and "pybind11>=3.0.1" in vllm     # AITER's setup.py
+    assert "flydsl==0.3.1" in vllm and "pybind11>=3.0.1" in vllm     # AITER's setup.py
     assert every["vllm"].platform == "x86_64-manylinux_2_35"     # rocm/dev-ubuntu-22.04
     assert "torch" in every["vllm"].excluded
     # pybind11 as upstream's 'pybind11<3.1.0' gives it, in the base and over AITER's floor

@@ -1,5 +1,5 @@
-"""The conformance rules over upstream's own Dockerfiles (vLLM docker/Dockerfile.rocm_base and
-docker/Dockerfile.rocm at the pinned commit, replayed from the committed snapshot: the real
+"""The conformance rules over upstream's own Dockerfiles (vLLM docker/Dockerfile.rocm_72_base and
+docker/Dockerfile.rocm_72 at the pinned release, replayed from the committed snapshot: the real
 files), on a small repository that conforms, and a bad case per rule made by changing one of
 its files (the style of tests/lint/cases.py)."""
 
@@ -12,7 +12,7 @@ import pytest
 from rocm_bake_checks import lint
 from rocm_bake_checks.lint import runtimepip, upstream
 
-COMMIT = "2cf0a6915ce544dc493a0990f2ea38d81601128a"
+COMMIT = "4ba787ec9"
 RAW = f"https://raw.githubusercontent.com/vllm-project/vllm/{COMMIT}/docker"
 NO_POLICY = Path("no-policy.toml")
 
@@ -60,8 +60,9 @@ BASE_ENV = ("PATH=/opt/rocm/llvm/bin:/opt/rocm/bin:/usr/local/sbin:/usr/local/bi
             " UV_INDEX_STRATEGY=unsafe-best-match UV_LINK_MODE=copy"
             " CCACHE_DIR=/root/.cache/ccache"
             " CCACHE_COMPILERCHECK=content MAX_JOBS=4")
-RUNTIME_ENV = ("HSA_ENABLE_IPC_MODE_LEGACY=1 UCX_RMA_PPLN_ENABLE=y "
-               "UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf TOKENIZERS_PARALLELISM=false "
+RUNTIME_ENV = ("HSA_ENABLE_IPC_MODE_LEGACY=1 UCX_ROCM_COPY_SIGPOOL_MAX_ELEMS=inf "
+               "UCX_ROCM_IPC_SIGPOOL_MAX_ELEMS=inf UV_COMPILE_BYTECODE=1 "
+               "ROCPROFILER_QUEUE_INTERPOSITION=0 TOKENIZERS_PARALLELISM=false "
                "SAFETENSORS_FAST_GPU=1 HIP_FORCE_DEV_KERNARG=1 PYTORCH_NVML_BASED_CUDA_CHECK=1 "
                "KINETO_CONFIG=/opt/rocm-bake/libkineto.conf")
 # Every distribution upstream's final image pip-installs by name (Dockerfile.rocm base,
@@ -85,10 +86,19 @@ GOOD = {
         'RUN CMAKE_PREFIX_PATH="$(python -c 1)" pip wheel -w /wheels .\n'
         + "FROM scratch AS wheels\nCOPY --from=build /wheels/ /wheels/\n"),
     "dockerfiles/other.Dockerfile": (
-        BUILD.format(name="triton", flags="true &&")
+        BUILD.format(name="triton", flags="MAX_JOBS=16")
         + BUILD.format(name="aiter", flags="PREBUILD_KERNELS=1 AITER_USE_SYSTEM_TRITON=1")
         + BUILD.format(name="flash-attn", flags="GPU_ARCHS=gfx950")
         + BUILD.format(name="mori", flags="true &&")
+        + "FROM base AS rocm-runtime\nRUN cmake -B build -DCMAKE_BUILD_TYPE=Release "
+          "-DCMAKE_PREFIX_PATH=/opt/rocm -DCMAKE_INSTALL_PREFIX=/opt/rocm "
+          "-DClang_DIR=/opt/rocm-cmake-shim -DLLVM_DIR=/opt/rocm-cmake-shim "
+          "-DCLR_BUILD_HIP=ON -DCLR_BUILD_OCL=OFF -DHIP_COMMON_DIR=/src/projects/hip "
+          "-DROCM_PATH=/opt/rocm -DHIP_LLVM_ROOT=/opt/rocm/llvm && cmake --build build\n"
+        + "FROM base AS rocprofiler-sdk\nRUN cmake -B build -DCMAKE_BUILD_TYPE=Release "
+          "-DCMAKE_PREFIX_PATH=/opt/rocm -DCMAKE_INSTALL_PREFIX=/opt/rocm "
+          "-DROCPROFILER_BUILD_TESTS=OFF -DROCPROFILER_BUILD_SAMPLES=OFF "
+          "-DROCPROFILER_BUILD_DOCS=OFF && cmake --build build\n"
         + "FROM base AS nixl\nENV UCX_HOME=/usr/local/ucx NIXL_HOME=/usr/local/nixl\n"
         + 'RUN CC="ccache gcc" CXX="ccache g++" uv build\n'
         + "FROM scratch AS wheels\n"
@@ -125,6 +135,8 @@ STAGES = {
     "rocm_base:build_aiter": ("other.Dockerfile:aiter", "amd-aiter"),
     "rocm_base:build_fa": ("other.Dockerfile:flash-attn", "flash-attn"),
     "rocm_base:build_mori": ("other.Dockerfile:mori", "mori"),
+    "rocm_base:build_rocm_runtime": ("other.Dockerfile:rocm-runtime", ""),
+    "rocm_base:build_rocprofiler_sdk": ("other.Dockerfile:rocprofiler-sdk", ""),
     "rocm:build_nixl": ("other.Dockerfile:nixl", "nixl-rocm"),
     "rocm:csrc-build": ("vllm.Dockerfile:csrc", ""),
     "rocm:build_vllm": ("vllm.Dockerfile:build", ""),
@@ -156,18 +168,18 @@ def replace(name: str, old: str, new: str, stages: dict[str, tuple[str, str]] = 
 CASES: dict[str, tuple[dict[str, str], str]] = {
     # rule -> (bad files: the good repository with one change, what the finding names)
     "apt-base": (replace("dockerfiles/base.Dockerfile", " libopenmpi-dev", ""),
-                 "installs libopenmpi-dev (Dockerfile.rocm_base stage base:46)"),
+                 "installs libopenmpi-dev (Dockerfile.rocm_72_base stage base:51)"),
     "runtime-env": (replace("dockerfiles/vllm.Dockerfile", "HSA_ENABLE_IPC_MODE_LEGACY=1",
                             "HSA_ENABLE_IPC_MODE_LEGACY=0"),
-                    "sets HSA_ENABLE_IPC_MODE_LEGACY=1 (Dockerfile.rocm:880); the runtime image "
+                    "sets HSA_ENABLE_IPC_MODE_LEGACY=1 (Dockerfile.rocm_72:980); the runtime image "
                     "here sets HSA_ENABLE_IPC_MODE_LEGACY=0"),
     "runtime-pip": (replace("dockerfiles/locks/vllm.txt", "msgpack==1.0", "msgpack-x==1.0"),
-                    "upstream's final image pip-installs msgpack (Dockerfile.rocm stage "
-                    "mori_base:522); no lock the runtime image here installs pins it"),
+                    "upstream's final image pip-installs msgpack (Dockerfile.rocm_72 stage "
+                    "mori_base:600); no lock the runtime image here installs pins it"),
     "release-wheels": (replace("dockerfiles/vllm.Dockerfile",
                                "COPY --from=amdsmi /wheels/ /wheels/\n", ""),
-                       "collects the amdsmi wheel (Dockerfile.rocm_base stage "
-                       "debs_wheel_release:285)"),
+                       "collects the amdsmi wheel (Dockerfile.rocm_72_base stage "
+                       "debs_wheel_release:290)"),
     "export-wheels": ({**GOOD, "dockerfiles/vllm.Dockerfile": GOOD["dockerfiles/vllm.Dockerfile"]
                        .replace("COPY --from=amdsmi /wheels/ /wheels/\n", "")
                        .replace("target=/v pip", "target=/v --mount=type=bind,from=amdsmi,"
@@ -176,27 +188,27 @@ CASES: dict[str, tuple[dict[str, str], str]] = {
                       " stage amdsmi, which the wheels export does not collect"),
     "build-components": (replace("docker-bake.hcl", "", "",
                                  {k: v for k, v in STAGES.items() if k != "rocm_base:build_mori"}),
-                         "Dockerfile.rocm_base stage build_mori builds something "
-                         "(Dockerfile.rocm_base:220)"),
+                         "Dockerfile.rocm_72_base stage build_mori builds something "
+                         "(Dockerfile.rocm_72_base:225)"),
     "build-flags": (replace("dockerfiles/vllm.Dockerfile", " VLLM_REQUIRE_RUST_FRONTEND=1", ""),
                     "stage build_vllm_wheel_release builds with VLLM_REQUIRE_RUST_FRONTEND=1 "
                     "(implied: the stage ships the Rust frontend"),
     "build-toolchain": (replace("dockerfiles/torch.Dockerfile", "/usr/bin/gcc-13 130",
                                 "/usr/bin/gcc-12 120"),
                         "build_pytorch builds with /usr/bin/gcc switched to /usr/bin/gcc-13 "
-                        "(update-alternatives, Dockerfile.rocm_base:142); here it is "
+                        "(update-alternatives, Dockerfile.rocm_72_base:147); here it is "
                         "/usr/bin/gcc-12 (torch.Dockerfile:2)"),
     "build-scripts": (replace("dockerfiles/vllm.Dockerfile", "tools/vllm-rocm/", "tools/"),
                       "build_vllm_wheel_release runs the source's "
-                      "tools/vllm-rocm/pin_rocm_dependencies.py (Dockerfile.rocm:654); this "
+                      "tools/vllm-rocm/pin_rocm_dependencies.py (Dockerfile.rocm_72:728); this "
                       "stage does not: run it from the source tree here"),
 }
 # The other direction of build-flags: a flag set off here that upstream leaves at its default.
-OFF_CASE = (replace("dockerfiles/other.Dockerfile", "RUN true && pip wheel",
-                    "RUN TRITON_BUILD_PROTON=OFF pip wheel"),
+OFF_CASE = (replace("dockerfiles/other.Dockerfile", "RUN MAX_JOBS=16 pip wheel",
+                    "RUN MAX_JOBS=16 TRITON_BUILD_PROTON=OFF pip wheel"),
             "dockerfiles/other.Dockerfile:1: build-flags: this stage builds with "
-            "TRITON_BUILD_PROTON=OFF (other.Dockerfile:2); upstream's Dockerfile.rocm_base stage "
-            "build_triton leaves TRITON_BUILD_PROTON at its source's default: drop "
+            "TRITON_BUILD_PROTON=OFF (other.Dockerfile:2); upstream's Dockerfile.rocm_72_base "
+            "stage build_triton leaves TRITON_BUILD_PROTON at its source's default: drop "
             "TRITON_BUILD_PROTON=OFF")
 
 
@@ -233,9 +245,9 @@ def test_a_switch_in_upstreams_base_stage_counts_for_every_stage_built_on_it(tmp
     # Dockerfile.rocm_base's base stage points python3 at the deadsnakes Python (line 46's RUN)
     bad = replace("dockerfiles/base.Dockerfile", "RUN update-alternatives", "RUN true ||")
     found = [f for f in findings(tmp_path, bad) if ": build-toolchain: " in f]
-    assert len(found) == 8 and all(   # the 8 mapped stages of Dockerfile.rocm_base
+    assert len(found) == 10 and all(   # the 10 mapped stages of Dockerfile.rocm_72_base
         "builds with /usr/bin/python3 switched to /usr/bin/python3.12 (update-alternatives, "
-        "Dockerfile.rocm_base:46); here it is not switched" in f for f in found), found
+        "Dockerfile.rocm_72_base:51); here it is not switched" in f for f in found), found
 
 
 def test_the_committed_snapshot_holds_upstreams_dockerfiles_instructions() -> None:
@@ -244,8 +256,8 @@ def test_the_committed_snapshot_holds_upstreams_dockerfiles_instructions() -> No
     def read(name: str) -> list[list[str]]:   # replayed: the reader is never called
         return [i[1:] for i in metadata.fact(f"{RAW}/{name}", "instructions", str)]
 
-    assert ["FROM", "base AS debs_wheel_release"] in read("Dockerfile.rocm_base")
-    assert ["ENV", "HIP_FORCE_DEV_KERNARG=1"] in read("Dockerfile.rocm")
+    assert ["FROM", "base AS debs_wheel_release"] in read("Dockerfile.rocm_72_base")
+    assert ["ENV", "HIP_FORCE_DEV_KERNARG=1"] in read("Dockerfile.rocm_72")
 
 
 def test_a_missing_upstream_stage_is_one_line_error(tmp_path: Path) -> None:

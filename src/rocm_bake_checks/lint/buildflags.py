@@ -156,8 +156,15 @@ def check(up: Upstream, root: Path, files: Dockerfiles,
     for stage in files.get(root / up.settings.ours_base).stages:
         ours_packages |= set(stages.apt_packages(stage, values))
     found = components(up, root)
+    wanted_of = {ref: upstream_flags(up, ref, theirs) for ref in up.settings.stages}
+    # A stage of ours may answer several of upstream's (one component, several stages): a flag
+    # one of them sets is not extra in the others'.
+    answered: dict[str, set[str]] = {}
+    for ref, mapped in up.settings.stages.items():
+        answered.setdefault(mapped.ours, set()).update(wanted_of[ref])
     for ref in up.settings.stages:
-        wanted = upstream_flags(up, ref, theirs)
+        wanted = wanted_of[ref]
+        together = answered[up.settings.stages[ref].ours]
         have, file, line = our_flags(up, root, files, ref, ours_packages)
         for name, (value, where) in sorted(wanted.items()):
             mine = have.get(name)
@@ -170,7 +177,7 @@ def check(up: Upstream, root: Path, files: Dockerfiles,
                                      f"upstream's {up.name(ref)} builds with {name}={value} "
                                      f"({where}); this stage with {name}={mine[0]}"))
         for name, (value, where) in sorted(have.items()):
-            if name not in wanted and value.lower() in OFF:
+            if name not in together and value.lower() in OFF:
                 found.append(Finding(file, line, "build-flags",
                                      f"this stage builds with {name}={value} ({where}); "
                                      f"upstream's {up.name(ref)} leaves {name} at its "

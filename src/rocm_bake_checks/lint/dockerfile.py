@@ -18,6 +18,7 @@ from rocm_bake_checks.lint.findings import LintError
 
 _FLAG = re.compile(r"\s*--([A-Za-z-]+)(?:=(\"[^\"]*\"|\S*))?")
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_REF_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # Arguments BuildKit defines or consumes without an ARG instruction.
 BUILTIN_ARGS = frozenset({
     "HTTP_PROXY", "HTTPS_PROXY", "FTP_PROXY", "NO_PROXY", "ALL_PROXY",
@@ -68,6 +69,14 @@ class Dockerfile:
     global_args: dict[str, ArgDecl] = field(default_factory=dict)
     stages: list[Stage] = field(default_factory=list)
 
+    def expand(self, name: str) -> str:
+        """``name`` with each ``$NAME``/``${NAME}`` of a global ARG replaced by its default (as
+        BuildKit expands a FROM); a name without a default is left as written."""
+        def value(match: re.Match[str]) -> str:
+            arg = self.global_args.get(match.group(1) or match.group(2))
+            return arg.default if arg is not None and arg.default is not None else match.group(0)
+        return _REF_VAR.sub(value, name)
+
     def stage(self, ref: str) -> Stage | None:
         """The stage a name (case-insensitive, like BuildKit) or an index refers to."""
         if ref.isdigit():
@@ -79,13 +88,14 @@ class Dockerfile:
         return None
 
     def reachable(self, target: Stage) -> list[Stage]:
-        """The target stage and every stage it builds from, in file order."""
+        """The target stage and every stage it builds from, in file order (a name built of
+        global ARGs, ``FROM final_lmcache_${INSTALL_LMCACHE}``, as their defaults make it)."""
         seen = {target.index}
         todo = [target]
         while todo:
             stage = todo.pop()
             for ref in stage.refs:
-                dep = self.stage(ref.name)
+                dep = self.stage(self.expand(ref.name))
                 if dep is not None and dep.index < stage.index and dep.index not in seen:
                     seen.add(dep.index)
                     todo.append(dep)

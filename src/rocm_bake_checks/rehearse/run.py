@@ -146,6 +146,7 @@ def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, Dist]
     repos = [*sources.torch_repos(variables, built),
              *sources.component_repos(variables, built, without),
              *sources.ucx_nixl_repos(built),
+             sources.rocm_runtime_repo(),
              sources.lmcache_repo(variables, cache)]
     env: dict[str, str] = {}
     pins: dict[str, str] = {}
@@ -161,6 +162,10 @@ def _sources(root: Path, variables: Mapping[str, str], built: Mapping[str, Dist]
             env[f"{pin}_COMMIT"] = pins[f"{pin}_COMMIT"] = sha
             lines.append(f"source {pin}: {variables.get(f'{pin}_COMMIT') or '(tag only)'} -> "
                          f"stand-in commit {sha} ({repo.what})")
+        for pin, fix in repo.fixed.items():
+            env[f"{pin}_COMMIT"] = pins[f"{pin}_COMMIT"] = fix
+            lines.append(f"source {pin}: {variables.get(f'{pin}_COMMIT')} -> stand-in commit "
+                         f"{fix} (a stand-in fix on {repo.name}'s branch rehearsal-fixes)")
     vllm = sources.vllm_repo(variables, cache)
     name, sha = sources.sdist_download(vllm, root, variables["VLLM_REF"].removeprefix("v"),
                                        pins)

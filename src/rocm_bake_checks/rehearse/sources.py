@@ -61,6 +61,10 @@ class Repo:
     what: str                # one line: what it holds, for the substitutions
     extra_commits: tuple[str, ...] = ()   # other <X>_COMMIT pins this commit answers for
     rewrites: dict[str, str] = field(default_factory=dict)  # path -> pin whose commit it names
+    # commits made after it on branch rehearsal-fixes, in order: (<X> whose <X>_COMMIT the
+    # commit answers for, or "" for one that answers none; the files it changes)
+    fixes: tuple[tuple[str, Files], ...] = ()
+    fixed: dict[str, str] = field(default_factory=dict)     # <X> -> its fix commit, once made
 
 
 def torch_files() -> tuple[dict[str, list[str]], list[str]]:
@@ -248,6 +252,53 @@ def ucx_nixl_repos(built: Mapping[str, Dist]) -> list[Repo]:
                  "upstream's pyproject.toml")]
 
 
+def rocm_runtime_repo() -> Repo:
+    """ROCm/rocm-systems for the rocm-runtime cell: stand-in CMake projects for ROCr, CLR and
+    rocprofiler-sdk that take the recipe's options, check what the real ones need from the
+    image (the Clang/LLVM package shims, HIP's common tree, ROCr's installed header,
+    CppHeaderParser importable) and compile stand-in libraries for real; and on a branch after
+    it the two fix commits, each changing rocprofiler-sdk's hsa/ sources and a file outside
+    them that a preceding change has moved, so the recipe's patches apply only with
+    ``--include``."""
+    changelog = "projects/rocprofiler-sdk/CHANGELOG.md"
+    queue = "projects/rocprofiler-sdk/source/lib/rocprofiler-sdk/hsa/queue.c"
+    stand_in = "int rocprofiler_stand_in(void) { return 0; }\n"
+    files: Files = {
+        "projects/rocr-runtime/CMakeLists.txt": _ROCR_CMAKE,
+        "projects/rocr-runtime/include/hsa/hsa.h": "#define HSA_STAND_IN 1\n"
+                                                   "int hsa_init(void);\n",
+        "projects/rocr-runtime/src/hsa.c": "#include \"../include/hsa/hsa.h\"\n"
+                                           "int hsa_init(void) { return HSA_STAND_IN; }\n",
+        "projects/clr/CMakeLists.txt": _CLR_CMAKE,
+        "projects/clr/src/hip.c": "#include <hsa/hsa.h>\n#include <hip/hip_runtime.h>\n"
+                                  "int hipInit(unsigned flags) "
+                                  "{ return hsa_init() + (int)flags; }\n",
+        "projects/hip/include/hip/hip_runtime.h": "int hipInit(unsigned flags);\n",
+        "projects/rocprofiler-sdk/CMakeLists.txt": _ROCPROFILER_CMAKE,
+        "projects/rocprofiler-sdk/include/rocprofiler-sdk/rocprofiler.h":
+            "int rocprofiler_stand_in(void);\n",
+        queue: stand_in,
+        changelog: "# rocprofiler-sdk (rehearsal stand-in)\n",
+        "shared/README.md": "The rehearsal's stand-in for rocm-systems' shared/.\n",
+        "cmake/README.md": "The rehearsal's stand-in for rocm-systems' cmake/.\n",
+    }
+    fix = "int rocprofiler_fix_{n}(void) {{ return {n}; }}\n"
+    fixes: tuple[tuple[str, Files], ...] = (
+        ("", {changelog: "# rocprofiler-sdk (rehearsal stand-in)\n\n## later\n"}),
+        ("ROCPROFILER_SDK_PR_7796", {
+            queue: stand_in + fix.format(n=7796),
+            changelog: "# rocprofiler-sdk (rehearsal stand-in)\n\n## later\n- 7796\n"}),
+        ("ROCPROFILER_SDK_PR_7924", {
+            queue: stand_in + fix.format(n=7796) + fix.format(n=7924),
+            changelog: "# rocprofiler-sdk (rehearsal stand-in)\n\n## later\n- 7796\n"
+                       "- 7924\n"}),
+    )
+    return Repo("ROCM_RUNTIME", "rocm-systems", files,
+                "rocm-systems: stand-in CMake projects (ROCr, CLR, rocprofiler-sdk; real "
+                "compiles of stand-in libraries) and two stand-in fix commits",
+                extra_commits=("ROCPROFILER_SDK",), fixes=fixes)
+
+
 def sdist_tree(project: str, version: str, cache: Path) -> tuple[Files, str]:
     """The files of ``project``'s release sdist on PyPI (fetched once by its sha256 into the
     cache) and a line naming it."""
@@ -362,15 +413,7 @@ def commit(repo: Repo, root: Path, ref: str, pins: Mapping[str, str],
     for path in (work, bare):
         if path.exists():
             shutil.rmtree(path)
-    for rel, text in sorted(repo.files.items()):
-        target = work / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            target.write_bytes(text)
-        else:
-            target.write_text(text, encoding="utf-8")
-        if rel.endswith((".sh", "configure")) or rel.startswith("contrib/"):
-            target.chmod(0o755)
+    _write(work, repo.files)
     for rel, pin in repo.rewrites.items():
         path = work / rel
         real, stand_in = pins.get(f"{pin}_COMMIT:real", ""), pins.get(f"{pin}_COMMIT", "")
@@ -384,10 +427,32 @@ def commit(repo: Repo, root: Path, ref: str, pins: Mapping[str, str],
     if ref and _RELEASE_TAG.match(ref):
         run(work, "tag", ref)
     sha = run(work, "rev-parse", "HEAD")
+    if repo.fixes:
+        run(work, "checkout", "-q", "-b", "rehearsal-fixes")
+        for pin, files in repo.fixes:
+            _write(work, files)
+            run(work, "add", "-A")
+            run(work, "commit", "-q", "-m",
+                f"rehearsal stand-in: {pin or 'a change'} of {repo.name}")
+            if pin:
+                repo.fixed[pin] = run(work, "rev-parse", "HEAD")
+        run(work, "checkout", "-q", "main")
     run(root, "clone", "-q", "--bare", str(work), str(bare))
     run(bare, "update-server-info")
     shutil.rmtree(work)
     return sha
+
+
+def _write(work: Path, files: Files) -> None:
+    for rel, text in sorted(files.items()):
+        target = work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            target.write_bytes(text)
+        else:
+            target.write_text(text, encoding="utf-8")
+        if rel.endswith((".sh", "configure")) or rel.startswith("contrib/"):
+            target.chmod(0o755)
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -495,4 +560,67 @@ with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
     for n, data in items.items():
         z.writestr(n, data)
 print("rehearsal: plugins added to", wheel)
+"""
+
+
+_ROCR_CMAKE = """\
+# The rehearsal's stand-in for ROCr (rocm-systems projects/rocr-runtime): the recipe's
+# find_package(Clang/LLVM) answered by the image's shims, a stand-in libhsa-runtime64 compiled
+# for real, installed as ROCr installs it (lib/, include/hsa/).
+cmake_minimum_required(VERSION 3.16)
+project(hsa-runtime64 VERSION 1.18.0 LANGUAGES C)
+find_package(Clang REQUIRED CONFIG)
+find_package(LLVM REQUIRED CONFIG)
+if(NOT TARGET clang OR NOT TARGET llvm-objcopy)
+  message(FATAL_ERROR "the Clang/LLVM packages define no clang/llvm-objcopy executables")
+endif()
+add_library(hsa-runtime64 SHARED src/hsa.c)
+set_target_properties(hsa-runtime64 PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 1)
+install(TARGETS hsa-runtime64 LIBRARY DESTINATION lib)
+install(FILES include/hsa/hsa.h DESTINATION include/hsa)
+message(STATUS "rehearsal: ROCr stand-in (prefix ${CMAKE_INSTALL_PREFIX})")
+"""
+
+_CLR_CMAKE = """\
+# The rehearsal's stand-in for CLR (rocm-systems projects/clr): HIP only, HIP's common tree and
+# ROCr's installed header found where the recipe says, CppHeaderParser importable (CLR's
+# hip_prof_gen.py imports it), a stand-in libamdhip64 compiled for real against them.
+cmake_minimum_required(VERSION 3.18)
+project(amdhip64 VERSION 7.2.0 LANGUAGES C)
+if(NOT CLR_BUILD_HIP OR CLR_BUILD_OCL)
+  message(FATAL_ERROR "the stand-in builds HIP only (CLR_BUILD_HIP=ON, CLR_BUILD_OCL=OFF)")
+endif()
+if(NOT EXISTS "${HIP_COMMON_DIR}/include/hip/hip_runtime.h")
+  message(FATAL_ERROR "HIP_COMMON_DIR=${HIP_COMMON_DIR} is not HIP's common tree")
+endif()
+find_package(LLVM REQUIRED CONFIG)
+find_path(HSA_INCLUDE hsa/hsa.h PATHS "${ROCM_PATH}/include" NO_DEFAULT_PATH REQUIRED)
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+execute_process(COMMAND "${Python3_EXECUTABLE}" -W ignore -c "import CppHeaderParser"
+                RESULT_VARIABLE imported)
+if(NOT imported EQUAL 0)
+  message(FATAL_ERROR "CppHeaderParser is not importable by ${Python3_EXECUTABLE}")
+endif()
+add_library(amdhip64 SHARED src/hip.c)
+target_include_directories(amdhip64 PRIVATE "${HSA_INCLUDE}" "${HIP_COMMON_DIR}/include")
+set_target_properties(amdhip64 PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 7)
+install(TARGETS amdhip64 LIBRARY DESTINATION lib)
+message(STATUS "rehearsal: CLR stand-in (ROCr header ${HSA_INCLUDE})")
+"""
+
+_ROCPROFILER_CMAKE = """\
+# The rehearsal's stand-in for rocprofiler-sdk (rocm-systems projects/rocprofiler-sdk): no
+# tests, samples or docs, a stand-in librocprofiler-sdk compiled for real from its hsa/ sources.
+cmake_minimum_required(VERSION 3.16)
+project(rocprofiler-sdk VERSION 1.3.2 LANGUAGES C)
+foreach(option ROCPROFILER_BUILD_TESTS ROCPROFILER_BUILD_SAMPLES ROCPROFILER_BUILD_DOCS)
+  if(${option})
+    message(FATAL_ERROR "the stand-in builds no tests, samples or docs (${option})")
+  endif()
+endforeach()
+add_library(rocprofiler-sdk SHARED source/lib/rocprofiler-sdk/hsa/queue.c)
+set_target_properties(rocprofiler-sdk PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 1)
+install(TARGETS rocprofiler-sdk LIBRARY DESTINATION lib)
+install(FILES include/rocprofiler-sdk/rocprofiler.h DESTINATION include/rocprofiler-sdk)
+message(STATUS "rehearsal: rocprofiler-sdk stand-in")
 """
