@@ -178,6 +178,21 @@ def test_inv_build_evaluates_the_bake_file_once(tmp_path: Path,
     assert [s["src"] for s in target.get("secret") or []] == [secret]
 
 
+def test_an_unknown_target_is_said_before_the_tier_and_writes_no_secret(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tier and the secret are decided before the targets are evaluated, yet an unknown
+    target is still the error said (as when the files were evaluated at each step), and the
+    store's secret is not written for a build that cannot start."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    store = ["CACHE_STORE=webdav", "CACHE_STORE_URL=http://127.0.0.1:9"]
+    for tier in ("release", "dev", "nightly"):
+        with pytest.raises(UsageError, match=r"^unknown target 'nope'; valid targets"):
+            build.prepare(build.BuildRequest(targets=["nope"], sets=store, tier=tier),
+                          {"PATH": "/usr/bin"})
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_environments_cache_tier_names_the_tier(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A lane names its tier once, in its environment: CACHE_TIER is a bake variable."""
