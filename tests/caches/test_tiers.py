@@ -5,7 +5,9 @@ and what rocm-bake.hcl's plan becomes under each (the model, tested against buil
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +15,7 @@ from rocm_bake.builds import request as build
 from rocm_bake.compilercache import tiers
 from rocm_bake.compilercache.store import CacheError
 from rocm_bake.core.errors import UsageError
+from rocm_bake.model.bake import blocks, declarations
 from tests.caches.definition import Definition
 from tests.conftest import ROOT
 
@@ -145,6 +148,49 @@ def test_rocm_bake_plan_under_each_tier(tier: str, tmp_path: Path,
         assert prepared.store.read_only == (tier == "pr")
     if tier != "dev":
         assert prepared.invocation.env["CACHE_TIER"] == tier      # the dry run shows it
+
+
+def test_inv_build_evaluates_the_bake_file_once(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build with a store, a tier and the secret inv build writes reads the bake file and
+    evaluates its targets once (issue 42): the tier's settings and the secret's path are
+    decided from the variables, then everything is evaluated with them."""
+    calls = {"read": 0, "evaluate": 0}
+
+    def counted(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(declarations, "read", counted("read", declarations.read))
+    monkeypatch.setattr(blocks, "evaluate", counted("evaluate", blocks.evaluate))
+    prepared = _prepare("trusted", tmp_path, monkeypatch, "CACHE_STORE=webdav",
+                        "CACHE_STORE_URL=http://127.0.0.1:9")
+    assert calls == {"read": 1, "evaluate": 1}
+    # Every addition reached the one evaluation: the tier's, and the secret's path.
+    secret = prepared.invocation.env["CACHE_SECRET_FILE"]
+    assert prepared.invocation.env["CACHE_TIER"] == "trusted"
+    assert prepared.definition.value("CACHE_SECRET_FILE") == secret
+    assert Path(secret).parent == tmp_path and Path(secret).is_file()
+    target = prepared.plan.targets["vllm-gfx950"]
+    assert target.get("cache-to")                                   # CACHE_EXPORT=true
+    assert [s["src"] for s in target.get("secret") or []] == [secret]
+
+
+def test_an_unknown_target_is_said_before_the_tier_and_writes_no_secret(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tier and the secret are decided before the targets are evaluated, yet an unknown
+    target is still the error said (as when the files were evaluated at each step), and the
+    store's secret is not written for a build that cannot start."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    store = ["CACHE_STORE=webdav", "CACHE_STORE_URL=http://127.0.0.1:9"]
+    for tier in ("release", "dev", "nightly"):
+        with pytest.raises(UsageError, match=r"^unknown target 'nope'; valid targets"):
+            build.prepare(build.BuildRequest(targets=["nope"], sets=store, tier=tier),
+                          {"PATH": "/usr/bin"})
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_environments_cache_tier_names_the_tier(tmp_path: Path,

@@ -108,36 +108,54 @@ def checked_variables(request: BuildRequest, env: Mapping[str, str] | None = Non
     base_env = dict(os.environ if env is None else env)
     additions = request.variable_overrides()
     definition = bakefile.load(request.files, {**base_env, **additions})
-    declared = {v.name for v in definition.variables()}
+    _check_declared(definition, additions)
+    return definition, additions
+
+
+def _check_declared(variables: bakefile.Variables, additions: Mapping[str, str]) -> None:
+    declared = {v.name for v in variables.variables()}
     unknown = sorted(k for k in additions if k not in declared)
     if unknown:
         raise UsageError(f"unknown bake variable {unknown[0]}; variables: "
                          f"{', '.join(sorted(declared))}")
-    return definition, additions
 
 
-def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
-    """Evaluate the bake files with the request's overrides; fail on any bad input."""
-    base_env = dict(os.environ if env is None else env)
-    definition, additions = checked_variables(request, base_env)
+def _check_targets(request: BuildRequest, definition: Definition) -> None:
     names = set(definition.target_names) | set(definition.group_names)
     for target in request.targets:
         if target not in names:
             raise UsageError(f"unknown target {target!r}; valid targets and groups: "
                              f"{', '.join(sorted(names))}")
-    tier, definition = apply_tier(request, definition, additions, base_env)
-    backend = cache_settings.backend_from_definition(definition,
-                                                     read_only=tier.store == "read")
-    backend, url_credentials = _credentials_out_of_url(backend, additions, base_env)
-    if backend is not None and not cache_settings.secret_file(definition):
-        # The backend's settings reach the build only as this secret; it is written here
+
+
+def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> PreparedBuild:
+    """Evaluate the bake files with the request's overrides; fail on any bad input.
+
+    The files are read, and their targets evaluated, once: what the build adds to the
+    variables (the tier's settings, the cache secret's path) is decided from the variables
+    alone (:func:`_settle`), then everything is evaluated with it. Of several errors, the one
+    said is the first in this order: the files as evaluated with the request's variables, an
+    unknown variable, an unknown target, the tier, the store."""
+    base_env = dict(os.environ if env is None else env)
+    additions = request.variable_overrides()
+    variables = bakefile.read_variables(request.files, {**base_env, **additions})
+    try:
+        _check_declared(variables, additions)
+    except UsageError:
+        variables.evaluate()          # an error in the targets is said first
+        raise
+    try:
+        settled = _settle(request, variables, additions, base_env)
+    except Exception:
+        _check_targets(request, variables.evaluate())   # the targets' errors are said first
+        raise
+    definition = settled.variables.evaluate()
+    _check_targets(request, definition)
+    tier, backend = settled.tier, settled.store
+    if backend is not None and settled.secret is not None:
+        # The store's settings reach the build only as this secret; it is written here
         # without credentials (the plan checks it exists), run() adds them for the build.
-        tool = cache_settings.cache_tool(definition)
-        additions[cache_settings.secret_variable(definition)] = str(
-            cache_secret.write_secret(cache_secret.secret_path(backend, tool), backend, tool=tool))
-        definition = bakefile.load(request.files, {**base_env, **additions})
-    else:
-        backend = None
+        cache_secret.write_secret(settled.secret, backend, tool=settled.tool)
     overrides = [*request.target_overrides(), *cache_tiers.overrides(tier)]
     with hinted(definition):
         plan = definition.plan(request.targets, overrides, push=request.push)
@@ -151,25 +169,66 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
                                       no_cache=tier.no_cache)
     return PreparedBuild(request, definition, plan, command,
                          bakecommand.BakeInvocation(command.argv(), additions), backend,
-                         url_credentials, exports, tier)
+                         settled.url_credentials, exports, tier)
+
+
+@dataclass
+class _Settled:
+    """What a build adds to its variables, decided from them (:func:`_settle`)."""
+
+    tier: cache_tiers.Tier
+    variables: bakefile.Variables        # with every addition
+    store: cache_store.Store | None      # the store whose secret run() writes
+    url_credentials: dict[str, str]      # taken out of the store's URL
+    secret: Path | None = None           # where the store's secret goes (CACHE_SECRET_FILE)
+    tool: str = ""                       # the compiler cache whose settings it carries
+
+
+def _settle(request: BuildRequest, variables: bakefile.Variables, additions: dict[str, str],
+            env: Mapping[str, str]) -> _Settled:
+    """What the build adds to its variables, decided from their values (the targets are not
+    evaluated), each added to ``additions``: the tier's settings (:func:`tier_variables`),
+    the store's URL without its credentials, the path of the secret that carries the store's
+    settings (none with the user's own CACHE_SECRET_FILE)."""
+    tier, variables = tier_variables(request, variables, additions, env)
+    backend = cache_settings.backend_from_definition(variables,
+                                                     read_only=tier.store == "read")
+    backend, url_credentials = _credentials_out_of_url(backend, additions, env)
+    if backend is None or cache_settings.secret_file(variables):
+        return _Settled(tier, variables, None, url_credentials)
+    tool = cache_settings.cache_tool(variables)
+    secret = cache_secret.secret_path(backend, tool)
+    additions[cache_settings.secret_variable(variables)] = str(secret)
+    return _Settled(tier, variables.with_env({**env, **additions}), backend, url_credentials,
+                    secret, tool)
 
 
 def apply_tier(request: BuildRequest, definition: Definition, additions: dict[str, str],
                env: Mapping[str, str]) -> tuple[cache_tiers.Tier, Definition]:
+    """:func:`tier_variables` of evaluated bake files; returns the tier and the bake files
+    evaluated with its settings."""
+    tier, variables = tier_variables(request, definition, additions, env)
+    return tier, definition if variables is definition else variables.evaluate()
+
+
+def tier_variables(request: BuildRequest, variables: bakefile.Variables,
+                   additions: dict[str, str], env: Mapping[str, str]
+                   ) -> tuple[cache_tiers.Tier, bakefile.Variables]:
     """The request's trust tier (--tier, else the bake file's CACHE_TIER, else dev) applied:
     CACHE_TIER (when declared) and the cache variables the tier gives a value are added to
-    ``additions``, the bake files evaluated again with them, and a setting beyond the tier
-    refused (one line, exit 2). Returns the tier and the evaluated bake files."""
-    tier = cache_tiers.of(definition, request.tier)
-    derived = cache_tiers.settings(tier, definition)
-    declared = {v.name for v in definition.variables()}
+    ``additions``, the variables evaluated again with them (the same ``variables`` when none),
+    and a setting beyond the tier refused (one line, exit 2). Returns the tier and the
+    variables."""
+    tier = cache_tiers.of(variables, request.tier)
+    derived = cache_tiers.settings(tier, variables)
+    declared = {v.name for v in variables.variables()}
     if request.tier and cache_tiers.VARIABLE in declared:
         derived[cache_tiers.VARIABLE] = request.tier
     if derived:
         additions.update(derived)
-        definition = bakefile.load(request.files, {**env, **additions})
-    cache_tiers.check(tier, definition, request.target_overrides())
-    return tier, definition
+        variables = variables.with_env({**env, **additions})
+    cache_tiers.check(tier, variables, request.target_overrides())
+    return tier, variables
 
 
 # Where a build writes the image archives the engine loads after it, relative to the bake's

@@ -4,6 +4,14 @@
     definition.variables()                 # what --list=variables shows
     definition.plan(["vllm"]).to_json()    # what --print shows
 
+A caller that decides more variables from the variables' values (inv build: the trust tier's
+settings, the cache secret's path) reads the files and evaluates their variables only, then
+evaluates the targets once, with what it added::
+
+    variables = bakefile.read_variables(["rocm-bake.hcl"], env)
+    variables = variables.with_env({**env, "CACHE_EXPORT": "true"})   # no file read again
+    definition = variables.evaluate()
+
 No Docker is needed. Whatever this module says about a bake file is tested against the
 installed buildx (tests/buildx/).
 """
@@ -36,18 +44,13 @@ def bake_environment(env: Mapping[str, str]) -> dict[str, str]:
 
 
 @dataclass
-class Definition:
-    """Every variable, target and group of a set of bake files, evaluated."""
+class Variables:
+    """A set of bake files read, and their variables evaluated with an environment (as buildx's
+    first phase: every variable, then the validations); their targets and groups not yet."""
 
     files: list[Path]
     env: Mapping[str, str]
     namespace: Namespace
-    config: Config
-
-    @property
-    def warnings(self) -> list[HCLError]:
-        """What buildx silently ignores (unknown arguments and blocks), located."""
-        return [*self.namespace.declared.warnings, *self.config.warnings]
 
     def variables(self) -> list[VariableInfo]:
         """The records of ``docker buildx bake --list=type=variables``."""
@@ -59,6 +62,33 @@ class Definition:
             return self.namespace.resolve(name)
         except KeyError:
             raise HCLError(f"no variable or attribute named {name!r}") from None
+
+    def with_env(self, env: Mapping[str, str]) -> Variables:
+        """The same files' variables evaluated with ``env`` instead (the files are not read
+        again: what they declare is kept)."""
+        return _variables(self.files, self.namespace.declared, env)
+
+    def evaluate(self) -> Definition:
+        """The targets and groups evaluated with these variables: the whole definition."""
+        namespace = self.namespace
+        # As in buildx, blocks can be referenced (target.NAME.FIELD) only once variables are
+        # done.
+        namespace.blocks = References(namespace.declared.blocks, namespace).table
+        config = blocks.evaluate(namespace.declared.blocks, namespace)
+        namespace.resolve_all()
+        return Definition(self.files, self.env, namespace, config)
+
+
+@dataclass
+class Definition(Variables):
+    """Every variable, target and group of a set of bake files, evaluated."""
+
+    config: Config
+
+    @property
+    def warnings(self) -> list[HCLError]:
+        """What buildx silently ignores (unknown arguments and blocks), located."""
+        return [*self.namespace.declared.warnings, *self.config.warnings]
 
     def plan(self, targets: Sequence[str] = (), overrides: Sequence[str] = (),
              push: bool = False) -> Plan:
@@ -75,17 +105,24 @@ class Definition:
         return list(self.config.groups)
 
 
-def load(files: Sequence[str | Path] = (DEFAULT_FILE,),
-         env: Mapping[str, str] | None = None) -> Definition:
-    """Read and evaluate bake files; ``env`` defaults to this process's environment."""
-    paths = [Path(f) for f in files]
-    environment = bake_environment(os.environ if env is None else env)
-    declared = declarations.read(paths)
+def _variables(paths: list[Path], declared: declarations.Declarations,
+               env: Mapping[str, str]) -> Variables:
+    environment = bake_environment(env)
     namespace = Namespace(declared, environment, FUNCTIONS)
     namespace.resolve_variables()
     namespace.validate()
-    # As in buildx, blocks can be referenced (target.NAME.FIELD) only once variables are done.
-    namespace.blocks = References(declared.blocks, namespace).table
-    config = blocks.evaluate(declared.blocks, namespace)
-    namespace.resolve_all()
-    return Definition(paths, environment, namespace, config)
+    return Variables(paths, environment, namespace)
+
+
+def read_variables(files: Sequence[str | Path] = (DEFAULT_FILE,),
+                   env: Mapping[str, str] | None = None) -> Variables:
+    """Read bake files and evaluate their variables only; ``env`` defaults to this process's
+    environment. :meth:`Variables.evaluate` evaluates the rest."""
+    paths = [Path(f) for f in files]
+    return _variables(paths, declarations.read(paths), os.environ if env is None else env)
+
+
+def load(files: Sequence[str | Path] = (DEFAULT_FILE,),
+         env: Mapping[str, str] | None = None) -> Definition:
+    """Read and evaluate bake files; ``env`` defaults to this process's environment."""
+    return read_variables(files, env).evaluate()
