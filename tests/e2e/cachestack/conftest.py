@@ -31,6 +31,9 @@ SDIST = "llama_cpp_python-0.3.36.tar.gz"
 HIP_TUS, HOST_TUS = 3, 2
 WEBDAV_PORT = int(os.environ.get("ROCM_BAKE_WEBDAV_PORT", "8080"))
 ENGINE_DIR = Path(os.environ.get("ROCM_BAKE_ENGINE_DIR", "/tmp/rocm-bake-engine"))
+# The engine's registry (scripts/engine.sh: ROCM_BAKE_REGISTRY_PORT), so a second engine with a
+# registry of its own can run these tests beside the suite's.
+REGISTRY = f"127.0.0.1:{os.environ.get('ROCM_BAKE_REGISTRY_PORT', '5000')}"
 
 
 def downloads() -> Path:
@@ -66,7 +69,7 @@ class Stack:
 
     @property
     def cache_repo(self) -> str:
-        return f"127.0.0.1:5000/rocm-bake-cachestack-{self.uid}/buildcache"
+        return f"{REGISTRY}/rocm-bake-cachestack-{self.uid}/buildcache"
 
     @property
     def endpoint(self) -> str:
@@ -133,7 +136,7 @@ class Stack:
         path = ENGINE_DIR / "registry.log"
         if not path.is_file():
             return 0
-        repo = self.cache_repo.removeprefix("127.0.0.1:5000/")
+        repo = self.cache_repo.removeprefix(f"{REGISTRY}/")
         return sum(1 for line in path.read_text(errors="replace").splitlines()
                    if "http.request.method=PUT" in line and f"/v2/{repo}/" in line)
 

@@ -162,9 +162,15 @@ target "base" {
   args = {
     BASE_IMAGE = BASE_IMAGE
   }
-  # Read only: the compile target's mode=max export already carries these layers, and two
-  # targets exporting the same blobs to one repository at once race in the registry.
-  cache-from = ["type=registry,ref=${CACHE_REPO}:ggml-${replace(GPU_ARCHS, ";", "-")}-${GGML_PIN}"]
+  # No cache-to (two targets exporting the same blobs to one repository at once race in the
+  # registry) and no cache-from: ggml's import (mode=max) carries and serves these layers.
+  # With a cache-from here a hot rebuild on BuildKit 0.25 (Docker 28.5.2) re-runs ggml's
+  # steps (buildx#2144): this target's request and ggml's each open an importer of the ref
+  # (solver/llbsolver/bridge.go keeps them per request), a shared step keeps the importer of
+  # the request that loaded it first (solver/jobs.go loadUnlocked, one per ID), and keys one
+  # importer matched do not map into another (solver/cachemanager.go getIDFromDeps) past a step
+  # that read a client context (its key is per session: source/local/source.go CacheKey).
+  # buildx 0.13's mitigation (buildx#2265) waits for ggml's LLB to be returned, not loaded.
 }
 
 target "ggml" {

@@ -29,6 +29,7 @@ from tests.e2e.cachestack.conftest import (
     ARCH,
     BAKE_FILE,
     ENGINE_DIR,
+    REGISTRY,
     STACK,
     TARGET,
     Stack,
@@ -120,7 +121,7 @@ def build(stack: Stack, store: Store, name: str, tier: str, pin: str, *sets: str
     marks = Log.mark(store.log), Log.mark(registry_log)
     result, dist = inv_build(stack, name, tier, pin, *sets)
     assert result.returncode == 0, result.stderr[-3000:]
-    repository = stack.cache_repo.removeprefix("127.0.0.1:5000/")
+    repository = stack.cache_repo.removeprefix(f"{REGISTRY}/")
     return Built(result, dist, marks[0].lines(), marks[1].lines(f"/v2/{repository}/"))
 
 
