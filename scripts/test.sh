@@ -9,8 +9,20 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 setup=$(bash scripts/test-setup.sh)
 eval "$setup"
 export DOCKER_HOST
+# The rehearsal runs beside the other stages, on an engine of its own (the current release, no
+# registry: it pushes nothing), so its quarter of an hour overlaps theirs; its output is
+# printed after theirs.
+rehearsal_dir=${TMPDIR:-/tmp}/rocm-bake-engine-rehearsal
+rehearsal_env=(ROCM_BAKE_ENGINE_DIR="$rehearsal_dir" ROCM_BAKE_ENGINE_RELEASE=current
+               ROCM_BAKE_REGISTRY=none)
+rehearsal_pid=
 stop_started() {
     local service
+    if [ -n "$rehearsal_pid" ]; then
+        kill "$rehearsal_pid" 2>/dev/null || true
+        env "${rehearsal_env[@]}" bash scripts/engine.sh stop "$rehearsal_dir" >&2 ||
+            echo "test.sh: could not stop the rehearsal's engine" >&2
+    fi
     for service in $ROCM_BAKE_STARTED; do
         bash "scripts/$service.sh" stop >&2 || echo "test.sh: could not stop $service" >&2
     done
@@ -27,11 +39,12 @@ records=$(mktemp -d)
 trap 'rm -rf "$records"; stop_started' EXIT
 stages=0
 stage() {  # stage NAME COMMAND...
-    local name=$1 started=$SECONDS status=ok
     stages=$((stages + 1))
-    local record
-    record=$records/$(printf %02d "$stages").jsonl
-    shift
+    stage_into "$records/$(printf %02d "$stages").jsonl" "$@"
+}
+stage_into() {  # stage_into RECORD NAME COMMAND...
+    local record=$1 name=$2 started=$SECONDS status=ok
+    shift 2
     echo "== $name"
     ROCM_BAKE_TEST_RECORD=$record "$@" || status=failed
     .venv/bin/python -m tests.outcomes stage "$record" "$name" "$status" $((SECONDS - started))
@@ -42,14 +55,22 @@ lint() {
 # The rehearsal: inv rehearse on the default target (its output lists every substitution),
 # then its failure cases and the other arch.
 rehearsal() {
-    .venv/bin/inv rehearse --log "${TMPDIR:-/tmp}/rocm-bake-rehearsal.log" &&
-        "${pytest[@]}" tests/rehearse
+    local started host
+    started=$(env "${rehearsal_env[@]}" bash scripts/engine.sh start "$rehearsal_dir") || return 1
+    host=${started#export DOCKER_HOST=}
+    env "${rehearsal_env[@]}" DOCKER_HOST="$host" .venv/bin/inv rehearse \
+            --log "${TMPDIR:-/tmp}/rocm-bake-rehearsal.log" &&
+        env "${rehearsal_env[@]}" DOCKER_HOST="$host" "${pytest[@]}" tests/rehearse
 }
 docs() {
     .venv/bin/inv docs --check &&
         NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir site &&
         "${pytest[@]}" tests/docs
 }
+stage_into "$records/99-rehearsal.jsonl" \
+    "the rehearsal (beside the stages below, on its own engine): the real Dockerfiles of vllm and lmcache (gfx950, then gfx1201) in the stand-in world, the recipes of main before issue 38 failing where a real builder would" \
+    rehearsal > "$records/rehearsal.out" 2>&1 &
+rehearsal_pid=$!
 stage "unit tests" "${pytest[@]}" tests/unit tests/caches tests/lane
 stage "lint" lint
 stage "nox -s lint in its own env, from pyproject.toml's dev group" \
@@ -60,9 +81,12 @@ stage "docs: generated pages fresh, strict offline build, the site in headless C
 stage "buildx oracle, CLI and engine tests" "${pytest[@]}" tests/buildx tests/cli tests/e2e
 stage "real HIP: the toolchain image, sccache on HIP, the arch audit (inv audit-arch)" \
     "${pytest[@]}" tests/hip
-stage "the rehearsal: the real Dockerfiles of vllm and lmcache (gfx950, then gfx1201) in the stand-in world, the recipes of main before issue 38 failing where a real builder would" \
-    rehearsal
 stage "the fleet: two engines sharing one registry (inv fleet.*), a mutual-TLS node, the lanes, the reports in Chromium" \
     "${pytest[@]}" tests/fleet tests/reports
 
+wait "$rehearsal_pid" || true
+rehearsal_pid=
+cat "$records/rehearsal.out"
+env "${rehearsal_env[@]}" bash scripts/engine.sh stop "$rehearsal_dir" >&2 ||
+    echo "test.sh: could not stop the rehearsal's engine" >&2
 .venv/bin/python -m tests.outcomes summary "$records"/*.jsonl

@@ -56,14 +56,18 @@ def paths_run_by_pytest(words: Iterable[str]) -> list[str]:
 
 
 def stages(text: str) -> dict[str, list[str]]:
-    """Each ``stage NAME COMMAND...`` line: the stage's name and the tests/ paths it runs."""
+    """Each ``stage NAME COMMAND...`` (and ``stage_into RECORD NAME COMMAND...``) line: the
+    stage's name and the tests/ paths it runs."""
     lines = logical_lines(text)
     bodies = functions(lines)
     found: dict[str, list[str]] = {}
     for line in lines:
-        if not line.startswith("stage "):
+        if line.startswith("stage "):
+            _, name, *command = shlex.split(line)
+        elif line.startswith("stage_into "):          # stage_into RECORD NAME COMMAND...
+            _, _, name, *command = shlex.split(line)
+        else:
             continue
-        _, name, *command = shlex.split(line)
         if command and command[0] in bodies:
             words = [w for body in bodies[command[0]] for w in shlex.split(body)]
         else:
