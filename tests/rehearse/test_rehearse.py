@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_bake.model import bakefile
 from tests.conftest import ROOT, VENV_BIN, Result, run_cli
 from tests.rehearse.badcases import CASES, tree
 
@@ -46,12 +47,18 @@ def failure(result: Result) -> tuple[str, str, int, str]:
     return cell, dockerfile, int(line), error
 
 
+def pinned(name: str) -> str:
+    """A pin of rocm-bake.hcl, as the builds stamp it (a tag's ``v`` dropped)."""
+    return str(bakefile.load([ROOT / "rocm-bake.hcl"], {}).value(name)).removeprefix("v")
+
+
 def test_default_target_passes_on_gfx950(engine: str) -> None:
     result = rehearse(ROOT, engine, "--arch", "gfx950")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "rehearse: passed (vllm, lmcache for gfx950)" in result.stdout
     for substitution in ("base image: rocm/dev-ubuntu-22.04", "download VLLM_SDIST_URL:",
-                         "source PYTORCH:", "vllm-0.28.0.tar.gz", "download RUST_URL:",
+                         "source PYTORCH:", f"vllm-{pinned('VLLM_REF')}.tar.gz",
+                         "source ROCM_RUNTIME:", "download RUST_URL:",
                          "packages:"):
         assert substitution in result.stdout, substitution
 
@@ -70,12 +77,12 @@ def test_default_target_passes_on_gfx1201(engine: str, tmp_path: Path) -> None:
     for step, lines in (
             ("AITER_USE_SYSTEM_TRITON=1", (
                 "rehearsal: AITER_TRITON_ONLY=1: the amd-aiter wheel of its Triton-only build",
-                "rehearsal: stand-in build of amd-aiter 0.1.19 (")),
+                f"rehearsal: stand-in build of amd-aiter {pinned('AITER_REF')} (")),
             ("FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE, but upstream builds composable_kernel", (
                 "rehearsal: FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE: the flash_attn wheel of its "
                 "Triton backend",
-                "rehearsal: stand-in build of flash-attn 2.8.3 (")),
-            (VLLM_RUNTIME_CHECK, ("/wheels/flash_attn-2.8.3-py3-none-any.whl",))):
+                f"rehearsal: stand-in build of flash-attn {pinned('FA_VERSION')} (")),
+            (VLLM_RUNTIME_CHECK, (f"/wheels/flash_attn-{pinned('FA_VERSION')}-py3-none-any.whl",))):
         if ran(text, "gfx1201", step):
             for line in lines:
                 assert line in text, line
