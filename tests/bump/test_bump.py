@@ -17,9 +17,11 @@ import pytest
 
 from rocm_bake.model import bakefile
 from rocm_bake_checks.bump import abbreviated
+from rocm_bake_checks.lint import pins
+from tests.buildx.oracle import model, oracle
 from tests.bump.conftest import Checkout
 from tests.bump.world import BUMP, RELEASE, World, sdist_url
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Buildx
 from tests.drift.gitworld import git
 
 
@@ -287,3 +289,25 @@ def test_a_git_bump_cannot_move_the_sdist_pins(checkout: Checkout) -> None:
     assert result.err.startswith("error: VLLM_SDIST_URL: ") and \
         "bump with --source sdist to move it" in result.err, result.err
     assert checkout.file.read_text() == text
+
+
+@pytest.mark.buildx
+def test_the_bumped_file_is_lint_clean_and_buildx_equal(checkout: Checkout,
+                                                        buildx: Buildx) -> None:
+    # issue 40: the v0.28.0 set bumped to v0.33.0's is a bake file buildx and the model read
+    # alike, for every group and every arch at once, and the pin policy passes on it
+    result = checkout.bump()
+    assert result.code in (0, 1), result.err
+    env = {"GPU_ARCHS": "gfx950,gfx1201,gfx1250"}
+    groups = [b.label for b in bakefile.load([checkout.file], {}).namespace.declared.blocks
+              if b.type == "group"]
+    assert "all" in groups
+    for group in groups:
+        args = ["-f", "rocm-bake.hcl", "--print", group]
+        expected = oracle(buildx, args, checkout.root, env)
+        assert expected.ok, expected.error
+        assert model(args, checkout.root, env).data == expected.data, group
+    listed = ["-f", "rocm-bake.hcl", "--list=type=variables,format=json"]
+    assert model(listed, checkout.root, env).data == oracle(buildx, listed, checkout.root,
+                                                             env).data
+    assert pins.check_variables(bakefile.load([checkout.file], {}), checkout.root) == []
