@@ -146,7 +146,7 @@ def prepare(request: BuildRequest, env: Mapping[str, str] | None = None) -> Prep
         raise
     try:
         settled = _settle(request, variables, additions, base_env)
-    except Exception:
+    except RocmBakeError:    # a bug is not reordered behind a bad input
         _check_targets(request, variables.evaluate())   # the targets' errors are said first
         raise
     definition = settled.variables.evaluate()
