@@ -47,6 +47,7 @@ import _failed
 
 from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import store as cache_store
+from rocm_bake.docker import engineinfo
 
 ROOT = Path(__file__).resolve().parent.parent
 INV = str(Path(sys.executable).parent / "inv")
@@ -149,6 +150,9 @@ def main() -> int:
     print(f"{os.cpu_count()} cores; node1 on CPUs {cpus[0] or 'all'}, node2 on CPUs "
           f"{cpus[1] or 'all'} (the registry and WebDAV store unpinned); load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    for name, host in (("node1", node1), ("node2", node2)):
+        print(f"{name}: {engineinfo.engine_version({**os.environ, 'DOCKER_HOST': host})}",
+              flush=True)
     with tempfile.TemporaryDirectory(prefix="rocm-bake-fleet-bench.") as tmp:
         work = Path(tmp)
         fleet = work / "fleet.toml"

@@ -136,7 +136,8 @@ def main() -> int:
     _failed.run([INV, "perf-report"], cwd=ROOT, stdout=None)
 
     for tool, mine in by_tool.items():
-        print(f"\nCACHE_TYPE={tool}, GPU_ARCHS={archs[0] if archs else 'default'}:")
+        engine = perf_history.engine_text(mine[0]) if mine else "no engine"
+        print(f"\nCACHE_TYPE={tool}, GPU_ARCHS={archs[0] if archs else 'default'}, on {engine}:")
         _report(mine)
     print("\nthe machine's load averages (1/5/15 min) around each run:")
     for line in loads:

@@ -864,7 +864,11 @@ launch_dockerd() {
 }
 EOF
     unmount_leftover
-    mkdir -p "$RUN_DIR/root" "$RUN_DIR/exec"
+    # Each release keeps a data root of its own: an image store is its engine's encoding of
+    # what it built (a layer's gzip blob is reused by every later export of that layer), so a
+    # store one engine filled would make the other's images carry its blobs; and containerd
+    # 2.x migrates a 1.x metadata store it opens.
+    mkdir -p "$RUN_DIR/root-$ENGINE_RELEASE" "$RUN_DIR/exec"
     rm -f "$RUN_DIR/docker.pid"
     log "start: Docker $ENGINE_VERSION (the $ENGINE_RELEASE engine, $DOCKERD) on $SOCK (log $RUN_DIR/dockerd.log)"
     # setsid: own session, so the caller's job control and terminal don't
@@ -888,7 +892,7 @@ EOF
     # The selected engine's dockerd (select_engine), with its PATH: the current engine's
     # containerd and shim, the machine's runc.
     setsid nohup env PATH="$DOCKERD_PATH" "${pin[@]}" "$DOCKERD" --config-file "$RUN_DIR/daemon.json" \
-        --data-root "$RUN_DIR/root" --exec-root "$RUN_DIR/exec" \
+        --data-root "$RUN_DIR/root-$ENGINE_RELEASE" --exec-root "$RUN_DIR/exec" \
         --host "unix://$SOCK" "${tcp[@]}" --pidfile "$RUN_DIR/docker.pid" \
         --bridge=none --iptables=false --ip-forward=false --ip-masq=false \
         </dev/null >>"$RUN_DIR/dockerd.log" 2>&1 &
@@ -1022,15 +1026,17 @@ stop_pid() {
 # dockerd bind-mounts its data root onto itself; a killed one leaves that
 # mount behind (and a new dockerd would stack another on it).
 unmount_leftover() {
-    local i
-    for ((i = 0; i < 5; i++)); do
-        awk -v d="$RUN_DIR/root" '$2 == d { f = 1 } END { exit !f }' /proc/mounts || return 0
-        log "unmounting leftover mount $RUN_DIR/root"
-        # -R: a killed dockerd also leaves its build containers' mounts beneath it.
-        umount -R "$RUN_DIR/root" || umount -R -l "$RUN_DIR/root" || {
-            log "could not unmount $RUN_DIR/root"
-            return 0
-        }
+    local i root
+    for root in "$RUN_DIR/root" "$RUN_DIR"/root-*; do  # root: before the data root per release
+        for ((i = 0; i < 5; i++)); do
+            awk -v d="$root" '$2 == d { f = 1 } END { exit !f }' /proc/mounts || break
+            log "unmounting leftover mount $root"
+            # -R: a killed dockerd also leaves its build containers' mounts beneath it.
+            umount -R "$root" || umount -R -l "$root" || {
+                log "could not unmount $root"
+                break
+            }
+        done
     done
 }
 

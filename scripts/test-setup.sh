@@ -4,17 +4,17 @@
 # WebDAV store (scripts/webdav.sh) and the S3 store (scripts/s3.sh), fetches what the offline
 # tests read, and prints three lines on stdout for eval:
 #   export DOCKER_HOST=unix://RUN_DIR/docker.sock
-#   export ROCM_BAKE_ENGINE_RELEASE=floor   which engine the suite runs on (engine.sh start)
+#   export ROCM_BAKE_ENGINE_RELEASE=current which engine the suite runs on (engine.sh start)
 #   ROCM_BAKE_STARTED='engine webdav s3'    the services it started (not those already running),
 #                                           which scripts/test.sh stops when it ends
 # scripts/test.sh and scripts/soak.sh run it first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# The engine of the suite: the floor (Docker 26.1.5) until every engine test passes on the
-# current engine (scripts/engine.sh: 'current' is its default); the tests of the current engine
-# (tests/e2e/stages/test_engines.py) start it beside this one. ROCM_BAKE_ENGINE_RELEASE=current
-# runs the whole suite on it.
-ROCM_BAKE_ENGINE_RELEASE=${ROCM_BAKE_ENGINE_RELEASE:-floor}
+# The engine of the suite: the current one (scripts/engine.sh's default), as its users run;
+# the tests that compare the engines start the floor (Docker 26.1.5) beside it, and
+# ROCM_BAKE_ENGINE_RELEASE=floor runs the whole suite on the floor (the floor lane,
+# .github/workflows/engine-floor.yml).
+ROCM_BAKE_ENGINE_RELEASE=${ROCM_BAKE_ENGINE_RELEASE:-current}
 export ROCM_BAKE_ENGINE_RELEASE
 
 started=()

@@ -98,7 +98,7 @@ def test_docs_summary_shows_the_newest_run_of_all_conditions(tmp_path: Path) -> 
         "### `ggml` for gfx1250 with sccache")
     assert "Run `four`" in gfx950 and "230.0 s" not in gfx950, text
     assert "Run `later`" in gfx1250 and "| cold " in gfx1250 and "| warm " not in gfx1250
-    assert "The newest run of the most conditions, `four`" in text
+    assert "the newest run of the most conditions, `four`" in text
 
 
 def test_docs_latest_numbers_come_from_one_run(tmp_path: Path) -> None:

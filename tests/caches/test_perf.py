@@ -136,12 +136,36 @@ def test_the_aims_met_and_missed_by_the_newest_full_run(tmp_path: Path) -> None:
     records = history.load(_records(tmp_path))
     line = history.aims_line(records)
     # medians: cold 105, frozen 1.5, hot 4.5, warm 8.5; warm HIP: none recorded (no languages)
-    assert line.startswith("The newest run of the most conditions, `r1` (")
+    assert line.startswith("On an unrecorded engine, the newest run of the most conditions, "
+                           "`r1` (")
     assert "`t` for gfx950, frozen, hot, warm, cold)" in line
     assert "missed: warm/cold 0.081 (aim ≤ 0.05), hot/cold 0.043 (aim ≤ 0.03), " \
            "frozen/cold 0.014 (aim ≤ 0.01)." in line and "met: none" in line, line
     assert history.aims_line([]).startswith("No `inv perf` run is recorded yet")
     assert str(history.AIMS["warm"]) in history.aims_text()
+
+
+def test_each_engine_gets_its_own_aims_and_tables(tmp_path: Path) -> None:
+    """Runs on two engines are never pooled: a sentence of aims and a table each, named."""
+    from rocm_bake.docker.engineinfo import EngineVersion  # noqa: PLC0415
+    floor, current = EngineVersion("26.1.5+dfsg1", "v0.13.2"), EngineVersion("28.5.2", "v0.25.1")
+    records = []
+    for engine, run, hot in ((floor, "f1", 4.0), (current, "c1", 2.0)):
+        for condition, seconds in (("cold", 100.0), ("hot", hot)):
+            records.append(history.record(
+                run_id=run, repeat=1, condition=condition, target="t", seconds=seconds,
+                arch="gfx950", workload=schema.Workload("b.hcl", {}), steps=[], stats=[],
+                commit="abc", pins="p", engine=engine))
+    records = json.loads(json.dumps(records))             # as the history file holds them
+    assert records[0]["engine"] == {"docker": "26.1.5+dfsg1", "buildkit": "v0.13.2"}
+    line = history.aims_line(records)
+    assert ("On Docker 26.1.5+dfsg1, BuildKit v0.13.2, the newest run of the most conditions, "
+            "`f1`") in line and "missed: hot/cold 0.040 (aim ≤ 0.03)." in line, line
+    assert ("On Docker 28.5.2, BuildKit v0.25.1, the newest run of the most conditions, `c1`"
+            in line and "met: hot/cold 0.020 (aim ≤ 0.03)" in line), line
+    text = history.markdown(records)
+    assert "### `t` for gfx950 with sccache on Docker 26.1.5+dfsg1, BuildKit v0.13.2" in text
+    assert "### `t` for gfx950 with sccache on Docker 28.5.2, BuildKit v0.25.1" in text
 
 
 def test_perf_and_the_bake_files_default_to_the_same_compiler_cache() -> None:

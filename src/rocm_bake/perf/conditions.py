@@ -35,7 +35,7 @@ from rocm_bake.compilercache import secret as cache_secret
 from rocm_bake.compilercache import settings as cache_settings
 from rocm_bake.compilercache import store as cache_store
 from rocm_bake.core.errors import RocmBakeError, UsageError
-from rocm_bake.docker import preflight
+from rocm_bake.docker import engineinfo, preflight
 from rocm_bake.perf import history, runner, schema
 
 ORDER = ("cold", "frozen", "warm", "hot")
@@ -125,6 +125,7 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
         raise UsageError("--repeat must be at least 1")
     base_env = dict(os.environ if env is None else env)
     base_env.update(preflight.ensure_builder(base_env))   # the engine, as inv build finds it
+    engine = engineinfo.engine_version(base_env)
     run_id = uuid.uuid4().hex[:10]
     head = commit.head(setup.root)
     bake_dir = (setup.root / setup.bake_dir).resolve()
@@ -170,7 +171,8 @@ def measure(setup: PerfSetup, conditions: Sequence[str], repeat: int,
                 workload=schema.Workload(bake_file, dict(compiled)),
                 steps=run.steps, stats=run.stats, commit=head,
                 pins=history.pins_hash({"pin": pin, "sets": setup.sets}),
-                bytes_pulled=pulled, bytes_pushed=pushed, cache_type=tool, fixed=run.fixed)
+                bytes_pulled=pulled, bytes_pushed=pushed, cache_type=tool, fixed=run.fixed,
+                engine=engine)
             say(f"[{number}/{repeat}] {condition}: {run.seconds:.1f} s; "
                 + run.summary(setup.target).split(": ", 1)[1]
                 + f"; registry {pulled} B pulled, {pushed} B pushed")

@@ -12,7 +12,9 @@ compile step), ``sccache_languages`` (hits, misses and direct hits per language:
 ``C/C++``), ``hip_hit_rate`` (when HIP was compiled), ``bytes_pulled``/``bytes_pushed``
 (registry traffic), ``fixed`` and ``fixed_seconds`` (the wall time cut into parts and the
 seconds outside the RUN steps that ran: :mod:`rocm_bake.perf.fixedcost`) and ``hit_cost``
-(the seconds of the compile steps that ran and the compiler cache's hits in them).
+(the seconds of the compile steps that ran and the compiler cache's hits in them) and
+``engine`` (the Docker and BuildKit versions that ran the builds:
+:class:`rocm_bake.docker.engineinfo.EngineVersion`; absent in records older than it).
 
 The aims (:data:`AIMS`, :data:`HIP_HIT_AIM`) are kept here, once: the summary, the docs page,
 the Tests page check and the benchmark read them from here."""
@@ -33,6 +35,7 @@ from tabulate import tabulate
 
 from rocm_bake.compilercache import health as cache_health
 from rocm_bake.core import redact
+from rocm_bake.docker.engineinfo import EngineVersion
 from rocm_bake.docker.progress import Step
 from rocm_bake.perf import fixedcost, schema
 
@@ -74,7 +77,8 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
            steps: Sequence[Step], stats: Sequence[cache_health.CacheStats], commit: str,
            pins: str, bytes_pulled: int = 0, bytes_pushed: int = 0,
            when: datetime | None = None, cache_type: str = "sccache",
-           fixed: fixedcost.FixedCost | None = None) -> dict[str, object]:
+           fixed: fixedcost.FixedCost | None = None,
+           engine: EngineVersion | None = None) -> dict[str, object]:
     runs = [s for s in steps if s.is_run]
     total = cache_health.total(stats)
     direct = "ccache" in total.tool.split("+")     # hits without the preprocessor: ccache's
@@ -96,6 +100,8 @@ def record(*, run_id: str, repeat: int, condition: str, target: str, seconds: fl
                               for lang, item in total.languages.items()},
         "bytes_pulled": bytes_pulled, "bytes_pushed": bytes_pushed,
     }
+    if engine is not None:
+        out["engine"] = engine.to_json()
     if fixed is not None:
         out["fixed"] = fixed.to_json()
         out["fixed_seconds"] = round(fixed.fixed, 3)
@@ -243,6 +249,12 @@ def machine_text(item: Mapping[str, object]) -> str:
     return f"{name}, memory not recorded"
 
 
+def engine_text(item: Mapping[str, object]) -> str:
+    """The engine a record was measured on (``Docker 28.5.2+dfsg4, BuildKit v0.25.1``)."""
+    engine = EngineVersion.from_json(item.get("engine"))
+    return str(engine) if engine is not None else "an unrecorded engine"
+
+
 def aims_text() -> str:
     """The aims, in words (from :data:`AIMS` and :data:`HIP_HIT_AIM`)."""
     return (f"warm/cold ≤ {AIMS['warm']:.2f} with ≥ {HIP_HIT_AIM:.0%} of the HIP translation "
@@ -286,16 +298,22 @@ def verdicts(records: Sequence[Mapping[str, object]]) -> list[Verdict]:
 
 
 def aims_line(records: Sequence[Mapping[str, object]]) -> str:
-    """The aims met and missed by the newest run of the most conditions, in one sentence."""
-    run = newest_full_run(records)
-    if not run:
+    """The aims met and missed by the newest run of the most conditions, a sentence per engine
+    the history names (the engine measured first, first)."""
+    engines = dict.fromkeys(engine_text(r) for r in records if r.get("run"))
+    if not engines:
         return "No `inv perf` run is recorded yet, so no aim is known to be met or missed."
+    return " ".join(_aims_sentence(engine, newest_full_run(
+        [r for r in records if engine_text(r) == engine])) for engine in engines)
+
+
+def _aims_sentence(engine: str, run: Sequence[Mapping[str, object]]) -> str:
     first = run[0]
     found = verdicts(run)
     met = ", ".join(str(v) for v in found if v.met) or "none"
     missed = ", ".join(str(v) for v in found if not v.met) or "none"
     timed = [c for c in CONDITIONS if any(r.get("condition") == c for r in run)]
-    return (f"The newest run of the most conditions, `{first.get('run')}` "
+    return (f"On {engine}, the newest run of the most conditions, `{first.get('run')}` "
             f"({str(first.get('time'))[:10]}, `{first.get('target')}` for "
             f"{first.get('arch') or 'an unrecorded arch'}, {', '.join(timed)}), "
             f"met: {met}; missed: {missed}.")
@@ -307,7 +325,7 @@ def _section(subset: Sequence[Mapping[str, object]]) -> list[str]:
     ratio = ratios(summary)
     first = subset[0]
     lines = [f"### `{first.get('target')}` for {first.get('arch') or 'an unrecorded arch'}"
-             f" with {cache_type(first)}\n",
+             f" with {cache_type(first)} on {engine_text(first)}\n",
              f"Workload: {workload_text(first)}. Machine: {machine_text(first)}. "
              f"Run `{first.get('run') or 'n/a'}` at commit `{first.get('commit') or 'n/a'}`, "
              f"{max(s.count for s in summary.values())} repeat(s).\n"]
@@ -389,8 +407,8 @@ def markdown(records: Sequence[Mapping[str, object]]) -> str:
     if not records:
         return "No measurements recorded yet.\n"
     lines = [f"Aims: {aims_text()}.\n", f"{aims_line(records)}\n"]
-    def key(r: Mapping[str, object]) -> tuple[str, str, str]:
-        return str(r.get("target")), str(r.get("arch")), cache_type(r)
+    def key(r: Mapping[str, object]) -> tuple[str, str, str, str]:
+        return str(r.get("target")), str(r.get("arch")), cache_type(r), engine_text(r)
 
     for wanted in dict.fromkeys(key(r) for r in records):
         mine = [r for r in records if key(r) == wanted]
