@@ -136,8 +136,8 @@ def test_the_aims_met_and_missed_by_the_newest_full_run(tmp_path: Path) -> None:
     records = history.load(_records(tmp_path))
     line = history.aims_line(records)
     # medians: cold 105, frozen 1.5, hot 4.5, warm 8.5; warm HIP: none recorded (no languages)
-    assert line.startswith("On an unrecorded engine, the newest run of the most conditions, "
-                           "`r1` (")
+    assert line.startswith("On an unrecorded engine with sccache, the newest run of the most "
+                           "conditions, `r1` (")
     assert "`t` for gfx950, frozen, hot, warm, cold)" in line
     assert "missed: warm/cold 0.081 (aim ≤ 0.05), hot/cold 0.043 (aim ≤ 0.03), " \
            "frozen/cold 0.014 (aim ≤ 0.01)." in line and "met: none" in line, line
@@ -159,13 +159,20 @@ def test_each_engine_gets_its_own_aims_and_tables(tmp_path: Path) -> None:
     records = json.loads(json.dumps(records))             # as the history file holds them
     assert records[0]["engine"] == {"docker": "26.1.5+dfsg1", "buildkit": "v0.13.2"}
     line = history.aims_line(records)
-    assert ("On Docker 26.1.5+dfsg1, BuildKit v0.13.2, the newest run of the most conditions, "
-            "`f1`") in line and "missed: hot/cold 0.040 (aim ≤ 0.03)." in line, line
-    assert ("On Docker 28.5.2, BuildKit v0.25.1, the newest run of the most conditions, `c1`"
+    assert ("On Docker 26.1.5+dfsg1, BuildKit v0.13.2 with sccache, the newest run of the most "
+            "conditions, `f1`") in line and "missed: hot/cold 0.040 (aim ≤ 0.03)." in line, line
+    assert ("On Docker 28.5.2, BuildKit v0.25.1 with sccache, the newest run of the most "
+            "conditions, `c1`"
             in line and "met: hot/cold 0.020 (aim ≤ 0.03)" in line), line
     text = history.markdown(records)
     assert "### `t` for gfx950 with sccache on Docker 26.1.5+dfsg1, BuildKit v0.13.2" in text
     assert "### `t` for gfx950 with sccache on Docker 28.5.2, BuildKit v0.25.1" in text
+    # ... and side by side, an engine a column (the older history's records name none).
+    side = re.sub(r" {2,}", " ", text.split("### The engines side by side", 1)[1])
+    assert ("| workload | measure | Docker 26.1.5+dfsg1, BuildKit v0.13.2 | "
+            "Docker 28.5.2, BuildKit v0.25.1 | aim |") in side
+    assert "| `t` gfx950 sccache | hot/cold | 0.040 | 0.020 | ≤ 0.03 |" in side
+    assert history.engines_section(records[:2]) == []       # one engine: nothing to compare
 
 
 def test_perf_and_the_bake_files_default_to_the_same_compiler_cache() -> None:

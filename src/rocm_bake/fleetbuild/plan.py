@@ -7,6 +7,11 @@ scheduler orders the cells by the estimates that run had, as it did then), or th
 ``fleet.build`` would start from (the perf history, else a static one per component). Nothing
 is built and nothing is written.
 
+A recorded run also gives the time after its last cell ended: the arch audit of every built
+cell from the registry (``fleet.build`` runs it on the client once the cells are done; a
+benchmark measured it at ~1 s per cell), the same whatever the node count, so every prediction
+from that record adds it. Predicted from estimates alone, it is not counted (and said).
+
 For each node count: the predicted wall time, the utilisation of the nodes' slots (cell time
 ÷ (slots x wall time)), and the critical path of the predicted schedule: from the last cell
 to finish back to the start, each cell with what it waited for (a dependency, or a free slot).
@@ -85,9 +90,10 @@ class Link:
 class Prediction:
     nodes: int
     capacity: int
-    wall: float
+    wall: float                 # the schedule of the cells, then the audit after them
     cell_seconds: float         # the sum of every cell's time
     critical_path: list[Link]
+    audit: float = 0.0          # the seconds after the last cell (the recorded run's)
 
     @property
     def utilisation(self) -> float:
@@ -97,6 +103,7 @@ class Prediction:
     def to_json(self) -> dict[str, Any]:
         return {"nodes": self.nodes, "capacity": self.capacity,
                 "wall_seconds": round(self.wall, 3),
+                "audit_seconds": round(self.audit, 3),
                 "utilisation": round(self.utilisation, 4),
                 "critical_path": [{"cell": k.cell, "node": k.node, "start": round(k.start, 3),
                                    "seconds": round(k.seconds, 3), "after": k.after}
@@ -112,6 +119,7 @@ class Recorded:
     capacity: int
     wall: float
     seconds: dict[str, float]   # cell -> the seconds its last attempt took
+    audit: float = 0.0          # from its last cell's end to its finish: the arch audit
 
 
 @dataclass(frozen=True)
@@ -145,7 +153,8 @@ class Plan:
                 "recorded": None if self.recorded is None else {
                     "source": self.recorded.source, "nodes": self.recorded.nodes,
                     "capacity": self.recorded.capacity,
-                    "wall_seconds": round(self.recorded.wall, 3)},
+                    "wall_seconds": round(self.recorded.wall, 3),
+                    "audit_seconds": round(self.recorded.audit, 3)},
                 "predictions": [p.to_json() for p in self.predictions]}
 
 
@@ -202,14 +211,25 @@ def recorded_cells(path: Path) -> tuple[list[FleetCell], Recorded]:
     capacity = min((int(v.get("capacity", 1)) for v in nodes.values()), default=1)
     return (fleet_cells.prioritised(out),
             Recorded(str(path), len(nodes) or len(used), capacity,
-                     float(data.get("wall_seconds", 0.0)), seconds))
+                     float(data.get("wall_seconds", 0.0)), seconds, _audit(data, raw_cells)))
+
+
+def _audit(data: Mapping[str, Any], raw_cells: Sequence[Mapping[str, Any]]) -> float:
+    """The seconds from a recorded run's last cell's end to its finish (0 when the record
+    has not the times)."""
+    ends = [float(a["end"]) for raw in raw_cells for a in raw.get("attempts") or ()
+            if isinstance(a.get("end"), int | float)]
+    finished = data.get("finished")
+    if not ends or not isinstance(finished, int | float):
+        return 0.0
+    return max(0.0, float(finished) - max(ends))
 
 
 def simulate(cells: Sequence[FleetCell], nodes: int, capacity: int = 1,
-             seconds: Mapping[str, float] | None = None) -> Prediction:
+             seconds: Mapping[str, float] | None = None, audit: float = 0.0) -> Prediction:
     """``fleet.build``'s scheduler over ``nodes`` simulated nodes of ``capacity`` slots each,
     ordering the cells by their ``estimate``; each takes ``seconds[cell]`` (default: its
-    estimate)."""
+    estimate); then ``audit`` seconds after the last cell."""
     if not cells:
         raise FleetBuildError("nothing to plan: no cell")
     clock = VirtualClock()
@@ -222,8 +242,8 @@ def simulate(cells: Sequence[FleetCell], nodes: int, capacity: int = 1,
                      builder=SimulatedBuilder(clock, took),
                      clock=clock, save=False)
     record = run.record
-    return Prediction(nodes, capacity, record.finished - record.started,
-                      sum(took[c.name] for c in cells), critical_path(run))
+    return Prediction(nodes, capacity, record.finished - record.started + audit,
+                      sum(took[c.name] for c in cells), critical_path(run), audit)
 
 
 def critical_path(run: runner.FleetRun) -> list[Link]:
@@ -255,7 +275,8 @@ def plan(cells: Sequence[FleetCell], node_counts: Sequence[int], capacity: int =
     ordered = fleet_cells.prioritised({c.name: c for c in cells})
     seconds = recorded.seconds if recorded else {c.name: c.estimate for c in ordered}
     return Plan(ordered, dict(seconds),
-                [simulate(ordered, n, capacity, seconds) for n in node_counts], recorded)
+                [simulate(ordered, n, capacity, seconds, recorded.audit if recorded else 0.0)
+                 for n in node_counts], recorded)
 
 
 def _path_text(path: Sequence[Link]) -> str:
@@ -273,7 +294,11 @@ def describe(result: Plan, history: str = "") -> list[str]:
     rec = result.recorded
     if rec is not None:
         lines.append(f"recorded run: {rec.source}, {rec.nodes} node(s) x {rec.capacity} slot(s),"
-                     f" {rec.wall:.1f} s measured")
+                     f" {rec.wall:.1f} s measured, {rec.audit:.1f} s of it after the last cell "
+                     "(the arch audit: added to every prediction)")
+    else:
+        lines.append("after the cells: the arch audit, not counted (no recorded run: "
+                     "--record one to count it)")
     chain, first = result.chain()
     lines.append(f"longest dependency chain: {duration(chain)} from {first} "
                  "(no node count finishes sooner)")

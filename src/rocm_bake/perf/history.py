@@ -299,12 +299,13 @@ def verdicts(records: Sequence[Mapping[str, object]]) -> list[Verdict]:
 
 def aims_line(records: Sequence[Mapping[str, object]]) -> str:
     """The aims met and missed by the newest run of the most conditions, a sentence per engine
-    the history names (the engine measured first, first)."""
-    engines = dict.fromkeys(engine_text(r) for r in records if r.get("run"))
-    if not engines:
+    and compiler cache the history names (in the order first measured)."""
+    groups = dict.fromkeys((engine_text(r), cache_type(r)) for r in records if r.get("run"))
+    if not groups:
         return "No `inv perf` run is recorded yet, so no aim is known to be met or missed."
-    return " ".join(_aims_sentence(engine, newest_full_run(
-        [r for r in records if engine_text(r) == engine])) for engine in engines)
+    return " ".join(_aims_sentence(f"{engine} with {tool}", newest_full_run(
+        [r for r in records if (engine_text(r), cache_type(r)) == (engine, tool)]))
+        for engine, tool in groups)
 
 
 def _aims_sentence(engine: str, run: Sequence[Mapping[str, object]]) -> str:
@@ -400,18 +401,62 @@ def fixed_section(records: Sequence[Mapping[str, object]]) -> list[str]:
             ""]
 
 
+def _key(r: Mapping[str, object]) -> tuple[str, str, str, str]:
+    return str(r.get("target")), str(r.get("arch")), cache_type(r), engine_text(r)
+
+
+def _newest_runs(records: Sequence[Mapping[str, object]]
+                 ) -> dict[tuple[str, str, str, str], list[Mapping[str, object]]]:
+    """Per target, arch, compiler cache and engine: the records of its newest run that
+    measured the most conditions."""
+    out = {}
+    for wanted in dict.fromkeys(_key(r) for r in records):
+        mine = [r for r in records if _key(r) == wanted]
+        newest = fullest_run((str(r.get("run") or ""), str(r.get("condition"))) for r in mine)
+        out[wanted] = [r for r in mine if str(r.get("run") or "") == newest]
+    return out
+
+
+def engines_section(records: Sequence[Mapping[str, object]]) -> list[str]:
+    """The engines side by side: per target, arch and compiler cache measured on more than one
+    recorded engine, each ratio to cold and the warm build's fixed cost, an engine a column."""
+    runs = {k: v for k, v in _newest_runs(records).items() if k[3] != "an unrecorded engine"}
+    engines = list(dict.fromkeys(k[3] for k in runs))
+    if len(engines) < 2:
+        return []
+    rows = []
+    for target, arch, tool in dict.fromkeys(k[:3] for k in runs):
+        mine = {e: runs.get((target, arch, tool, e)) for e in engines}
+        if sum(1 for v in mine.values() if v) < 2:
+            continue
+        ratio = {e: ratios(summarize(v)) if v else {} for e, v in mine.items()}
+        for condition in ("warm", "hot", "frozen"):
+            rows.append([f"`{target}` {arch} {tool}", f"{condition}/cold",
+                         *(f"{ratio[e][condition]:.3f}" if condition in ratio[e] else "—"
+                           for e in engines), f"≤ {AIMS[condition]:.2f}"])
+        fixed = {e: _median_of(r.get("fixed_seconds") for r in v
+                               if r.get("condition") == "warm") if v else None
+                 for e, v in mine.items()}
+        rows.append([f"`{target}` {arch} {tool}", "warm: fixed cost",
+                     *(f"{fixed[e]:.2f} s" if fixed[e] is not None else "—" for e in engines),
+                     "—"])
+    if not rows:
+        return []
+    return ["### The engines side by side\n",
+            "Each engine's newest run of the most conditions (the tables below), its ratios to "
+            "cold and the seconds a warm build spends outside its RUN steps:\n",
+            tabulate(rows, headers=["workload", "measure", *engines, "aim"], tablefmt="github",
+                     disable_numparse=True), ""]
+
+
 def markdown(records: Sequence[Mapping[str, object]]) -> str:
-    """The summary for the docs: the aims met and missed by the newest full run; then per
-    target, arch and compiler cache, the medians and ratios to cold of its newest run that
-    measured the most conditions, naming the workload and the machine."""
+    """The summary for the docs: the aims met and missed by the newest full run; the engines
+    side by side; then per target, arch, compiler cache and engine, the medians and ratios to
+    cold of its newest run that measured the most conditions, naming the workload and the
+    machine."""
     if not records:
         return "No measurements recorded yet.\n"
-    lines = [f"Aims: {aims_text()}.\n", f"{aims_line(records)}\n"]
-    def key(r: Mapping[str, object]) -> tuple[str, str, str, str]:
-        return str(r.get("target")), str(r.get("arch")), cache_type(r), engine_text(r)
-
-    for wanted in dict.fromkeys(key(r) for r in records):
-        mine = [r for r in records if key(r) == wanted]
-        newest = fullest_run((str(r.get("run") or ""), str(r.get("condition"))) for r in mine)
-        lines += _section([r for r in mine if str(r.get("run") or "") == newest])
+    lines = [f"Aims: {aims_text()}.\n", f"{aims_line(records)}\n", *engines_section(records)]
+    for subset in _newest_runs(records).values():
+        lines += _section(subset)
     return "\n".join(lines)

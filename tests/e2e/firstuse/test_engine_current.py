@@ -111,6 +111,10 @@ def test_install_gives_docker_28_5_or_newer_from_the_lock(fresh: Fresh) -> None:
     machine_runc = subprocess.run(["runc", "--version"], capture_output=True, text=True,
                                   timeout=60, check=True).stdout.split()[2]
     assert components["runc"] == machine_runc, components
+    # Its data root is the current release's own (the floor's, in the same run dir, another):
+    # a store one engine filled would give the other's images its layer blobs.
+    root = fresh.docker("info", "--format", "{{.DockerRootDir}}")
+    assert root.stdout.strip() == str(fresh.run_dir / "root-current"), root.stdout + root.stderr
 
 
 def test_a_build_runs_its_steps_with_the_machines_runc(fresh: Fresh) -> None:
