@@ -27,6 +27,18 @@ GRAPH = [cell("c0", 10), cell("c1", 8), cell("c2", 6), cell("c3", 5), cell("c4",
          cell("c5", 3), cell("link", 2, "c0", "c1")]
 
 
+def simulated_run(ordered_by: list[FleetCell], run_id: str, log_root: Path) -> runner.FleetRun:
+    """fleet.build on two simulated nodes, its record saved: the cells ordered by the
+    estimates of ``ordered_by``, each taking its GRAPH time."""
+    clock = VirtualClock(1_767_225_600.0)
+    fleet = Fleet((Node("a", "unix:///a.sock"), Node("b", "unix:///b.sock")),
+                  "http://127.0.0.1:5000/", None)
+    request = runner.FleetRequest(["f.hcl"], cells.prioritised({c.name: c for c in ordered_by}),
+                                  run_id=run_id, log_root=log_root)
+    return runner.run(fleet, request, env={}, progress=Silent(clock=clock), clock=clock,
+                      builder=plan.SimulatedBuilder(clock, {c.name: c.estimate for c in GRAPH}))
+
+
 def test_one_node_runs_every_cell_back_to_back() -> None:
     one = plan.simulate(GRAPH, 1)
     assert one.wall == 38 and one.utilisation == 1.0
@@ -56,13 +68,7 @@ def test_capacity_is_slots_per_node() -> None:
 def test_a_recorded_run_predicts_itself(tmp_path: Path) -> None:
     """A run.json written by fleet.build's record (here: a simulated run of 2 nodes, saved)
     gives back its cells and times, and planning 2 nodes on it gives its own wall time."""
-    clock = VirtualClock(1_767_225_600.0)
-    fleet = Fleet((Node("a", "unix:///a.sock"), Node("b", "unix:///b.sock")),
-                  "http://127.0.0.1:5000/", None)
-    request = runner.FleetRequest(["f.hcl"], cells.prioritised({c.name: c for c in GRAPH}),
-                                  run_id="20260101T000000Z-abcd", log_root=tmp_path)
-    done = runner.run(fleet, request, env={}, progress=Silent(clock=clock), clock=clock,
-                      builder=plan.SimulatedBuilder(clock, {c.name: c.estimate for c in GRAPH}))
+    done = simulated_run(GRAPH, "20260101T000000Z-abcd", tmp_path)
     path = plan.record_path("20260101T000000Z-abcd", tmp_path)
     assert path == done.json_path
     recorded, measured = plan.recorded_cells(path)
@@ -133,14 +139,8 @@ def test_the_task_prints_every_node_count() -> None:
 def test_a_replay_orders_cells_by_the_estimates_the_run_had(tmp_path: Path) -> None:
     """A run that started from wrong estimates (the short cells first) is replayed as it ran:
     the scheduler orders by the recorded estimates, each cell takes its measured time."""
-    clock = VirtualClock(1_767_225_600.0)
-    fleet = Fleet((Node("a", "unix:///a.sock"), Node("b", "unix:///b.sock")),
-                  "http://127.0.0.1:5000/", None)
     misled = [replace(c, estimate=100.0 - c.estimate) for c in GRAPH]
-    request = runner.FleetRequest(["f.hcl"], cells.prioritised({c.name: c for c in misled}),
-                                  run_id="misled", log_root=tmp_path)
-    done = runner.run(fleet, request, env={}, progress=Silent(clock=clock), clock=clock,
-                      builder=plan.SimulatedBuilder(clock, {c.name: c.estimate for c in GRAPH}))
+    done = simulated_run(misled, "misled", tmp_path)
     measured = done.record.finished - done.record.started
     recorded, run = plan.recorded_cells(done.json_path)
     replay = plan.plan(recorded, [2], recorded=run).predictions[0]
@@ -152,13 +152,7 @@ def test_the_time_after_the_last_cell_is_added_to_every_prediction(tmp_path: Pat
     """A real run ends with the arch audit of its cells (client side, after the last cell):
     the record's time from its last cell's end to its finish is added to every node count
     (measured: ~11 s for the fleet benchmark's 10 cells, which the plan missed by 36 %)."""
-    clock = VirtualClock(1_767_225_600.0)
-    fleet = Fleet((Node("a", "unix:///a.sock"), Node("b", "unix:///b.sock")),
-                  "http://127.0.0.1:5000/", None)
-    request = runner.FleetRequest(["f.hcl"], cells.prioritised({c.name: c for c in GRAPH}),
-                                  run_id="audited", log_root=tmp_path)
-    done = runner.run(fleet, request, env={}, progress=Silent(clock=clock), clock=clock,
-                      builder=plan.SimulatedBuilder(clock, {c.name: c.estimate for c in GRAPH}))
+    done = simulated_run(GRAPH, "audited", tmp_path)
     data = json.loads(done.json_path.read_text())
     data["finished"] += 5.0                       # the audit after the last cell
     data["wall_seconds"] += 5.0
