@@ -868,6 +868,7 @@ EOF
     # what it built (a layer's gzip blob is reused by every later export of that layer), so a
     # store one engine filled would make the other's images carry its blobs; and containerd
     # 2.x migrates a 1.x metadata store it opens.
+    remove_shared_root
     mkdir -p "$RUN_DIR/root-$ENGINE_RELEASE" "$RUN_DIR/exec"
     rm -f "$RUN_DIR/docker.pid"
     log "start: Docker $ENGINE_VERSION (the $ENGINE_RELEASE engine, $DOCKERD) on $SOCK (log $RUN_DIR/dockerd.log)"
@@ -1038,6 +1039,16 @@ unmount_leftover() {
             }
         done
     done
+}
+
+# Before the data root per release, both releases shared RUN_DIR/root: no engine opens it any
+# more, and it holds a whole store (tens of GB after the rehearsal), so start removes it.
+remove_shared_root() {
+    [ -d "$RUN_DIR/root" ] || return 0
+    awk -v d="$RUN_DIR/root" '$2 == d || index($2, d "/") == 1 { f = 1 } END { exit !f }' \
+        /proc/mounts && die "mounts remain under $RUN_DIR/root (the data root of before one per release)"
+    log "start: removing $RUN_DIR/root, the data root both releases shared before each had its own"
+    rm -rf "$RUN_DIR/root"
 }
 
 cmd_stop() {

@@ -71,6 +71,8 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fresh]:
         try:
             before = _sh(env, "which")
             install = _sh(env, "install")
+            # The data root both releases shared before each had its own: start removes it.
+            (run_dir / "root" / "containerd").mkdir(parents=True)
             start = _sh(env, "start", str(run_dir))
             yield Fresh(root, run_dir, env, before, install, start)
         finally:
@@ -115,6 +117,9 @@ def test_install_gives_docker_28_5_or_newer_from_the_lock(fresh: Fresh) -> None:
     # a store one engine filled would give the other's images its layer blobs.
     root = fresh.docker("info", "--format", "{{.DockerRootDir}}")
     assert root.stdout.strip() == str(fresh.run_dir / "root-current"), root.stdout + root.stderr
+    assert not (fresh.run_dir / "root").exists()
+    assert (f"start: removing {fresh.run_dir}/root, the data root both releases shared before "
+            "each had its own") in fresh.start.stderr
 
 
 def test_a_build_runs_its_steps_with_the_machines_runc(fresh: Fresh) -> None:
