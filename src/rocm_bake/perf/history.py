@@ -45,6 +45,7 @@ CONDITIONS = schema.CONDITIONS
 # must also serve at least HIP_HIT_AIM of its HIP translation units from sccache.
 AIMS = {"warm": 0.05, "hot": 0.03, "frozen": 0.01}
 HIP_HIT_AIM = 0.99
+UNRECORDED_ENGINE = "an unrecorded engine"    # a record from before records named their engine
 SUMMARY_HEADERS = ["condition", "runs", "min", "median", "max", "median / cold", "aim",
                    "cache hit rate", "HIP hit rate", "HIP hits / misses",
                    "C/C++ hits / misses"]
@@ -252,7 +253,7 @@ def machine_text(item: Mapping[str, object]) -> str:
 def engine_text(item: Mapping[str, object]) -> str:
     """The engine a record was measured on (``Docker 28.5.2+dfsg4, BuildKit v0.25.1``)."""
     engine = EngineVersion.from_json(item.get("engine"))
-    return str(engine) if engine is not None else "an unrecorded engine"
+    return str(engine) if engine is not None else UNRECORDED_ENGINE
 
 
 def aims_text() -> str:
@@ -420,7 +421,7 @@ def _newest_runs(records: Sequence[Mapping[str, object]]
 def engines_section(records: Sequence[Mapping[str, object]]) -> list[str]:
     """The engines side by side: per target, arch and compiler cache measured on more than one
     recorded engine, each ratio to cold and the warm build's fixed cost, an engine a column."""
-    runs = {k: v for k, v in _newest_runs(records).items() if k[3] != "an unrecorded engine"}
+    runs = {k: v for k, v in _newest_runs(records).items() if k[3] != UNRECORDED_ENGINE}
     engines = list(dict.fromkeys(k[3] for k in runs))
     if len(engines) < 2:
         return []
